@@ -1,0 +1,1 @@
+"""acl layer of wwm."""

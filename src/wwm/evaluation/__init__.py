@@ -1,0 +1,1 @@
+"""evaluation layer of wwm."""

@@ -1,0 +1,1 @@
+"""minds layer of wwm."""

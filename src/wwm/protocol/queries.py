@@ -1,0 +1,366 @@
+"""The query vocabulary of section 9, as data.
+
+Each :class:`QuerySpec` is one row of a section-9 table: its exact name on the wire, which
+query set it belongs to (World; Mind; Mind_L, Mind_i, Mind_Feu, Mind_AS), the Python method
+that answers it, its named arguments, whether it takes an open-ended set of further
+arguments, and the kind of value it returns. Servers, clients and codecs all work from this
+table, so a new query set plugs in by registering more rows (see :func:`register`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .errors import Refusal
+from .results import Outcome, RunStarted, Suggestion, Values
+
+PROTOCOL_VERSION = "1.0"
+SUPPORTED_VERSIONS = frozenset({"1", "1.0"})
+
+
+class Kind(str, Enum):
+    """How a data item is read and written. On the XML wire everything is text."""
+
+    TEXT = "text"        # opaque text: a state, an action (section 9.1 note 2)
+    ID = "id"            # a run ID: surrounding white space is ignored
+    URL = "url"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    URLS = "urls"        # a repeated item: a list of URLs (Mind_AS "List of Mind server URLs")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    wire: str            # the name in <data name="...">
+    kind: Kind
+    optional: bool = False
+    attr: str = ""       # the Python keyword; derived from wire when empty
+
+    @property
+    def py(self) -> str:
+        return self.attr or snake(self.wire)
+
+
+class Returns(str, Enum):
+    """The shape of a query's return data; see :func:`encode_result` / :func:`decode_result`."""
+
+    CONFIRM = "confirm"          # None
+    RUN = "run"                  # RunStarted (+ the run ID the server mints)
+    STATE = "state"              # str
+    OUTCOME = "outcome"          # Outcome
+    SCORE = "score"              # float | None
+    DISPLAY_URL = "display-url"  # str | None
+    READY = "ready"              # bool
+    SUGGESTION = "suggestion"    # Suggestion
+    VALUES = "values"            # Values
+    Q = "Q"                      # float | None (the Mind's own points, "Inform it about state")
+    Q_TEMPERATURE = "Q-temperature"
+    W_TEMPERATURE = "W-temperature"
+    STRENGTH = "strength"
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySpec:
+    name: str                    # exactly as on the wire, e.g. "Get action"
+    role: str                    # "world" or "mind": which kind of server answers it
+    query_set: str               # "World", "Mind", "Mind_L", "Mind_i", "Mind_Feu", "Mind_AS", ...
+    method: str                  # the Python coroutine method that answers it
+    arguments: tuple[Field, ...] = ()
+    returns: Returns = Returns.CONFIRM
+    open_arguments: bool = False  # takes an open-ended set of further arguments
+    doc: str = ""
+    refusals: tuple[str, ...] = ()
+
+    @property
+    def run_id_field(self) -> str:
+        return f"{self.role} run ID"
+
+
+def snake(name: str) -> str:
+    """The Python keyword for a wire name: "Q-temperature" -> "q_temperature"."""
+    return re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower()
+
+
+# Items every query may carry besides its own: the run ID (all but New run) and the caller's
+# URL, which builds the credit trail of section 7.2.
+CLIENT_URL = Field("client URL", Kind.URL, optional=True)
+
+STATE = Field("state", Kind.TEXT)
+ACTION = Field("action", Kind.TEXT)
+SCORE = Field("score", Kind.NUMBER, optional=True)
+RUN_LENGTH = Field("run length", Kind.NUMBER, optional=True)
+
+_W = "world"
+_M = "mind"
+
+_SPECS: list[QuerySpec] = [
+    # ---- 9.1 World server ------------------------------------------------------------------
+    QuerySpec("New run", _W, "World", "new_run", (), Returns.RUN, open_arguments=True,
+              doc="Start a run for this client: a new copy of the world, a new body in a shared "
+                  "world, or the robot, according to the world's kind.",
+              refusals=("client-blocked", "client-url-invalid", "credit-trail-failed",
+                        "payment-required", "authentication-required", "in-use",
+                        "bad-parameters", "busy")),
+    QuerySpec("Get display URL", _W, "World", "get_display_url", (), Returns.DISPLAY_URL),
+    QuerySpec("No operation", _W, "World", "no_operation", (), Returns.CONFIRM,
+              doc="A keep-alive or clock tick: tells the server the client is still running."),
+    QuerySpec("Get state", _W, "World", "get_state", (), Returns.STATE),
+    QuerySpec("Execute action", _W, "World", "execute_action", (ACTION,), Returns.OUTCOME),
+    QuerySpec("Reset", _W, "World", "reset", (), Returns.CONFIRM,
+              doc="Reset the world as it would be at the start of a run (may reset the score)."),
+    QuerySpec("Reset score", _W, "World", "reset_score", (), Returns.CONFIRM),
+    QuerySpec("Get current score", _W, "World", "get_current_score", (), Returns.SCORE),
+    QuerySpec("End run", _W, "World", "end_run", (), Returns.SCORE),
+    # ---- 9.2 Mind server -------------------------------------------------------------------
+    QuerySpec("New run", _M, "Mind", "new_run",
+              (Field("world display URL", Kind.URL, optional=True),
+               Field("world run ID", Kind.ID, optional=True),
+               # 9.2.1: "Give me the version of the Mind you have constructed by learning with
+               # the client at this URL."
+               Field("other client URL", Kind.URL, optional=True),
+               # 9.2.4: the list of Mind server URLs an AS server adjudicates.
+               Field("mind URL", Kind.URLS, optional=True, attr="minds")),
+              Returns.RUN, open_arguments=True,
+              refusals=("client-blocked", "client-url-invalid", "credit-trail-failed",
+                        "world-display-url-invalid", "payment-required",
+                        "authentication-required", "bad-parameters", "mind-url-invalid",
+                        "other-client-unknown", "busy")),
+    QuerySpec("Get display URL", _M, "Mind", "get_display_url", (), Returns.DISPLAY_URL),
+    QuerySpec("No operation", _M, "Mind", "no_operation", (), Returns.CONFIRM),
+    QuerySpec("Ready to suggest action?", _M, "Mind", "ready_to_suggest",
+              (Field("state", Kind.TEXT, optional=True),), Returns.READY),
+    QuerySpec("Get action", _M, "Mind", "get_action", (STATE,), Returns.SUGGESTION,
+              open_arguments=True,  # 9.2.1: per-step arguments such as Q-temperature
+              doc='Returns an action (and optionally Q), or "Cannot suggest action", which is '
+                  'not the action "Do nothing".'),
+    QuerySpec("Inform it about state", _M, "Mind", "inform", (STATE, SCORE), Returns.Q,
+              doc="Tell the mind what happened when the action was executed: the new state y."),
+    QuerySpec("Reset score", _M, "Mind", "reset_score", (), Returns.CONFIRM),
+    QuerySpec("Get current score", _M, "Mind", "get_current_score", (SCORE,), Returns.SCORE),
+    QuerySpec("End run", _M, "Mind", "end_run", (SCORE,), Returns.SCORE),
+    # ---- 9.2.1 Mind_L ----------------------------------------------------------------------
+    QuerySpec("Get Q-Temperature", _M, "Mind_L", "get_q_temperature", (), Returns.Q_TEMPERATURE),
+    QuerySpec("Reset Q-Temperature", _M, "Mind_L", "reset_q_temperature", (RUN_LENGTH,),
+              Returns.CONFIRM, doc="World has changed: reset Q-temperature to something sensible."),
+    QuerySpec("Send explicit Q-Temperature", _M, "Mind_L", "send_q_temperature",
+              (Field("Q-temperature", Kind.NUMBER), RUN_LENGTH), Returns.CONFIRM),
+    # ---- 9.2.2 Mind_i ----------------------------------------------------------------------
+    QuerySpec("Get mind strength", _M, "Mind_i", "get_strength", (), Returns.STRENGTH),
+    QuerySpec("Change mind strength", _M, "Mind_i", "change_strength",
+              (Field("strength", Kind.NUMBER),), Returns.CONFIRM),
+    QuerySpec("Get W-Temperature", _M, "Mind_i", "get_w_temperature", (), Returns.W_TEMPERATURE),
+    QuerySpec("Reset W-Temperature", _M, "Mind_i", "reset_w_temperature", (RUN_LENGTH,),
+              Returns.CONFIRM, doc="Collection has changed: reset W-temperature."),
+    QuerySpec("Send explicit W-Temperature", _M, "Mind_i", "send_w_temperature",
+              (Field("W-temperature", Kind.NUMBER), RUN_LENGTH), Returns.CONFIRM),
+    QuerySpec("Get suggested action with values", _M, "Mind_i", "get_suggestion", (STATE,),
+              Returns.SUGGESTION, open_arguments=True,
+              doc="An action or the URL of a Mind that will generate it, with Q and W; or "
+                  '"Cannot suggest action".'),
+    QuerySpec("Get values for this action", _M, "Mind_i", "get_values", (STATE, ACTION),
+              Returns.VALUES, open_arguments=True),
+    QuerySpec("Inform it about winner", _M, "Mind_i", "inform_winner",
+              (Field("obeyed", Kind.BOOLEAN, optional=True),
+               Field("W", Kind.NUMBER, optional=True, attr="payment"),
+               Field("winner URL", Kind.URL, optional=True),
+               Field("action", Kind.TEXT, optional=True),
+               STATE, SCORE),
+              Returns.VALUES),
+    # ---- 9.2.3 Mind_Feu --------------------------------------------------------------------
+    QuerySpec("Take me to state", _M, "Mind_Feu", "take_me_to",
+              (STATE, Field("destination", Kind.TEXT)), Returns.SUGGESTION, open_arguments=True),
+    QuerySpec("How good is this action", _M, "Mind_Feu", "how_good",
+              (STATE, Field("destination", Kind.TEXT), ACTION), Returns.VALUES,
+              open_arguments=True),
+    # ---- 9.2.4 Mind_AS ---------------------------------------------------------------------
+    QuerySpec("Add mind", _M, "Mind_AS", "add_mind", (Field("mind URL", Kind.URL),),
+              Returns.CONFIRM, refusals=("mind-url-invalid", "credit-trail-failed")),
+    QuerySpec("Remove mind", _M, "Mind_AS", "remove_mind", (Field("mind URL", Kind.URL),),
+              Returns.CONFIRM),
+]
+
+QUERIES: dict[tuple[str, str], QuerySpec] = {}
+QUERY_SETS: dict[str, str] = {}  # query set -> role
+
+
+def register(spec: QuerySpec) -> QuerySpec:
+    """Add a query to the vocabulary (how an extension query set plugs in)."""
+    key = (spec.role, spec.name)
+    if key in QUERIES and QUERIES[key] != spec:
+        raise ValueError(f"query {spec.name!r} is already defined for {spec.role} servers")
+    QUERIES[key] = spec
+    QUERY_SETS.setdefault(spec.query_set, spec.role)
+    return spec
+
+
+for _spec in _SPECS:
+    register(_spec)
+
+
+def lookup(role: str, name: str) -> QuerySpec:
+    try:
+        return QUERIES[(role, name)]
+    except KeyError:
+        other = "mind" if role == "world" else "world"
+        if (other, name) in QUERIES:
+            raise Refusal("unknown-query", f"{name!r} is a {other} query; this is a {role} server") from None
+        raise Refusal("unknown-query", f"{name!r} is not a query of the World-Wide-Mind protocol") from None
+
+
+def queries_of(role: str, query_sets: set[str] | frozenset[str]) -> list[QuerySpec]:
+    return [s for s in QUERIES.values() if s.role == role and s.query_set in query_sets]
+
+
+# ---- values on the wire ------------------------------------------------------------------
+
+Wire = str | float | int | bool | list[str] | None
+
+
+def read_value(item: Field, value: Any, query: str) -> Any:
+    """Convert one received data item to its Python value, or refuse naming the item."""
+    kind = item.kind
+    try:
+        if kind is Kind.URLS:
+            values = value if isinstance(value, list) else [value]
+            return [str(v).strip() for v in values]
+        if isinstance(value, list):
+            raise ValueError("expected one value, got a list")
+        if kind is Kind.TEXT:
+            if not isinstance(value, str):
+                raise ValueError("expected text")
+            return value
+        if kind in (Kind.ID, Kind.URL):
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise ValueError("expected text")
+            return str(value).strip()
+        if kind is Kind.NUMBER:
+            if isinstance(value, bool):
+                raise ValueError("expected a number")
+            number = float(value.strip()) if isinstance(value, str) else float(value)
+            return number
+        if kind is Kind.BOOLEAN:
+            return read_bool(value)
+    except (TypeError, ValueError) as exc:
+        raise Refusal("bad-parameters",
+                      f'{query}: "{item.wire}" should be {_KIND_TEXT[kind]}, got {_show(value)} ({exc})') from None
+    raise AssertionError(kind)
+
+
+_KIND_TEXT = {Kind.TEXT: "text", Kind.ID: "a run ID", Kind.URL: "a URL", Kind.NUMBER: "a number",
+              Kind.BOOLEAN: "true or false", Kind.URLS: "a list of URLs"}
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1"):
+        return True
+    if text in ("false", "no", "0"):
+        return False
+    raise ValueError("not a boolean")
+
+
+def write_number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
+def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
+    """The return data of a query as named items (the run ID of New run is added by the server)."""
+    r = spec.returns
+    out: dict[str, Wire] = {}
+    if r is Returns.CONFIRM:
+        return out
+    if r is Returns.RUN:
+        if value is not None and value.display_url:
+            out[f"{spec.role} display URL"] = value.display_url
+        return out
+    if r is Returns.STATE:
+        _require_text(spec, value)
+        out["state"] = value
+    elif r is Returns.OUTCOME:
+        if not isinstance(value, Outcome):
+            raise TypeError(f"{spec.method} must return an Outcome, not {type(value).__name__}")
+        _require_text(spec, value.state)
+        out["state"] = value.state
+        if value.score is not None:
+            out["score"] = write_number(value.score)
+        if value.finished:
+            out["run finished"] = True
+    elif r is Returns.DISPLAY_URL:
+        if value is not None:
+            out[f"{spec.role} display URL"] = value
+    elif r is Returns.READY:
+        out["ready"] = bool(value)
+    elif r is Returns.SUGGESTION:
+        if not isinstance(value, Suggestion):
+            raise TypeError(f"{spec.method} must return a Suggestion, not {type(value).__name__}")
+        if not value.can_suggest:
+            out["cannot suggest action"] = value.reason or ""
+        if value.action is not None:
+            out["action"] = value.action
+        if value.mind_url is not None:
+            out["mind URL"] = value.mind_url
+        if value.q is not None:
+            out["Q"] = write_number(value.q)
+        if value.w is not None:
+            out["W"] = write_number(value.w)
+    elif r is Returns.VALUES:
+        if not isinstance(value, Values):
+            raise TypeError(f"{spec.method} must return Values, not {type(value).__name__}")
+        if value.q is not None:
+            out["Q"] = write_number(value.q)
+        if value.w is not None:
+            out["W"] = write_number(value.w)
+    else:  # a single optional number: score, Q, temperatures, strength
+        if value is not None:
+            out[r.value] = write_number(float(value))
+    return out
+
+
+def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
+    """The Python value of a query's return data, as a local object would have returned it."""
+    r = spec.returns
+    num = Field("", Kind.NUMBER)
+
+    def number(name: str) -> float | None:
+        return read_value(Field(name, Kind.NUMBER), data[name], spec.name) if name in data else None
+
+    if r is Returns.CONFIRM:
+        return None
+    if r is Returns.RUN:
+        return RunStarted(display_url=data.get(f"{spec.role} display URL"))
+    if r is Returns.STATE:
+        return read_value(STATE, data.get("state", ""), spec.name)
+    if r is Returns.OUTCOME:
+        finished = read_bool(data["run finished"]) if "run finished" in data else False
+        return Outcome(state=read_value(STATE, data.get("state", ""), spec.name),
+                       score=number("score"), finished=finished)
+    if r is Returns.DISPLAY_URL:
+        return data.get(f"{spec.role} display URL")
+    if r is Returns.READY:
+        return read_bool(data.get("ready", False))
+    if r is Returns.SUGGESTION:
+        if "cannot suggest action" in data:
+            reason = data["cannot suggest action"]
+            return Suggestion.cannot(str(reason).strip() or None)
+        action = data.get("action")
+        return Suggestion(action=action if action is None else str(action),
+                          q=number("Q"), w=number("W"), mind_url=data.get("mind URL"))
+    if r is Returns.VALUES:
+        return Values(q=number("Q"), w=number("W"))
+    del num
+    return number(r.value)
+
+
+def _require_text(spec: QuerySpec, value: Any) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"{spec.method} must return text (str), not {type(value).__name__}")

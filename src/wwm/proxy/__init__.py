@@ -1,0 +1,1 @@
+"""proxy layer of wwm."""

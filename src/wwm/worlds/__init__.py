@@ -1,0 +1,1 @@
+"""worlds layer of wwm."""
