@@ -1,0 +1,32 @@
+"""Choosing the encoding of a message: by Content-Type, else by its first byte (so the XML of
+section 11.2.1 sent by ``curl -d`` with a form content type is still read as XML).
+The answer goes back in the encoding the question came in.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import jsoncodec, xmlcodec
+from .errors import Refusal
+
+XML_TYPES = ("application/xml", "text/xml")
+JSON_TYPES = ("application/json",)
+
+
+def choose(content_type: str | None, body: bytes) -> ModuleType:
+    """The codec module for a received body."""
+    ctype = (content_type or "").split(";", 1)[0].strip().lower()
+    if ctype in XML_TYPES or ctype.endswith("+xml"):
+        return xmlcodec
+    if ctype in JSON_TYPES or ctype.endswith("+json"):
+        return jsoncodec
+    first = body.lstrip()[:1]
+    if first == b"<":
+        return xmlcodec
+    if first in (b"{", b"["):
+        return jsoncodec
+    if not body.strip():
+        raise Refusal("malformed-message", "the message is empty")
+    raise Refusal("unsupported-encoding",
+                  f"cannot tell the encoding of a {ctype or 'untyped'} body: send XML or JSON")
