@@ -1,0 +1,45 @@
+"""``wwm serve module:Class --port N [--arg k=v ...]``: serve a World or Mind class."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="the class to serve, as module:Class or file.py:Class")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--arg", action="append", metavar="K=V", default=[],
+                        help="a default argument for every run (a run's own New run arguments win)")
+    parser.add_argument("--state", metavar="FILE",
+                        help="snapshot own-copy runs to this SQLite file so a restarted server resumes them")
+    parser.add_argument("--public-url", help="the URL clients use, if not http://HOST:PORT/")
+    parser.add_argument("--max-body", type=int, default=1 << 20, help="largest message accepted, in bytes")
+    parser.add_argument("--idle-timeout", type=float, default=3600.0,
+                        help="drop a run after this many seconds without a query")
+    parser.add_argument("--log-level", default="warning")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..server import serve
+    from .common import UsageError, load_target, parse_pairs
+
+    try:
+        cls = load_target(args.target)
+        defaults = parse_pairs(args.arg)
+        if getattr(cls, "role", None) not in ("world", "mind"):
+            raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
+    except UsageError as exc:
+        print(f"wwm serve: {exc}", file=sys.stderr)
+        return 2
+    from ..protocol.errors import Refusal
+
+    try:
+        serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
+              public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
+              idle_seconds=args.idle_timeout)
+    except Refusal as exc:
+        print(f"wwm serve: bad --arg: {exc.text}", file=sys.stderr)
+        return 2
+    return 0

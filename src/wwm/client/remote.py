@@ -1,0 +1,277 @@
+"""Remote Worlds and Minds: the same async interface as local objects, answered by a server.
+
+``connect(url, **args)`` gives a :class:`RemoteWorld` or :class:`RemoteMind` (``role=``
+says which; without it the server's description is asked once). Its ``new_run()`` sends
+"New run" with ``args`` and keeps the run ID the server mints; every later call sends the
+query of section 9 with that run ID, the caller's URL (for the credit trail, section 7.2)
+and its arguments, and decodes the response into the value a local object would return.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from ..protocol import queries as Q
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind, World
+from ..protocol.messages import Query
+from ..protocol.results import Outcome, RunStarted, Suggestion, Values
+from ..server.trail import current_server
+from .transport import DEFAULT_TIMEOUT, HttpTransport, Transport, WebSocketTransport
+
+_BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
+
+
+def _spec(role: str, method: str) -> Q.QuerySpec:
+    if not _BY_METHOD or (role, method) not in _BY_METHOD:
+        _BY_METHOD.clear()
+        _BY_METHOD.update({(s.role, s.method): s for s in Q.QUERIES.values()})
+    return _BY_METHOD[(role, method)]
+
+
+def _to_wire(value: Any) -> Q.Wire:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [v if isinstance(v, str) else str(v) for v in value]
+    if isinstance(value, dict):
+        return json.dumps(value)
+    return str(value)
+
+
+class _Remote:
+    role: str
+
+    def __init__(self, target: str | Transport, *, client_url: str | None = None,
+                 transport: str = "http", encoding: str = "json",
+                 timeout: float | None = DEFAULT_TIMEOUT, **args: Any) -> None:
+        if isinstance(target, str):
+            if transport == "http":
+                self.transport: Transport = HttpTransport(target, encoding=encoding, timeout=timeout)
+            elif transport in ("ws", "websocket"):
+                self.transport = WebSocketTransport(target, encoding=encoding, timeout=timeout)
+            else:
+                raise ValueError(f"transport must be 'http' or 'ws', not {transport!r}")
+        else:
+            self.transport = target
+        self.url: str = self.transport.url
+        self.args = args
+        self.client_url = client_url
+        self.run_id: str | None = None
+        self.display_url: str | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r}, run_id={'set' if self.run_id else None})"
+
+    async def query(self, method: str, **kwargs: Any) -> Any:
+        """Send the query answered by ``method`` with these arguments; decode its return."""
+        spec = _spec(self.role, method)
+        data: dict[str, Q.Wire] = {}
+        if spec.method != "new_run":
+            if self.run_id is None:
+                raise Refusal("unknown-run", f"no run in progress with {self.url}: call new_run() first")
+            data[spec.run_id_field] = self.run_id
+        trail = current_server.get()
+        caller = trail.url if trail is not None else self.client_url
+        if caller:
+            data["client URL"] = caller
+        if trail is not None:
+            trail.calls(self.url)
+        wire_of = {f.py: f.wire for f in spec.arguments}
+        for key, value in kwargs.items():
+            if value is None:
+                continue
+            data[wire_of.get(key, key)] = _to_wire(value)
+        response = await self.transport.exchange(Query(spec.name, data))
+        if spec.method == "new_run":
+            run_id = response.data.get(spec.run_id_field)
+            if not isinstance(run_id, str) or not run_id:
+                raise Refusal("server-error", f"{self.url} started a run without giving a run ID")
+            self.run_id = run_id
+            started = Q.decode_result(spec, response.data)
+            self.display_url = started.display_url
+            return started
+        result = Q.decode_result(spec, response.data)
+        if spec.method == "end_run":
+            self.run_id = None
+        return result
+
+    async def describe(self) -> dict[str, Any]:
+        """The server's JSON card (what it is, its query sets, formats, credit trail)."""
+        return await _fetch_card(self.url)
+
+    async def get_display_url(self) -> str | None:
+        return await self.query("get_display_url")
+
+    async def no_operation(self) -> None:
+        await self.query("no_operation")
+
+    async def aclose(self) -> None:
+        await self.transport.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+class RemoteWorld(_Remote, World):
+    role = "world"
+
+    async def new_run(self, client_url: str | None = None) -> RunStarted:
+        if client_url:
+            self.client_url = client_url
+        return await self.query("new_run", **self.args)
+
+    async def get_state(self) -> str:
+        return await self.query("get_state")
+
+    async def execute_action(self, action: str) -> Outcome:
+        return await self.query("execute_action", action=action)
+
+    async def reset(self) -> None:
+        await self.query("reset")
+
+    async def reset_score(self) -> None:
+        await self.query("reset_score")
+
+    async def get_current_score(self) -> float | None:
+        return await self.query("get_current_score")
+
+    async def end_run(self) -> float | None:
+        return await self.query("end_run")
+
+
+class RemoteMind(_Remote, Mind):
+    """A remote Mind; it carries every query set's methods (a server that lacks a set
+    refuses its queries with ``unsupported-query``)."""
+
+    role = "mind"
+
+    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
+                      world_run_id: str | None = None, other_client_url: str | None = None) -> RunStarted:
+        if client_url:
+            self.client_url = client_url
+        return await self.query("new_run", world_display_url=world_display_url,
+                                world_run_id=world_run_id, other_client_url=other_client_url,
+                                **self.args)
+
+    async def ready_to_suggest(self, state: str | None = None) -> bool:
+        return await self.query("ready_to_suggest", state=state)
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return await self.query("get_action", state=state, **step)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        return await self.query("inform", state=state, score=score)
+
+    async def reset_score(self) -> None:
+        await self.query("reset_score")
+
+    async def get_current_score(self, score: float | None = None) -> float | None:
+        return await self.query("get_current_score", score=score)
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        return await self.query("end_run", score=score)
+
+    # Mind_L
+    async def get_q_temperature(self) -> float | None:
+        return await self.query("get_q_temperature")
+
+    async def reset_q_temperature(self, run_length: float | None = None) -> None:
+        await self.query("reset_q_temperature", run_length=run_length)
+
+    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
+        await self.query("send_q_temperature", q_temperature=q_temperature, run_length=run_length)
+
+    # Mind_i
+    async def get_strength(self) -> float | None:
+        return await self.query("get_strength")
+
+    async def change_strength(self, strength: float) -> None:
+        await self.query("change_strength", strength=strength)
+
+    async def get_w_temperature(self) -> float | None:
+        return await self.query("get_w_temperature")
+
+    async def reset_w_temperature(self, run_length: float | None = None) -> None:
+        await self.query("reset_w_temperature", run_length=run_length)
+
+    async def send_w_temperature(self, w_temperature: float, run_length: float | None = None) -> None:
+        await self.query("send_w_temperature", w_temperature=w_temperature, run_length=run_length)
+
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
+        return await self.query("get_suggestion", state=state, **step)
+
+    async def get_values(self, state: str, action: str, **step: Any) -> Values:
+        return await self.query("get_values", state=state, action=action, **step)
+
+    async def inform_winner(self, state: str, obeyed: bool | None = None, payment: float | None = None,
+                            winner_url: str | None = None, action: str | None = None,
+                            score: float | None = None) -> Values:
+        return await self.query("inform_winner", state=state, obeyed=obeyed, payment=payment,
+                                winner_url=winner_url, action=action, score=score)
+
+    # Mind_Feu
+    async def take_me_to(self, state: str, destination: str, **step: Any) -> Suggestion:
+        return await self.query("take_me_to", state=state, destination=destination, **step)
+
+    async def how_good(self, state: str, destination: str, action: str, **step: Any) -> Values:
+        return await self.query("how_good", state=state, destination=destination, action=action, **step)
+
+    # Mind_AS
+    async def add_mind(self, mind_url: str) -> None:
+        await self.query("add_mind", mind_url=mind_url)
+
+    async def remove_mind(self, mind_url: str) -> None:
+        await self.query("remove_mind", mind_url=mind_url)
+
+
+async def _fetch_card(url: str) -> dict[str, Any]:
+    import aiohttp
+
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(url, headers={"Accept": "application/json"},
+                                   timeout=aiohttp.ClientTimeout(total=10)) as reply:
+                if reply.status != 200:
+                    raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
+                return await reply.json(content_type=None)
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}") from None
+
+
+def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
+    """The server's JSON card, fetched without an event loop."""
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            return json.loads(reply.read())
+    except (OSError, ValueError) as exc:
+        raise Refusal("unreachable", f"{url} could not be described: {exc}") from None
+
+
+def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
+    """A remote World or Mind at ``url``. Keyword options: ``client_url``, ``transport``
+    ("http" or "ws"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query); every
+    other keyword is an argument sent with "New run"."""
+    if role is None:
+        role = fetch_card_sync(url).get("role")
+    if role == "world":
+        return RemoteWorld(url, **options)
+    if role == "mind":
+        return RemoteMind(url, **options)
+    raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
+
+
+def connect_world(url: str, **options: Any) -> RemoteWorld:
+    """A remote World at ``url`` (no description fetched)."""
+    return RemoteWorld(url, **options)
+
+
+def connect_mind(url: str, **options: Any) -> RemoteMind:
+    """A remote Mind at ``url`` (no description fetched)."""
+    return RemoteMind(url, **options)

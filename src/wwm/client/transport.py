@@ -1,0 +1,168 @@
+"""How a query reaches a server and its response comes back.
+
+A :class:`Transport` exchanges one :class:`~wwm.protocol.messages.Query` for one
+:class:`~wwm.protocol.messages.Response`. :class:`HttpTransport` POSTs to the server's URL over
+a keep-alive connection pool (aiohttp's client: measured in ``benchmarks/`` at a fraction of
+httpx's CPU per request); :class:`WebSocketTransport` keeps one connection open per remote
+object for clients that want speed. A server that cannot be reached or does not answer in
+time surfaces as ``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import Protocol
+
+import aiohttp
+
+from ..protocol import encoding, jsoncodec, xmlcodec
+from ..protocol.errors import Refusal
+from ..protocol.messages import Query, Response
+
+DEFAULT_TIMEOUT = 60.0
+
+
+class Transport(Protocol):
+    url: str
+
+    async def exchange(self, query: Query) -> Response: ...
+
+    async def close(self) -> None: ...
+
+
+class _Sessions:
+    """One aiohttp session per event loop, shared by every transport on that loop and
+    closed when the last of them closes."""
+
+    def __init__(self) -> None:
+        self._by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def acquire(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        entry = self._by_loop.get(loop)
+        if entry is None or entry[0].closed:
+            connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=30, enable_cleanup_closed=True)
+            session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None),
+                                            skip_auto_headers=("User-Agent",))
+            entry = [session, 0]
+            self._by_loop[loop] = entry
+        entry[1] += 1
+        return entry[0]
+
+    async def release(self, session: aiohttp.ClientSession) -> None:
+        loop = asyncio.get_running_loop()
+        entry = self._by_loop.get(loop)
+        if entry is None or entry[0] is not session:
+            if not session.closed:
+                await session.close()
+            return
+        entry[1] -= 1
+        if entry[1] <= 0:
+            del self._by_loop[loop]
+            await session.close()
+
+
+_sessions = _Sessions()
+
+
+def _codec(name: str):
+    if name not in ("json", "xml"):
+        raise ValueError(f"encoding must be 'json' or 'xml', not {name!r}")
+    return jsoncodec if name == "json" else xmlcodec
+
+
+class HttpTransport:
+    """POST each query to the server's URL, in JSON (default) or the XML of section 11.2.1."""
+
+    def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
+        self.url = url
+        self.codec = _codec(encoding)
+        self.timeout = timeout
+        self._session: aiohttp.ClientSession | None = None
+        self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
+
+    async def exchange(self, query: Query) -> Response:
+        if self._session is None or self._session.closed:
+            self._session = _sessions.acquire()
+        body = self.codec.encode(query)
+        try:
+            async with asyncio.timeout(self.timeout):
+                async with self._session.post(self.url, data=body, headers=self._headers) as reply:
+                    payload = await reply.read()
+                    ctype = reply.headers.get("Content-Type")
+        except TimeoutError:
+            raise Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
+        return _response(self.url, query, ctype, payload)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            session, self._session = self._session, None
+            await _sessions.release(session)
+
+
+class WebSocketTransport:
+    """One persistent WebSocket per remote object (``ws://host:port/ws``); one query in flight."""
+
+    def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
+        self.url = url
+        self.ws_url = _ws_url(url)
+        self.codec = _codec(encoding)
+        self.timeout = timeout
+        self._session: aiohttp.ClientSession | None = None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._lock = asyncio.Lock()
+
+    async def exchange(self, query: Query) -> Response:
+        async with self._lock:
+            try:
+                async with asyncio.timeout(self.timeout):
+                    if self._ws is None or self._ws.closed:
+                        if self._session is None or self._session.closed:
+                            self._session = _sessions.acquire()
+                        self._ws = await self._session.ws_connect(self.ws_url, autoping=True, max_msg_size=0)
+                    await self._ws.send_bytes(self.codec.encode(query))
+                    message = await self._ws.receive()
+            except TimeoutError:
+                await self._drop()
+                raise Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {self.timeout:g} s") from None
+            except (aiohttp.ClientError, OSError) as exc:
+                await self._drop()
+                raise Refusal("unreachable", f"{self.ws_url} could not be reached: {type(exc).__name__}: {exc}") from None
+            if message.type == aiohttp.WSMsgType.BINARY:
+                return _response(self.url, query, None, message.data)
+            if message.type == aiohttp.WSMsgType.TEXT:
+                return _response(self.url, query, None, message.data.encode())
+            await self._drop()
+            raise Refusal("unreachable", f"{self.ws_url} closed the connection ({message.type.name})")
+
+    async def _drop(self) -> None:
+        if self._ws is not None:
+            ws, self._ws = self._ws, None
+            await ws.close()
+
+    async def close(self) -> None:
+        await self._drop()
+        if self._session is not None:
+            session, self._session = self._session, None
+            await _sessions.release(session)
+
+
+def _ws_url(url: str) -> str:
+    base = url.rstrip("/")
+    base = base.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
+    return base if base.endswith("/ws") else base + "/ws"
+
+
+def _response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+    try:
+        message = encoding.choose(content_type, payload).decode(payload)
+    except Refusal as refusal:
+        raise Refusal("server-error", f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
+    if not isinstance(message, Response):
+        raise Refusal("server-error", f"{url} answered {query.name!r} with a query, not a response")
+    if message.refusal is not None:
+        raise message.refusal
+    return message

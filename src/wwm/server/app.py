@@ -1,0 +1,189 @@
+"""The ASGI application of one World or Mind server: one URL per server.
+
+- ``POST /``: a query in XML (section 11.2.1) or JSON, chosen by Content-Type; the answer
+  comes back in the same encoding. This hot path is plain ASGI, without a framework in the
+  way; everything else goes through a small Starlette router.
+- ``GET /``: the server's description, an HTML page for people or a JSON card for programs
+  (``Accept: application/json`` or ``?format=json``), with its credit trail.
+- ``GET /trail``: the credit trail alone (JSON).
+- ``GET /display/{token}``: a run's display page (section 9's display URL), refreshed live;
+  ``/display/{token}.json`` for programs. The token is not the secret run ID.
+- ``WS /ws``: a persistent binding for clients that want speed: each message is one query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response as HTTPResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ..protocol import encoding, jsoncodec
+from ..protocol.errors import Refusal
+from ..protocol.messages import Query, Response
+from . import pages
+from .dispatch import Dispatcher
+
+log = logging.getLogger("wwm.server")
+
+MAX_BODY = 1 << 20  # 1 MiB: far above any sensible state, far below a memory problem
+
+
+class ServerApp:
+    """ASGI callable: the query endpoint plus the description, display and WebSocket routes."""
+
+    def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
+                 sweep_seconds: float = 30.0) -> None:
+        self.dispatcher = dispatcher
+        self.max_body = max_body
+        self.sweep_seconds = sweep_seconds
+        self._sweeper: asyncio.Task | None = None
+        self.router = Starlette(
+            routes=[
+                Route("/", self.describe, methods=["GET", "HEAD"]),
+                Route("/trail", self.trail, methods=["GET"]),
+                Route("/display/{token}", self.display, methods=["GET"]),
+                WebSocketRoute("/ws", self.websocket),
+            ],
+            lifespan=self.lifespan,
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any):
+        restored = self.dispatcher.runs.restore()
+        if restored:
+            log.info("resumed %d run(s) from the snapshot file", restored)
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        try:
+            yield
+        finally:
+            self._sweeper.cancel()
+            self.dispatcher.runs.close()
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_seconds)
+            self.dispatcher.runs.expire_idle()
+
+    # ---- the hot path: POST / -------------------------------------------------------------
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in ("/", ""):
+            await self._post(scope, receive, send)
+        else:
+            await self.router(scope, receive, send)
+
+    async def _post(self, scope: dict, receive: Any, send: Any) -> None:
+        content_type = None
+        length = None
+        for key, value in scope["headers"]:
+            if key == b"content-type":
+                content_type = value.decode("latin-1")
+            elif key == b"content-length":
+                length = int(value) if value.isdigit() else None
+        codec = jsoncodec
+        name = "?"
+        try:
+            if length is not None and length > self.max_body:
+                raise Refusal("too-large", f"the message is {length} bytes; this server accepts at most {self.max_body}")
+            body = await self._read(receive)
+            codec = encoding.choose(content_type, body)
+            message = codec.decode(body)
+            name = message.name
+            if not isinstance(message, Query):
+                raise Refusal("malformed-message", "a server receives queries, not responses")
+            response = await self.dispatcher.answer(message)
+        except Refusal as refusal:
+            response = Response.refused(name, refusal)
+        payload = codec.encode(response)
+        status = response.refusal.http_status if response.refusal else 200
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", codec.CONTENT_TYPE.encode()),
+                                (b"content-length", str(len(payload)).encode())]})
+        await send({"type": "http.response.body", "body": payload})
+
+    async def _read(self, receive: Any) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            event = await receive()
+            if event["type"] == "http.disconnect":
+                raise Refusal("malformed-message", "the client went away before the message ended")
+            chunk = event.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                raise Refusal("too-large", f"the message is over {self.max_body} bytes, the most this server accepts")
+            chunks.append(chunk)
+            if not event.get("more_body", False):
+                return b"".join(chunks)
+
+    # ---- the persistent binding -----------------------------------------------------------
+    async def websocket(self, ws: WebSocket) -> None:
+        await ws.accept()
+        try:
+            while True:
+                event = await ws.receive()
+                if event["type"] == "websocket.disconnect":
+                    return
+                raw = event.get("bytes")
+                if raw is None:
+                    raw = (event.get("text") or "").encode()
+                codec = jsoncodec
+                name = "?"
+                try:
+                    if len(raw) > self.max_body:
+                        raise Refusal("too-large", f"the message is over {self.max_body} bytes")
+                    codec = encoding.choose(None, raw)
+                    message = codec.decode(raw)
+                    name = message.name
+                    if not isinstance(message, Query):
+                        raise Refusal("malformed-message", "a server receives queries, not responses")
+                    response = await self.dispatcher.answer(message)
+                except Refusal as refusal:
+                    response = Response.refused(name, refusal)
+                payload = codec.encode(response)
+                if event.get("bytes") is not None:
+                    await ws.send_bytes(payload)
+                else:
+                    await ws.send_text(payload.decode())
+        except WebSocketDisconnect:
+            return
+
+    # ---- descriptions and display pages ---------------------------------------------------
+    def card(self) -> dict[str, Any]:
+        return pages.card(self.dispatcher)
+
+    async def describe(self, request: Request) -> HTTPResponse:
+        if _wants_json(request):
+            return JSONResponse(self.card())
+        return HTMLResponse(pages.description_page(self.card()))
+
+    async def trail(self, request: Request) -> HTTPResponse:
+        return JSONResponse(self.dispatcher.trail.as_dict())
+
+    async def display(self, request: Request) -> HTTPResponse:
+        token = request.path_params["token"]
+        as_json = token.endswith(".json") or _wants_json(request)
+        token = token.removesuffix(".json")
+        run = self.dispatcher.runs.by_token.get(token)
+        if run is None:
+            if as_json:
+                return JSONResponse({"error": "no run is on display here (it ended or never was)"}, 404)
+            return HTMLResponse(pages.gone_page(), 404)
+        view = pages.run_view(self.dispatcher, run)
+        if as_json:
+            return JSONResponse(view)
+        return HTMLResponse(pages.display_page(view))
+
+
+def _wants_json(request: Request) -> bool:
+    if request.query_params.get("format") == "json":
+        return True
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept

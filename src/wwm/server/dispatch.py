@@ -1,0 +1,185 @@
+"""Answering one query: find its row in the section-9 table, check the server supports its
+query set, find the run, convert the data items to Python arguments, call the object's
+method, and encode what it returns. Every failure becomes a refusal with a code and a text;
+a failing method never ends the run or the server.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any
+
+from ..protocol import queries as Q
+from ..protocol.errors import Refusal
+from ..protocol.messages import Query, Response
+from ..protocol.results import RunStarted
+from .arguments import Arguments
+from .runs import Run, RunTable
+from .trail import CreditTrail, current_server
+
+log = logging.getLogger("wwm.server")
+
+# New run items that are not constructor arguments
+_MIND_CONTEXT = ("world display URL", "world run ID", "other client URL")
+
+
+class Dispatcher:
+    """Answers queries for one World or Mind class."""
+
+    def __init__(self, cls: type, *, url: str, defaults: dict[str, Any] | None = None,
+                 runs: RunTable | None = None) -> None:
+        self.cls = cls
+        self.role: str = cls.role
+        self.query_sets = cls.query_sets()
+        self.arguments = Arguments(cls)
+        self.defaults = self.arguments.build(defaults or {}) if defaults else {}
+        self.runs = runs or RunTable(cls)
+        self.trail = CreditTrail(url)
+        self.url = url
+        self._accepts: dict[str, set[str] | None] = {}
+
+    async def answer(self, query: Query) -> Response:
+        spec = None
+        try:
+            spec = Q.lookup(self.role, query.name)
+            if spec.query_set not in self.query_sets:
+                raise Refusal("unsupported-query",
+                              f'"{query.name}" belongs to the {spec.query_set} query set, which this '
+                              f'{self.role} server does not support (it supports {", ".join(sorted(self.query_sets))})')
+            client = query.data.get("client URL")
+            if client:
+                self.trail.called_by(str(client).strip())
+            token = current_server.set(self.trail)
+            try:
+                if spec.method == "new_run":
+                    return await self._new_run(spec, query)
+                return await self._call(spec, query)
+            finally:
+                current_server.reset(token)
+        except Refusal as refusal:
+            return Response.refused(query.name, refusal)
+        except Exception as exc:  # the object's own failure: report it, keep the run
+            log.exception("%s failed answering %r", self.cls.__name__, query.name)
+            where = f"{self.cls.__name__}.{spec.method}" if spec else self.cls.__name__
+            return Response.refused(query.name, Refusal("server-error", f"{where} failed: {type(exc).__name__}: {exc}"))
+
+    # ---- New run --------------------------------------------------------------------------
+    async def _new_run(self, spec: Q.QuerySpec, query: Query) -> Response:
+        data = dict(query.data)
+        client_url = _pop_text(data, "client URL")
+        context: dict[str, Any] = {}
+        declared = {f.wire: f for f in spec.arguments}
+        raw_args: dict[str, Any] = {}
+        for key, value in data.items():
+            item = declared.get(key)
+            if item is not None and key in _MIND_CONTEXT:
+                context[item.py] = Q.read_value(item, value, spec.name)
+            elif item is not None:
+                raw_args[item.py] = Q.read_value(item, value, spec.name)
+            else:
+                raw_args[key] = value
+        args = {**self.defaults, **self.arguments.build(raw_args)} if raw_args else dict(self.defaults)
+
+        def build(shared: bool = False) -> Any:
+            try:
+                return self.cls(**(self.defaults if shared else args))
+            except Refusal:
+                raise
+            except (TypeError, ValueError) as exc:
+                raise Refusal("bad-parameters", f"{self.cls.__name__}: {exc}") from None
+
+        join_args = args if self.runs.sharing == "shared" else {}
+        run = await self.runs.create(build, client_url, join_args)
+        try:
+            kwargs = self._fit(run.obj.new_run, spec, {"client_url": client_url, **context})
+            started = await run.obj.new_run(**kwargs)
+        except BaseException:
+            self.runs.end(run.run_id)
+            raise
+        self.runs.save(run)
+        out = Q.encode_result(spec, started if isinstance(started, RunStarted) else None)
+        out = {spec.run_id_field: run.run_id, **out}
+        out.setdefault(f"{self.role} display URL", f"{self.url.rstrip('/')}/display/{run.display_token}")
+        return Response(spec.name, out)
+
+    # ---- every other query ----------------------------------------------------------------
+    async def _call(self, spec: Q.QuerySpec, query: Query) -> Response:
+        data = query.data
+        run_id = data.get(spec.run_id_field)
+        run = self.runs.get(str(run_id).strip() if isinstance(run_id, str) else "")
+        kwargs: dict[str, Any] = {}
+        declared = set()
+        for item in spec.arguments:
+            declared.add(item.wire)
+            if item.wire in data:
+                kwargs[item.py] = Q.read_value(item, data[item.wire], spec.name)
+            elif not item.optional:
+                raise Refusal("bad-parameters", f'"{spec.name}" needs the item "{item.wire}"')
+        extra = {k: v for k, v in data.items()
+                 if k not in declared and k not in (spec.run_id_field, "client URL")}
+        if extra:
+            if not spec.open_arguments:
+                raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
+            kwargs.update({Q.snake(k): v for k, v in extra.items()})
+        method = getattr(run.obj, spec.method)
+        kwargs = self._fit(method, spec, kwargs)
+        result = await method(**kwargs)
+        out = Q.encode_result(spec, result)
+        self._observe(run, spec, kwargs, result, out)
+        if spec.method == "end_run":
+            self.runs.end(run.run_id)
+        elif spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation"):
+            self.runs.save(run)
+        return Response(spec.name, out)
+
+    def _fit(self, method: Any, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Drop absent optional items; refuse items the method cannot take."""
+        accepts = self._accepted(method)
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        if accepts is None:
+            return kwargs
+        unknown = [k for k in kwargs if k not in accepts]
+        if unknown:
+            if spec.method == "new_run" and unknown == ["client_url"]:
+                return {k: v for k, v in kwargs.items() if k != "client_url"}
+            raise Refusal("bad-parameters",
+                          f'{self.cls.__name__} does not take {", ".join(map(repr, unknown))} with "{spec.name}"')
+        return kwargs
+
+    def _accepted(self, method: Any) -> set[str] | None:
+        key = method.__func__.__qualname__ if hasattr(method, "__func__") else repr(method)
+        if key not in self._accepts:
+            params = inspect.signature(method).parameters.values()
+            if any(p.kind is p.VAR_KEYWORD for p in params):
+                self._accepts[key] = None
+            else:
+                self._accepts[key] = {p.name for p in params}
+        return self._accepts[key]
+
+    def _observe(self, run: Run, spec: Q.QuerySpec, kwargs: dict, result: Any, out: dict) -> None:
+        """Remember what the display page shows: the last state, action and score."""
+        if "state" in out:
+            run.last_state = out["state"]  # type: ignore[assignment]
+        elif "state" in kwargs:
+            run.last_state = kwargs["state"]
+        if "action" in kwargs:
+            run.last_action = kwargs["action"]
+        elif "action" in out:
+            run.last_action = out["action"]  # type: ignore[assignment]
+        if spec.method in ("get_current_score", "end_run") and result is not None:
+            run.score = float(result)
+        elif "score" in out and spec.method == "execute_action":
+            run.score = (run.score or 0.0) + float(out["score"])  # type: ignore[arg-type]
+
+
+def _pop_text(data: dict[str, Any], key: str) -> str | None:
+    value = data.pop(key, None)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Refusal("bad-parameters", f'"{key}" should be a URL')
+    value = value.strip()
+    if value and not value.startswith(("http://", "https://", "ws://", "wss://", "urn:", "mailto:")):
+        raise Refusal("client-url-invalid", f"{value!r} is not a URL (http://..., https://... or urn:...)")
+    return value or None

@@ -1,0 +1,184 @@
+"""The runs a server has in progress, each under a secret run ID only its client knows.
+
+How a "New run" gets its object depends on the world's kind (section 4): own copy (a new
+object per run), shared (one object; each run is a body from ``join``), or exclusive (one
+object, one client at a time, freed when its client has been silent for ``lease_seconds``).
+Asynchronous worlds get a clock task that advances them with wall-clock time (4.4, 11.5).
+Runs silent for longer than ``idle_seconds`` are dropped so a vanished client leaks nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol.errors import Refusal
+from .snapshots import SnapshotFile
+
+log = logging.getLogger("wwm.server")
+
+
+def mint_id() -> str:
+    """An unguessable run ID (128 bits)."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(slots=True)
+class Run:
+    run_id: str
+    obj: Any
+    client_url: str | None
+    display_token: str
+    started: float = field(default_factory=time.time)
+    last_seen: float = field(default_factory=time.monotonic)
+    queries: int = 0
+    last_state: str | None = None
+    last_action: str | None = None
+    score: float | None = None
+    clock: asyncio.Task | None = None
+
+
+class RunTable:
+    def __init__(self, cls: type, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
+                 snapshots: SnapshotFile | None = None) -> None:
+        self.cls = cls
+        self.sharing = getattr(cls, "sharing", "own")
+        self.asynchronous = getattr(cls, "clock", "synchronous") == "asynchronous"
+        self.max_runs = max_runs
+        self.idle_seconds = idle_seconds
+        self.snapshots = snapshots
+        self.runs: dict[str, Run] = {}
+        self.by_token: dict[str, Run] = {}
+        self.shared: Any = None          # the one instance of a shared or exclusive world
+        self.shared_clock: asyncio.Task | None = None
+        self.holder: str | None = None   # run ID holding an exclusive world
+        self.ended = 0
+
+    def restore(self) -> int:
+        """Take back the runs saved before a restart (call inside the event loop)."""
+        if self.snapshots is None:
+            return 0
+        restored = self.snapshots.load()
+        for run_id, client_url, token, obj in restored:
+            run = Run(run_id, obj, client_url, token)
+            self._add(run)
+            self._start_clock(obj, run=run)
+        return len(restored)
+
+    # ---- creating and ending runs ---------------------------------------------------------
+    async def create(self, build, client_url: str | None, join_args: dict[str, Any]) -> Run:
+        """A new run: ``build()`` makes a fresh object (own copy, or the single instance)."""
+        if len(self.runs) >= self.max_runs:
+            self.expire_idle()
+            if len(self.runs) >= self.max_runs:
+                raise Refusal("busy", f"this server already has {len(self.runs)} runs in progress")
+        if self.sharing == "own":
+            obj = build()
+        elif self.sharing == "shared":
+            if self.shared is None:
+                self.shared = build(shared=True)
+                self._start_clock(self.shared, shared=True)
+            obj = await self.shared.join(client_url=client_url, **join_args)
+        elif self.sharing == "exclusive":
+            self._free_if_lease_lapsed()
+            if self.holder is not None:
+                raise Refusal("in-use", "this world takes one client at a time and another client "
+                              f"holds it (free after {self.cls.lease_seconds:g} s without a query)")
+            if self.shared is None:
+                self.shared = build()
+                self._start_clock(self.shared, shared=True)
+            obj = self.shared
+        else:
+            raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
+        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9))
+        if self.sharing == "exclusive":
+            self.holder = run.run_id
+        self._add(run)
+        if self.sharing == "own":
+            self._start_clock(obj, run=run)
+        return run
+
+    def _add(self, run: Run) -> None:
+        self.runs[run.run_id] = run
+        self.by_token[run.display_token] = run
+
+    def end(self, run_id: str) -> None:
+        run = self.runs.pop(run_id, None)
+        if run is None:
+            return
+        self.by_token.pop(run.display_token, None)
+        if run.clock is not None:
+            run.clock.cancel()
+        if self.holder == run_id:
+            self.holder = None
+        if self.snapshots is not None:
+            self.snapshots.drop(run_id)
+        self.ended += 1
+
+    def get(self, run_id: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise Refusal("unknown-run", f"no run with ID {run_id!r} is in progress on this server"
+                          if run_id else "the query carries no run ID")
+        run.last_seen = time.monotonic()
+        run.queries += 1
+        return run
+
+    def save(self, run: Run) -> None:
+        if self.snapshots is not None and self.sharing == "own":
+            try:
+                self.snapshots.save(run.run_id, run.client_url, run.display_token, run.obj)
+            except Exception as exc:  # an unpicklable object: serve on, without resume
+                log.warning("cannot snapshot run of %s: %s", self.cls.__name__, exc)
+
+    # ---- time -----------------------------------------------------------------------------
+    def _free_if_lease_lapsed(self) -> None:
+        if self.holder is None:
+            return
+        run = self.runs.get(self.holder)
+        if run is None or time.monotonic() - run.last_seen > self.cls.lease_seconds:
+            log.info("exclusive lease of %s lapsed; freeing it", self.cls.__name__)
+            self.end(self.holder)
+
+    def expire_idle(self) -> int:
+        now = time.monotonic()
+        stale = [r.run_id for r in self.runs.values() if now - r.last_seen > self.idle_seconds]
+        for run_id in stale:
+            self.end(run_id)
+        self._free_if_lease_lapsed()
+        return len(stale)
+
+    def _start_clock(self, obj: Any, run: Run | None = None, shared: bool = False) -> None:
+        if not self.asynchronous:
+            return
+        task = asyncio.get_running_loop().create_task(_tick(obj, self.cls.tick_seconds))
+        if run is not None:
+            run.clock = task
+        else:
+            self.shared_clock = task
+
+    def close(self) -> None:
+        for run in self.runs.values():
+            if run.clock is not None:
+                run.clock.cancel()
+        if self.shared_clock is not None:
+            self.shared_clock.cancel()
+
+
+async def _tick(obj: Any, seconds: float) -> None:
+    """Advance an asynchronous world with wall-clock time, whether or not a client asks."""
+    last = time.monotonic()
+    while True:
+        await asyncio.sleep(seconds)
+        now = time.monotonic()
+        try:
+            await obj.advance(now - last)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("advance() failed in %s", type(obj).__name__)
+        last = now
