@@ -101,6 +101,7 @@ class Dispatcher:
         out = Q.encode_result(spec, started if isinstance(started, RunStarted) else None)
         out = {spec.run_id_field: run.run_id, **out}
         out.setdefault(f"{self.role} display URL", f"{self.url.rstrip('/')}/display/{run.display_token}")
+        run.display_url = out[f"{self.role} display URL"]  # type: ignore[assignment]
         return Response(spec.name, out)
 
     # ---- every other query ----------------------------------------------------------------
@@ -125,6 +126,8 @@ class Dispatcher:
         method = getattr(run.obj, spec.method)
         kwargs = self._fit(method, spec, kwargs)
         result = await method(**kwargs)
+        if spec.method == "get_display_url" and result is None:
+            result = run.display_url or f"{self.url.rstrip('/')}/display/{run.display_token}"
         out = Q.encode_result(spec, result)
         self._observe(run, spec, kwargs, result, out)
         if spec.method == "end_run":

@@ -39,6 +39,7 @@ class Run:
     last_state: str | None = None
     last_action: str | None = None
     score: float | None = None
+    display_url: str | None = None
     clock: asyncio.Task | None = None
 
 

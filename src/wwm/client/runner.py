@@ -1,0 +1,342 @@
+"""The client algorithm of section 8.2: drive one top-level Mind in one World.
+
+New run on both; then repeat: get state x from the World, get action a from the Mind, execute
+a in the World (new state y, score), inform the Mind of y; until the step limit or the World
+ends the run; then End run on both.
+
+Time is the client's (8.2.2). Every query has a time-out. When the Mind does not answer in
+time the client either
+- ``requery``: aborts the request, asks the World again for the current state, and asks the
+  Mind again; or
+- ``ignore-late``: waits for the Mind's late reply (so it knows the Mind is back), ignores
+  it, asks the World again, and asks the Mind again.
+A World that is down is waited out (the run is not ended): when it answers again the Mind is
+asked afresh with the new state, instead of the old action being executed blindly.
+"No operation" keeps idle servers from expiring the run while the client waits.
+The same code drives local objects and remote servers: it only sees the interfaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Literal, Protocol, TypeVar
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind, World
+from ..protocol.results import Outcome, Suggestion
+
+T = TypeVar("T")
+Policy = Literal["requery", "ignore-late"]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    steps: int | None = 100              # None: until the World ends the run
+    timeout: float = 5.0                 # seconds allowed for one query
+    policy: Policy = "requery"
+    keepalive: float | None = 10.0       # send "No operation" to a server idle this long
+    world_wait: float = 120.0            # how long to wait out a World that is down
+    mind_wait: float = 30.0              # how long a Mind may stay silent before the run ends
+    retry_pause: float = 0.2             # first pause between retries (doubles, at most 2 s)
+    inform: bool = True                  # send "Inform it about state" after each action
+    client_url: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass
+class Step:
+    index: int
+    state: str
+    action: str | None
+    new_state: str
+    score: float | None
+    mind_q: float | None
+    seconds_get_state: float
+    seconds_get_action: float
+    seconds_execute: float
+    seconds_inform: float
+    note: str | None = None
+
+
+@dataclass
+class Event:
+    step: int
+    kind: str       # "timeout", "late-reply-ignored", "mind-down", "world-down", "world-back", ...
+    text: str
+
+
+@dataclass
+class RunResult:
+    status: str                    # "completed", "ended by world", "mind lost", "world lost", "interrupted"
+    steps: list[Step] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    total_score: float = 0.0
+    world_score: float | None = None
+    mind_score: float | None = None
+    world_display_url: str | None = None
+    mind_display_url: str | None = None
+    seconds: float = 0.0
+    record_id: int | None = None
+
+    @property
+    def step_scores(self) -> list[float]:
+        return [s.score or 0.0 for s in self.steps]
+
+
+class Recorder(Protocol):
+    def on_start(self, result: RunResult) -> None: ...
+    def on_step(self, step: Step) -> None: ...
+    def on_event(self, event: Event) -> None: ...
+    def on_finish(self, result: RunResult) -> None: ...
+
+
+class _Lost(Exception):
+    def __init__(self, status: str, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+
+
+class Runner:
+    """One run of ``mind`` in ``world`` (local objects or remote servers)."""
+
+    def __init__(self, mind: Mind, world: World, settings: RunSettings | None = None,
+                 recorder: Recorder | None = None,
+                 on_step: Callable[[Step, RunResult], None] | None = None) -> None:
+        self.mind = mind
+        self.world = world
+        self.settings = settings or RunSettings()
+        self.recorder = recorder
+        self.on_step = on_step
+        self.result = RunResult(status="running")
+        self._last_query = {id(mind): time.monotonic(), id(world): time.monotonic()}
+        self._late: asyncio.Task | None = None
+        self._mind_silent_since: float | None = None
+
+    # ---- the loop -------------------------------------------------------------------------
+    async def run(self) -> RunResult:
+        s = self.settings
+        started = time.monotonic()
+        world_run = await self._query(self.world, self.world.new_run(s.client_url), "New run")
+        self.result.world_display_url = getattr(world_run, "display_url", None)
+        mind_run = await self._query(self.mind, self.mind.new_run(
+            s.client_url, world_display_url=self.result.world_display_url), "New run")
+        self.result.mind_display_url = getattr(mind_run, "display_url", None)
+        if self.recorder:
+            self.recorder.on_start(self.result)
+        keepalive = asyncio.create_task(self._keepalive()) if s.keepalive else None
+        try:
+            await self._loop()
+            if self.result.status == "running":
+                self.result.status = "completed"
+        except _Lost as lost:
+            self.result.status = lost.status
+            self._event("run-ended", str(lost))
+        except asyncio.CancelledError:
+            self.result.status = "interrupted"
+            raise
+        finally:
+            if keepalive:
+                keepalive.cancel()
+            if self._late is not None:
+                self._late.cancel()
+            await self._end()
+            self.result.seconds = time.monotonic() - started
+            if self.recorder:
+                self.recorder.on_finish(self.result)
+        return self.result
+
+    async def _loop(self) -> None:
+        s = self.settings
+        index = 0
+        t0 = time.perf_counter()
+        x = await self._world(self.world.get_state, "Get state")
+        t_state = time.perf_counter() - t0
+        while s.steps is None or index < s.steps:
+            t1 = time.perf_counter()
+            suggestion = await self._ask_mind(x, index)
+            t2 = time.perf_counter()
+            if suggestion is None:  # the Mind did not answer: the World again, then the Mind
+                x = await self._world(self.world.get_state, "Get state")
+                continue
+            if not suggestion.can_suggest or suggestion.action is None:
+                # "Cannot suggest action" is not "Do nothing": nothing is executed this step.
+                step = Step(index, x, None, x, None, None, t_state, t2 - t1, 0.0, 0.0,
+                            note=suggestion.reason or "cannot suggest action")
+                self._record(step)
+                index += 1
+                x = await self._world(self.world.get_state, "Get state")
+                continue
+            outcome = await self._execute(suggestion.action, index)
+            t3 = time.perf_counter()
+            if outcome is None:  # the World was down; it is back: ask the Mind afresh
+                x = await self._world(self.world.get_state, "Get state")
+                continue
+            q = None
+            if s.inform:
+                q = await self._inform(outcome, index)
+            t4 = time.perf_counter()
+            self._record(Step(index, x, suggestion.action, outcome.state, outcome.score, q,
+                              t_state, t2 - t1, t3 - t2, t4 - t3))
+            index += 1
+            x, t_state = outcome.state, 0.0
+            if outcome.finished:
+                self.result.status = "ended by world"
+                return
+
+    def _record(self, step: Step) -> None:
+        self.result.steps.append(step)
+        self.result.total_score += step.score or 0.0
+        if self.recorder:
+            self.recorder.on_step(step)
+        if self.on_step:
+            self.on_step(step, self.result)
+
+    # ---- the Mind -------------------------------------------------------------------------
+    async def _ask_mind(self, x: str, index: int) -> Suggestion | None:
+        """The Mind's suggestion, or None after a time-out handled by the policy."""
+        s = self.settings
+        if self._mind_silent_since is None:
+            self._mind_silent_since = time.monotonic()
+        silent_since = self._mind_silent_since
+        pause = s.retry_pause
+        while True:
+            if time.monotonic() - silent_since > s.mind_wait:
+                raise _Lost("mind lost", f"the mind has not answered for {s.mind_wait:g} s")
+            if self._late is not None:  # ignore-late: first wait for the late reply
+                await self._await_late(index, silent_since)
+            task = asyncio.ensure_future(self.mind.get_action(x))
+            self._touch(self.mind)
+            try:
+                suggestion = await asyncio.wait_for(asyncio.shield(task), s.timeout)
+                self._mind_silent_since = None
+                return suggestion
+            except TimeoutError:
+                self._event("timeout", f"the mind did not answer Get action within {s.timeout:g} s", index)
+                if s.policy == "requery":
+                    task.cancel()
+                    self._event("abort-requery", "request aborted; asking the world again, then the mind", index)
+                else:
+                    self._late = task
+                return None
+            except Refusal as refusal:
+                task.cancel()
+                if refusal.code not in ("unreachable", "timeout", "server-error"):
+                    raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
+                self._event("mind-down", refusal.text, index)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+
+    async def _await_late(self, index: int, silent_since: float) -> None:
+        late, self._late = self._late, None
+        assert late is not None
+        remaining = max(0.0, self.settings.mind_wait - (time.monotonic() - silent_since))
+        try:
+            await asyncio.wait_for(late, remaining or 0.001)
+            self._event("late-reply-ignored", "the mind answered late; its reply is ignored", index)
+        except TimeoutError:
+            raise _Lost("mind lost", f"the mind has not answered for {self.settings.mind_wait:g} s") from None
+        except Refusal as refusal:
+            self._event("mind-down", refusal.text, index)
+
+    async def _inform(self, outcome: Outcome, index: int) -> float | None:
+        self._touch(self.mind)
+        try:
+            return await asyncio.wait_for(self.mind.inform(outcome.state, outcome.score), self.settings.timeout)
+        except TimeoutError:
+            self._event("timeout", "the mind did not confirm Inform it about state in time", index)
+        except Refusal as refusal:
+            self._event("inform-failed", str(refusal), index)
+        return None
+
+    # ---- the World ------------------------------------------------------------------------
+    async def _execute(self, action: str, index: int) -> Outcome | None:
+        self._touch(self.world)
+        try:
+            return await asyncio.wait_for(self.world.execute_action(action), self.settings.timeout)
+        except (TimeoutError, Refusal) as exc:
+            if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
+                raise _Lost("world lost", f"the world refused Execute action: {exc}") from None
+            text = str(exc) or "no answer in time"
+            self._event("world-down", f"Execute action failed ({text}); waiting for the world", index)
+            await self._wait_for_world(index)
+            return None
+
+    async def _world(self, call: Callable[[], Awaitable[T]], name: str) -> T:
+        """A World query that waits out a World that is down."""
+        while True:
+            self._touch(self.world)
+            try:
+                return await asyncio.wait_for(call(), self.settings.timeout)
+            except (TimeoutError, Refusal) as exc:
+                if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
+                    raise _Lost("world lost", f"the world refused {name}: {exc}") from None
+                self._event("world-down", f"{name} failed: {exc or 'no answer in time'}", len(self.result.steps))
+                await self._wait_for_world(len(self.result.steps))
+
+    async def _wait_for_world(self, index: int) -> None:
+        s = self.settings
+        deadline = time.monotonic() + s.world_wait
+        pause = s.retry_pause
+        while time.monotonic() < deadline:
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
+            try:
+                await asyncio.wait_for(self.world.no_operation(), s.timeout)
+            except (TimeoutError, Refusal) as exc:
+                if isinstance(exc, Refusal) and exc.code in ("unknown-run", "run-ended"):
+                    raise _Lost("world lost", f"the world came back without this run: {exc}") from None
+                continue
+            self._event("world-back", "the world answers again", index)
+            return
+        raise _Lost("world lost", f"the world was down for more than {s.world_wait:g} s")
+
+    # ---- keep-alive, events, end ----------------------------------------------------------
+    def _touch(self, server: Any) -> None:
+        self._last_query[id(server)] = time.monotonic()
+
+    async def _keepalive(self) -> None:
+        period = self.settings.keepalive
+        assert period
+        while True:
+            await asyncio.sleep(period / 2)
+            now = time.monotonic()
+            for server in (self.world, self.mind):
+                if now - self._last_query[id(server)] >= period:
+                    self._touch(server)
+                    try:
+                        await asyncio.wait_for(server.no_operation(), self.settings.timeout)
+                    except (TimeoutError, Refusal):
+                        pass
+
+    def _event(self, kind: str, text: str, step: int | None = None) -> None:
+        event = Event(len(self.result.steps) if step is None else step, kind, text)
+        self.result.events.append(event)
+        if self.recorder:
+            self.recorder.on_event(event)
+
+    async def _query(self, server: Any, coro: Awaitable[T], name: str) -> T:
+        self._touch(server)
+        try:
+            return await asyncio.wait_for(coro, self.settings.timeout)
+        except TimeoutError:
+            raise Refusal("timeout", f"{name} was not answered within {self.settings.timeout:g} s") from None
+
+    async def _end(self) -> None:
+        s = self.settings
+        try:
+            self.result.world_score = await asyncio.wait_for(self.world.end_run(), s.timeout)
+        except (TimeoutError, Refusal) as exc:
+            self._event("end-run-failed", f"world: {exc or 'no answer in time'}")
+        try:
+            self.result.mind_score = await asyncio.wait_for(self.mind.end_run(self.result.world_score), s.timeout)
+        except (TimeoutError, Refusal) as exc:
+            self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
+
+
+async def run(mind: Mind, world: World, settings: RunSettings | None = None, **kwargs: Any) -> RunResult:
+    """Run ``mind`` in ``world`` with the client algorithm of section 8.2."""
+    return await Runner(mind, world, settings, **kwargs).run()

@@ -1,0 +1,166 @@
+"""Probe servers for the protocol tests: every answer is derived from what the query carried,
+so a test can tell that each argument crossed the wire. Served with ``wwm serve probes:...``
+(the tests put this folder on PYTHONPATH)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from wwm import Mind, Outcome, RunStarted, Suggestion, World
+
+
+class ProbeWorld(World):
+    """A counter world: the state is "n=<count>"; an action "+k" adds k and scores k."""
+
+    state_format = "n=<integer>"
+    action_format = "+<integer> (add), or 'hang' (the server sleeps 30 s before answering)"
+
+    def __init__(self, start: int = 0, label: str = "probe") -> None:
+        self.start = start
+        self.n = start
+        self.label = label
+        self.noops = 0
+
+    async def new_run(self, client_url: str | None = None) -> RunStarted:
+        self.client_url = client_url
+        return RunStarted()
+
+    async def get_state(self) -> str:
+        return f"n={self.n}"
+
+    async def no_operation(self) -> None:
+        self.noops += 1
+
+    async def execute_action(self, action: str) -> Outcome:
+        if action == "hang":
+            await asyncio.sleep(30)
+        k = int(action.lstrip("+"))
+        self.n += k
+        self._score += k
+        return Outcome(f"n={self.n}", float(k), finished=self.n >= 1000)
+
+    async def reset(self) -> None:
+        self.n = self.start
+
+
+class ProbeMind(Mind):
+    """Echoes: Get action answers "echo:<state>" with Q = len(state), or "Cannot suggest
+    action" when the state is "stuck"; a state "slow:<s>" makes it wait s seconds."""
+
+    def __init__(self, timeout: float = 5.0, step: int = 1) -> None:
+        self.timeout = timeout
+        self.step = step
+        self.informed: list[str] = []
+        self.score = 0.0
+
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
+        self.world_display_url = world_display_url
+        self.world_run_id = world_run_id
+        return RunStarted(display_url=f"urn:probe:{world_run_id or 'none'}:{world_display_url or 'none'}")
+
+    async def ready_to_suggest(self, state: str | None = None) -> bool:
+        return state != "stuck"
+
+    async def get_action(self, state: str, **step: str) -> Suggestion:
+        if state == "stuck":
+            return Suggestion.cannot("stuck state")
+        if state.startswith("slow:"):
+            await asyncio.sleep(float(state[5:]))
+        if state.startswith("n="):
+            return Suggestion(f"+{self.step}", q=float(self.step))
+        extra = ",".join(f"{k}={v}" for k, v in sorted(step.items()))
+        return Suggestion(f"echo:{state}" + (f"[{extra}]" if extra else ""), q=float(len(state)))
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.informed.append(state)
+        self.score += score or 0.0
+        return None if score is None else score * 2
+
+    async def reset_score(self) -> None:
+        self.score = 0.0
+
+    async def get_current_score(self, score: float | None = None) -> float | None:
+        return self.score if score is None else self.score + score
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        return self.score
+
+
+class SlowMind(Mind):
+    """Answers Get action after ``delay`` seconds (for time-out tests)."""
+
+    def __init__(self, delay: float = 1.0) -> None:
+        self.delay = delay
+
+    async def get_action(self, state: str) -> Suggestion:
+        await asyncio.sleep(self.delay)
+        return Suggestion("+1")
+
+
+class SharedCounter(World):
+    """A shared world: every client joins one instance with its own body (its own counter)
+    and its own view ("me=<mine> all=<total>")."""
+
+    sharing = "shared"
+
+    def __init__(self) -> None:
+        self.bodies: dict[int, int] = {}
+
+    async def join(self, client_url: str | None = None, **args) -> World:
+        body = Body(self, len(self.bodies))
+        self.bodies[body.index] = 0
+        return body
+
+    async def get_state(self) -> str:
+        return f"total={sum(self.bodies.values())}"
+
+
+class Body(World):
+    def __init__(self, world: SharedCounter, index: int) -> None:
+        self.world = world
+        self.index = index
+
+    async def get_state(self) -> str:
+        return f"me={self.world.bodies[self.index]} all={sum(self.world.bodies.values())}"
+
+    async def execute_action(self, action: str) -> Outcome:
+        self.world.bodies[self.index] += int(action)
+        return Outcome(await self.get_state(), float(action))
+
+
+class Robot(World):
+    """An exclusive world (one client at a time), freed after 1 s of silence."""
+
+    sharing = "exclusive"
+    lease_seconds = 1.0
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    async def get_state(self) -> str:
+        return f"moves={self.moves}"
+
+    async def execute_action(self, action: str) -> Outcome:
+        self.moves += 1
+        return Outcome(f"moves={self.moves}")
+
+
+class Clock(World):
+    """An asynchronous world: time advances by itself ("t=<ticks>")."""
+
+    clock = "asynchronous"
+    tick_seconds = 0.02
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        self.created = time.monotonic()
+
+    async def advance(self, seconds: float) -> None:
+        self.ticks += 1
+
+    async def get_state(self) -> str:
+        return f"t={self.ticks}"
+
+    async def execute_action(self, action: str) -> Outcome:
+        return Outcome(await self.get_state())
