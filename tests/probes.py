@@ -164,3 +164,23 @@ class Clock(World):
 
     async def execute_action(self, action: str) -> Outcome:
         return Outcome(await self.get_state())
+
+
+class Relay(Mind):
+    """A Mind_M that does whatever the mind at ``mind`` does (it calls it over the network)."""
+
+    def __init__(self, mind: str) -> None:
+        from wwm.client import connect_mind
+
+        self.inner = connect_mind(mind)
+
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> None:
+        await self.inner.new_run(world_display_url=world_display_url)
+
+    async def get_action(self, state: str) -> Suggestion:
+        return await self.inner.get_action(state)
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        result = await self.inner.end_run(score)
+        await self.inner.aclose()
+        return result

@@ -1,0 +1,79 @@
+"""Faults over real server processes: a mind server killed in the middle of a run, a world
+server killed and restarted in the middle of an own-copy run."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from wwm.client import RemoteMind, RemoteWorld
+from wwm.client.runner import RunSettings, Runner
+
+from conftest import probe_server
+
+pytestmark = pytest.mark.slow
+
+
+def later(seconds: float, action) -> threading.Timer:
+    timer = threading.Timer(seconds, action)
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("policy", ["requery", "ignore-late"])
+async def test_mind_killed_and_restarted_mid_run(policy):
+    with probe_server("ProbeWorld") as world_server, probe_server("ProbeMind", state=True) as mind_server:
+        world, mind = RemoteWorld(world_server.url), RemoteMind(mind_server.url, timeout=0.5)
+        restarted = threading.Event()
+
+        def on_step(step, result):
+            if step.index == 20 and not restarted.is_set():
+                mind_server.kill()
+                later(1.0, lambda: (mind_server.start(), restarted.set()))
+
+        settings = RunSettings(steps=40, timeout=0.5, policy=policy, retry_pause=0.05, mind_wait=20, keepalive=None)
+        result = await Runner(mind, world, settings, on_step=on_step).run()
+        assert result.status == "completed" and restarted.is_set()
+        assert [s.index for s in result.steps] == list(range(40))
+        assert [s.state for s in result.steps] == [f"n={i}" for i in range(40)]   # no step lost or doubled
+        assert any(e.kind in ("mind-down", "timeout") for e in result.events)
+        assert result.world_score == 40.0
+        await world.aclose(); await mind.aclose()
+
+
+async def test_mind_killed_for_good_ends_the_run_as_mind_lost():
+    with probe_server("ProbeWorld") as world_server, probe_server("ProbeMind") as mind_server:
+        world, mind = RemoteWorld(world_server.url), RemoteMind(mind_server.url, timeout=0.3)
+
+        def on_step(step, result):
+            if step.index == 10:
+                mind_server.kill()
+
+        settings = RunSettings(steps=50, timeout=0.3, retry_pause=0.05, mind_wait=1.0, keepalive=None)
+        result = await Runner(mind, world, settings, on_step=on_step).run()
+        assert result.status == "mind lost"
+        assert len(result.steps) == 11 and result.world_score == 11.0   # the world's account agrees
+        await world.aclose(); await mind.aclose()
+
+
+async def test_world_killed_and_restarted_resumes_the_run_where_it_was():
+    with probe_server("ProbeWorld", state=True) as world_server, probe_server("ProbeMind") as mind_server:
+        world, mind = RemoteWorld(world_server.url, timeout=0.5), RemoteMind(mind_server.url)
+        run_ids = []
+
+        def on_step(step, result):
+            if step.index == 15:
+                run_ids.append(world.run_id)
+                world_server.kill()
+                later(1.0, world_server.start)
+
+        settings = RunSettings(steps=30, timeout=0.5, retry_pause=0.05, world_wait=20, keepalive=None)
+        result = await Runner(mind, world, settings, on_step=on_step).run()
+        assert result.status == "completed"
+        assert world.run_id is None and run_ids  # the same run ID carried on, then End run
+        assert [s.state for s in result.steps] == [f"n={i}" for i in range(30)]  # resumed at step 16
+        assert "world-down" in [e.kind for e in result.events] and "world-back" in [e.kind for e in result.events]
+        assert result.world_score == 30.0
+        await world.aclose(); await mind.aclose()

@@ -1,0 +1,143 @@
+"""The client algorithm of section 8.2 on local objects: steps, scores, time-out policies,
+"Cannot suggest action", a world that ends the run, a world that is down for a while."""
+
+from __future__ import annotations
+
+import asyncio
+
+from wwm import Mind, Outcome, Refusal, Suggestion, World
+from wwm.client.runner import RunSettings, run
+
+
+class Line(World):
+    """Position on a line; "+1" scores 1. Counts how often its state is asked for."""
+
+    def __init__(self, end: int | None = None, down_between: tuple[int, int] | None = None) -> None:
+        self.pos = 0
+        self.end = end
+        self.state_queries = 0
+        self.executed: list[str] = []
+        self.down_between = down_between
+        self.calls = 0
+
+    def _maybe_down(self) -> None:
+        self.calls += 1
+        if self.down_between and self.down_between[0] <= self.calls < self.down_between[1]:
+            raise Refusal("unreachable", "the world is down")
+
+    async def get_state(self) -> str:
+        self._maybe_down()
+        self.state_queries += 1
+        return str(self.pos)
+
+    async def no_operation(self) -> None:
+        self._maybe_down()
+
+    async def execute_action(self, action: str) -> Outcome:
+        self._maybe_down()
+        self.executed.append(action)
+        self.pos += int(action)
+        self._score += 1.0
+        return Outcome(str(self.pos), 1.0, finished=self.end is not None and self.pos >= self.end)
+
+
+class Stepper(Mind):
+    """Suggests "+1"; on the steps listed in ``slow`` it answers after ``delay`` seconds,
+    suggesting "+100" (an action that must never be executed if it comes late)."""
+
+    def __init__(self, slow: set[int] = frozenset(), delay: float = 0.5, cannot: set[int] = frozenset()) -> None:
+        self.asked = 0
+        self.slow, self.delay, self.cannot = slow, delay, cannot
+        self.informed: list[tuple[str, float | None]] = []
+
+    async def get_action(self, state: str) -> Suggestion:
+        n = self.asked
+        self.asked += 1
+        if n in self.cannot:
+            return Suggestion.cannot("not now")
+        if n in self.slow:
+            await asyncio.sleep(self.delay)
+            return Suggestion("+100")
+        return Suggestion("+1", q=1.0)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.informed.append((state, score))
+        return score
+
+
+async def test_plain_run_scores_every_step():
+    world, mind = Line(), Stepper()
+    result = await run(mind, world, RunSettings(steps=10, keepalive=None))
+    assert result.status == "completed"
+    assert [s.action for s in result.steps] == ["+1"] * 10
+    assert result.total_score == 10.0 and result.world_score == 10.0
+    assert mind.informed[-1] == ("10", 1.0)
+    assert [s.state for s in result.steps[:3]] == ["0", "1", "2"] and result.steps[2].new_state == "3"
+
+
+async def test_requery_policy_aborts_and_asks_the_world_again():
+    world, mind = Line(), Stepper(slow={2}, delay=1.0)
+    result = await run(mind, world, RunSettings(steps=5, timeout=0.1, policy="requery", keepalive=None))
+    assert result.status == "completed"
+    kinds = [e.kind for e in result.events]
+    assert kinds == ["timeout", "abort-requery"]
+    assert "+100" not in world.executed and world.executed == ["+1"] * 5
+    assert world.state_queries == 2          # once at the start, once after the time-out
+    assert mind.asked == 6
+
+
+async def test_ignore_late_policy_waits_for_the_reply_and_ignores_it():
+    world, mind = Line(), Stepper(slow={1}, delay=0.4)
+    result = await run(mind, world, RunSettings(steps=4, timeout=0.1, policy="ignore-late", keepalive=None))
+    assert result.status == "completed"
+    assert [e.kind for e in result.events] == ["timeout", "late-reply-ignored"]
+    assert "+100" not in world.executed and len(world.executed) == 4
+    assert world.state_queries == 2
+
+
+async def test_cannot_suggest_is_not_do_nothing():
+    world, mind = Line(), Stepper(cannot={1, 2})
+    result = await run(mind, world, RunSettings(steps=5, keepalive=None))
+    assert [s.action for s in result.steps] == ["+1", None, None, "+1", "+1"]
+    assert world.executed == ["+1"] * 3        # nothing was executed for those steps
+    assert result.steps[1].note == "not now"
+
+
+async def test_world_ends_the_run():
+    result = await run(Stepper(), Line(end=3), RunSettings(steps=100, keepalive=None))
+    assert result.status == "ended by world" and len(result.steps) == 3
+
+
+async def test_world_down_is_waited_out_and_the_mind_asked_afresh():
+    world, mind = Line(down_between=(4, 8)), Stepper()
+    result = await run(mind, world, RunSettings(steps=5, retry_pause=0.01, keepalive=None))
+    assert result.status == "completed" and len(result.steps) == 5
+    kinds = [e.kind for e in result.events]
+    assert "world-down" in kinds and kinds[-1] == "world-back"
+    assert world.executed == ["+1"] * 5         # the unexecuted action was not replayed blindly
+    assert mind.asked == 6                      # the mind was asked again after the outage
+
+
+async def test_world_down_for_too_long_ends_the_run_cleanly():
+    world = Line(down_between=(3, 10_000))
+    result = await run(Stepper(), world, RunSettings(steps=5, retry_pause=0.01, world_wait=0.2, keepalive=None))
+    assert result.status == "world lost" and len(result.steps) == 1
+
+
+async def test_silent_mind_ends_the_run_as_mind_lost():
+    mind = Stepper(slow=set(range(1, 100)), delay=5)
+    result = await run(mind, Line(), RunSettings(steps=5, timeout=0.05, mind_wait=0.3, keepalive=None))
+    assert result.status == "mind lost" and len(result.steps) == 1
+
+
+async def test_keepalive_sends_no_operation_while_waiting():
+    class CountingLine(Line):
+        noops = 0
+
+        async def no_operation(self) -> None:
+            CountingLine.noops += 1
+
+    world = CountingLine()
+    mind = Stepper(slow={1}, delay=0.5)
+    await run(mind, world, RunSettings(steps=3, timeout=1.0, keepalive=0.1))
+    assert CountingLine.noops >= 2

@@ -1,0 +1,125 @@
+"""World kinds (own copy, shared, exclusive), asynchronous worlds, the description card and
+page, display pages, and the credit trail, over real servers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+
+import pytest
+
+from wwm import Refusal
+from wwm.client import RemoteMind, RemoteWorld
+
+from conftest import probe_server
+
+
+def get(url: str, accept: str = "text/html") -> tuple[int, str]:
+    request = urllib.request.Request(url, headers={"Accept": accept})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+async def test_own_copy_runs_are_separate(probe_world):
+    a, b = RemoteWorld(probe_world.url), RemoteWorld(probe_world.url)
+    await a.new_run(); await b.new_run()
+    await a.execute_action("+5")
+    assert await a.get_state() == "n=5" and await b.get_state() == "n=0"
+    assert a.run_id != b.run_id
+    for w in (a, b):
+        await w.end_run(); await w.aclose()
+
+
+async def test_shared_world_gives_each_client_a_body_and_a_view():
+    with probe_server("SharedCounter") as server:
+        a, b = RemoteWorld(server.url), RemoteWorld(server.url)
+        await a.new_run(); await b.new_run()
+        await a.execute_action("3")
+        await b.execute_action("4")
+        assert await a.get_state() == "me=3 all=7"   # own body, sees the shared world
+        assert await b.get_state() == "me=4 all=7"
+        card = json.loads(get(server.url, "application/json")[1])
+        assert card["sharing"] == "shared" and card["runs_in_progress"] == 2
+        for w in (a, b):
+            await w.end_run(); await w.aclose()
+
+
+async def test_exclusive_world_takes_one_client_and_frees_a_vanished_one():
+    with probe_server("Robot") as server:
+        first, second = RemoteWorld(server.url), RemoteWorld(server.url)
+        await first.new_run()
+        with pytest.raises(Refusal) as refused:
+            await second.new_run()
+        assert refused.value.code == "in-use"
+        await first.end_run()                    # stop: marked free for another client
+        await second.new_run()
+        await second.execute_action("go")
+        # second vanishes without End run; after its lease (1 s) a third client gets in
+        third = RemoteWorld(server.url)
+        with pytest.raises(Refusal):
+            await third.new_run()
+        await asyncio.sleep(1.3)
+        await third.new_run()
+        with pytest.raises(Refusal) as gone:
+            await second.get_state()
+        assert gone.value.code == "unknown-run"
+        assert await third.get_state() == "moves=1"   # one robot: the world persists
+        await third.end_run()
+        for w in (first, second, third):
+            await w.aclose()
+
+
+async def test_asynchronous_world_advances_without_queries():
+    with probe_server("Clock") as server:
+        async with RemoteWorld(server.url) as world:
+            await world.new_run()
+            t0 = int((await world.get_state()).split("=")[1])
+            await asyncio.sleep(0.5)
+            t1 = int((await world.get_state()).split("=")[1])
+            assert t1 - t0 >= 5      # ticks every 0.02 s, whether or not we ask
+            await world.end_run()
+
+
+async def test_description_card_and_page(probe_world):
+    status, text = get(probe_world.url, "application/json")
+    card = json.loads(text)
+    assert status == 200 and card["role"] == "world" and card["query_sets"] == ["World"]
+    assert "Execute action" in card["queries"] and card["state_format"] == "n=<integer>"
+    assert card["arguments"]["properties"]["start"]["type"] == "integer"
+    assert card["sharing"] == "own" and card["clock"] == "synchronous"
+    status, page = get(probe_world.url)
+    assert status == 200 and "<h1>ProbeWorld</h1>" in page and "n=&lt;integer&gt;" in page
+
+
+async def test_display_page_follows_the_run_and_goes_away(probe_world):
+    async with RemoteWorld(probe_world.url) as world:
+        started = await world.new_run()
+        await world.execute_action("+4")
+        status, text = get(started.display_url + ".json", "application/json")
+        view = json.loads(text)
+        assert status == 200 and view["state"] == "n=4" and view["action"] == "+4" and view["score"] == 4.0
+        assert world.run_id not in started.display_url           # the run ID stays secret
+        status, page = get(started.display_url)
+        assert status == 200 and "n=4" in page
+        await world.end_run()
+        assert get(started.display_url)[0] == 404
+
+
+async def test_credit_trail_links_callers_and_callees():
+    with probe_server("ProbeMind") as inner, probe_server("Relay", args={"mind": inner.url}) as relay:
+        async with RemoteMind(relay.url, client_url="urn:wwm:client:alice") as mind:
+            await mind.new_run()
+            assert (await mind.get_action("hello")).action == "echo:hello"
+            await mind.end_run()
+        relay_trail = json.loads(get(relay.url + "trail", "application/json")[1])
+        inner_trail = json.loads(get(inner.url + "trail", "application/json")[1])
+        assert [l["url"] for l in relay_trail["called_by"]] == ["urn:wwm:client:alice"]
+        assert [l["url"] for l in relay_trail["calls"]] == [inner.url]
+        assert [l["url"] for l in inner_trail["called_by"]] == [relay.url]
+        assert relay_trail["calls"][0]["queries"] == 3           # New run, Get action, End run
+        page = get(relay.url)[1]
+        assert inner.url in page and "urn:wwm:client:alice" in page
