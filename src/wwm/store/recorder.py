@@ -1,0 +1,48 @@
+""":class:`StoreRecorder`: the run store behind the client run loop's ``recorder`` hooks
+(``on_start``, ``on_step``, ``on_event``, ``on_finish`` of :class:`wwm.client.runner.Runner`),
+so ``Runner(mind, world, settings, recorder=StoreRecorder(store, ...))`` records the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .store import RunStore
+
+
+class StoreRecorder:
+    """Records one client run in ``store``; ``run_id`` is known once the run has started
+    (and is copied to the run result's ``record_id``)."""
+
+    def __init__(self, store: RunStore, *, mind_url: str, world_url: str, society: Any = None,
+                 settings: Any = None, name: str | None = None) -> None:
+        self.store = store
+        self.run_id: int | None = None
+        self._start = {"mind_url": mind_url, "world_url": world_url, "society": society,
+                       "settings": settings, "name": name}
+        self._early: list[Any] = []  # events before the run started (e.g. a slow New run)
+
+    def on_start(self, result: Any) -> None:
+        self.run_id = self.store.start_run(**self._start)
+        if hasattr(result, "record_id"):
+            result.record_id = self.run_id
+        for event in self._early:
+            self.on_event(event)
+        self._early.clear()
+
+    def on_step(self, step: Any) -> None:
+        assert self.run_id is not None, "on_step before on_start"
+        self.store.record_step(self.run_id, step)
+
+    def on_event(self, event: Any) -> None:
+        if self.run_id is None:
+            self._early.append(event)
+            return
+        self.store.record_event(self.run_id, event.step, event.kind, event.text)
+
+    def on_finish(self, result: Any) -> None:
+        if self.run_id is None:  # the run never started: record it, so the failure shows
+            self.on_start(result)
+        assert self.run_id is not None
+        self.store.finish_run(self.run_id, result.status, result.total_score, len(result.steps),
+                              world_score=result.world_score, mind_score=result.mind_score)

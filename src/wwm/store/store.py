@@ -1,0 +1,294 @@
+""":class:`RunStore`: start a run, record its steps and events, finish it; list and read
+runs back. Steps are buffered (see :mod:`.writer`); reads work from any process, and a run
+whose writing process died reads as "interrupted".
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import math
+import os
+import socket
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from . import schema
+from .engine import StoreError, make_engine, resolve_url, shown
+from .records import EventRecord, RunDetail, RunSummary, StepRecord
+from .writer import HEARTBEAT_SECONDS, Writer, clean_text
+
+HOST = socket.gethostname()
+STALE_AFTER = timedelta(seconds=6 * HEARTBEAT_SECONDS)  # no heartbeat this long: interrupted
+MAX_KIND, MAX_STATUS, MAX_NAME = 60, 40, 200
+
+
+class UnknownRun(StoreError, LookupError):
+    """No run with that ID in this store."""
+
+
+class RunStore:
+    """The run records, in the database at ``url`` (see :func:`.engine.resolve_url`).
+
+    ``batch`` steps waiting, or ``interval`` seconds passing, make the writer thread write;
+    use the store as a context manager, or call :meth:`close`, to write the rest.
+    """
+
+    def __init__(self, url: str | None = None, *, batch: int = 1000, interval: float = 0.25) -> None:
+        self.url = resolve_url(url)
+        self.engine = make_engine(self.url)
+        self._lock = threading.RLock()
+        self._open: set[int] = set()
+        try:
+            with self._lock:
+                schema.metadata.create_all(self.engine)
+        except SQLAlchemyError as exc:
+            self.engine.dispose()
+            raise StoreError(f"cannot open the run store at {shown(self.url)}: {_reason(exc)}") from None
+        self._writer = Writer(self.engine, self._lock, lambda: sorted(self._open),
+                              batch=batch, interval=interval)
+        self._closed = False
+        atexit.register(self.close)
+
+    def __repr__(self) -> str:
+        return f"RunStore({shown(self.url)!r})"
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- writing a run ---------------------------------------------------------------------
+    def start_run(self, *, mind_url: str, world_url: str, society: Any = None,
+                  settings: Any = None, name: str | None = None) -> int:
+        """Record a new run as "running" and return its ID. ``society`` and ``settings`` may be
+        mappings, dataclasses or pydantic models; they are stored as JSON."""
+        society_doc = _plain(society) if society is not None else {}
+        settings_doc = _plain(settings) if settings is not None else {}
+        if not isinstance(society_doc, dict) or not isinstance(settings_doc, dict):
+            raise StoreError("society and settings must be mappings (or dataclasses / models)")
+        if name is None:
+            name = str(society_doc.get("name") or "")
+        now = datetime.now(UTC)
+        row = {"name": clean_text(name)[:MAX_NAME], "status": "running", "started_at": now,
+               "heartbeat_at": now, "mind_url": clean_text(str(mind_url)),
+               "world_url": clean_text(str(world_url)), "society": society_doc,
+               "settings": settings_doc, "host": HOST, "pid": os.getpid()}
+        with self._lock, self._database("start a run"), self.engine.begin() as conn:
+            run_id = int(conn.execute(insert(schema.runs).values(row)
+                                      .returning(schema.runs.c.id)).scalar_one())
+        self._open.add(run_id)
+        return run_id
+
+    def record_step(self, run_id: int, step: StepRecord) -> None:
+        """Queue one step (a :class:`StepRecord`, or any object with its fields)."""
+        if run_id not in self._open:
+            raise StoreError(self._not_open(run_id))
+        self._writer.add_step(run_id, step)
+
+    def record_event(self, run_id: int, step_index: int, kind: str, text: str) -> None:
+        """Queue an event: ``kind`` is a short word such as "timeout" or "world-down"."""
+        if run_id not in self._open:
+            raise StoreError(self._not_open(run_id))
+        if not kind or len(kind) > MAX_KIND:
+            raise StoreError(f"an event kind is 1 to {MAX_KIND} characters, not {kind!r}")
+        self._writer.add_event(run_id, step_index, kind, text)
+
+    def finish_run(self, run_id: int, status: str, total_score: float | None = None,
+                   steps: int | None = None, *, world_score: float | None = None,
+                   mind_score: float | None = None) -> None:
+        """Write the run's queued steps, then its end: ``status`` ("completed", "ended by
+        world", "mind lost", "interrupted", ...), total score and step count (both counted
+        from the recorded steps when not given), and the final World and Mind scores."""
+        if run_id not in self._open:
+            raise StoreError(self._not_open(run_id))
+        if not status or len(status) > MAX_STATUS or status == "running":
+            raise StoreError(f"a finished run's status is 1 to {MAX_STATUS} characters and not "
+                             f"'running', not {status!r}")
+        self.flush()
+        with self._lock, self._database("finish a run"), self.engine.begin() as conn:
+            if steps is None or total_score is None:
+                count, total = conn.execute(
+                    select(func.count(), func.sum(schema.steps.c.score))
+                    .where(schema.steps.c.run_id == run_id)).one()
+                steps = count if steps is None else steps
+                total_score = total if total_score is None else total_score
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(
+                status=status, finished_at=datetime.now(UTC), steps=int(steps),
+                total_score=_number(total_score), world_score=_number(world_score),
+                mind_score=_number(mind_score)))
+        self._open.discard(run_id)
+
+    def flush(self) -> None:
+        """Write every queued step and event now."""
+        with self._database("write steps"):
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Write what is queued; runs left open are finished as "interrupted"."""
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
+        try:
+            for run_id in sorted(self._open):
+                self.finish_run(run_id, "interrupted")
+        finally:
+            self._writer.stop()
+            self.engine.dispose()
+
+    # ---- reading ---------------------------------------------------------------------------
+    def list_runs(self, limit: int = 20, status: str | None = None) -> list[RunSummary]:
+        """The latest ``limit`` runs, newest first (only those with ``status`` if given)."""
+        if limit < 1:
+            raise StoreError(f"limit must be at least 1, not {limit}")
+        query = select(schema.runs).order_by(schema.runs.c.id.desc())
+        if status in ("running", "interrupted"):
+            query = query.where(schema.runs.c.status.in_(["running", "interrupted"]))
+        elif status is not None:
+            query = query.where(schema.runs.c.status == status)
+        if status is None:
+            query = query.limit(limit)
+        with self._lock, self._database("list runs"), self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+            summaries = [self._summary(conn, row) for row in rows]
+        if status is not None:
+            summaries = [s for s in summaries if s.status == status][:limit]
+        return summaries
+
+    def get_run(self, run_id: int, *, max_steps: int | None = None, from_step: int = 0) -> RunDetail:
+        """Everything about one run, with its steps from ``from_step`` (at most ``max_steps``
+        of them; all when None) and all its events."""
+        with self._lock, self._database("read a run"), self.engine.connect() as conn:
+            row = conn.execute(select(schema.runs).where(schema.runs.c.id == run_id)).mappings().first()
+            if row is None:
+                raise UnknownRun(f"there is no run {run_id} in {shown(self.url)}")
+            summary = self._summary(conn, row)
+            query = (select(schema.steps).where(schema.steps.c.run_id == run_id)
+                     .where(schema.steps.c.step >= from_step)
+                     .order_by(schema.steps.c.step, schema.steps.c.id))
+            if max_steps is not None:
+                query = query.limit(max(0, max_steps))
+            steps = [_step(r) for r in conn.execute(query).mappings()]
+            events = [EventRecord(r["step"], r["kind"], r["text"], _utc(r["at"])) for r in conn.execute(
+                select(schema.events).where(schema.events.c.run_id == run_id)
+                .order_by(schema.events.c.id)).mappings()]
+        return RunDetail(**{f.name: getattr(summary, f.name) for f in dataclasses.fields(RunSummary)},
+                         society=row["society"] or {}, settings=row["settings"] or {},
+                         world_score=row["world_score"], mind_score=row["mind_score"],
+                         host=row["host"], pid=row["pid"], steps=steps, events=events)
+
+    def step_scores(self, run_id: int) -> list[tuple[int, float | None]]:
+        """(step index, score) for every recorded step of a run, in order (for plots)."""
+        self.get_run(run_id, max_steps=0)  # raises UnknownRun
+        with self._lock, self._database("read scores"), self.engine.connect() as conn:
+            rows = conn.execute(select(schema.steps.c.step, schema.steps.c.score)
+                                .where(schema.steps.c.run_id == run_id)
+                                .order_by(schema.steps.c.step, schema.steps.c.id)).all()
+        return [(int(i), s) for i, s in rows]
+
+    # ---- helpers ---------------------------------------------------------------------------
+    def _summary(self, conn: Any, row: Mapping[str, Any]) -> RunSummary:
+        status, steps, total = row["status"], row["steps"], row["total_score"]
+        if status == "running":
+            status = self._live_status(row)
+        if steps is None:  # not finished: count what has been recorded so far
+            steps, total = conn.execute(select(func.count(), func.sum(schema.steps.c.score))
+                                        .where(schema.steps.c.run_id == row["id"])).one()
+        return RunSummary(id=row["id"], name=row["name"], status=status,
+                          started_at=_utc(row["started_at"]), finished_at=_utc(row["finished_at"]),
+                          mind_url=row["mind_url"], world_url=row["world_url"],
+                          step_count=int(steps), total_score=total)
+
+    def _live_status(self, row: Mapping[str, Any]) -> str:
+        if row["id"] in self._open:
+            return "running"
+        if datetime.now(UTC) - _utc(row["heartbeat_at"]) > STALE_AFTER:
+            return "interrupted"
+        if row["host"] == HOST and not pid_alive(row["pid"]):
+            return "interrupted"
+        return "running"
+
+    def _not_open(self, run_id: int) -> str:
+        return f"run {run_id} is not open in this store (never started here, or finished)"
+
+    def _database(self, doing: str) -> _Translate:
+        return _Translate(f"cannot {doing} in {shown(self.url)}")
+
+
+class _Translate:
+    """Turn a database failure into a :class:`StoreError` that says what was being done."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, SQLAlchemyError):
+            raise StoreError(f"{self.prefix}: {_reason(exc)}") from exc
+        return False
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _reason(exc: SQLAlchemyError) -> str:
+    if isinstance(exc, OperationalError) and exc.orig is not None:
+        return str(exc.orig).strip().splitlines()[0]
+    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _step(row: Mapping[str, Any]) -> StepRecord:
+    return StepRecord(row["step"], row["state"], row["action"], row["new_state"], row["score"],
+                      row["mind_q"], row["seconds_get_state"], row["seconds_get_action"],
+                      row["seconds_execute"], row["seconds_inform"], row["note"])
+
+
+def _plain(value: Any) -> Any:
+    """A JSON document every backend accepts: models and dataclasses become dicts, tuples and
+    sets lists, non-finite floats strings, anything else unknown its ``str``."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json", by_alias=True)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return clean_text(value)
+    return str(value)

@@ -1,0 +1,157 @@
+"""The buffered writer behind :meth:`RunStore.record_step`: the run loop only appends to a
+queue; a background thread writes what is queued in one transaction at least every
+``interval`` seconds, or sooner when ``batch`` rows wait, and keeps the runs' heartbeats.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from datetime import UTC, datetime
+from typing import Any, Callable
+
+from sqlalchemy import Engine, insert, update
+
+from . import schema
+from .records import StepRecord
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0
+
+
+def clean_text(value: str | None) -> str | None:
+    """Text every backend can hold: NUL becomes U+FFFD (PostgreSQL text cannot hold NUL) and
+    lone surrogates (not UTF-8) are written as backslash escapes. Other text is untouched."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        value = str(value)
+    if "\x00" in value:
+        value = value.replace("\x00", "\ufffd")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def step_row(run_id: int, step: StepRecord) -> dict[str, Any]:
+    """The ``wwm_steps`` row for ``step`` (any object with :class:`StepRecord`'s fields)."""
+    return {
+        "run_id": run_id,
+        "step": int(step.index),
+        "state": clean_text(step.state) or "",
+        "action": clean_text(step.action),
+        "new_state": clean_text(step.new_state) or "",
+        "score": _number(step.score),
+        "mind_q": _number(step.mind_q),
+        "seconds_get_state": float(step.seconds_get_state),
+        "seconds_get_action": float(step.seconds_get_action),
+        "seconds_execute": float(step.seconds_execute),
+        "seconds_inform": float(step.seconds_inform),
+        "note": clean_text(step.note),
+    }
+
+
+class Writer:
+    """Queues steps and events and writes them from a daemon thread.
+
+    ``lock`` serialises every use of the engine (shared with the store's readers), so an
+    in-memory SQLite database on one connection works too. A failed write keeps its rows at
+    the head of the queue and is retried on the next round; nothing queued is dropped.
+    """
+
+    def __init__(self, engine: Engine, lock: threading.RLock, live_runs: Callable[[], list[int]],
+                 *, batch: int = 1000, interval: float = 0.25) -> None:
+        self.engine = engine
+        self.lock = lock
+        self.batch = batch
+        self.interval = interval
+        self.last_error: BaseException | None = None
+        self._live_runs = live_runs
+        self._queue: collections.deque[tuple[int, Any, Any]] = collections.deque()
+        self._wake = threading.Event()
+        self._stop = False
+        self._last_heartbeat = time.monotonic()
+        self._thread = threading.Thread(target=self._loop, name="wwm-store-writer", daemon=True)
+        self._thread.start()
+
+    # ---- called by the run loop: cheap -----------------------------------------------------
+    def add_step(self, run_id: int, step: StepRecord) -> None:
+        self._queue.append((run_id, step, None))
+        if len(self._queue) >= self.batch:
+            self._wake.set()
+
+    def add_event(self, run_id: int, step: int, kind: str, text: str) -> None:
+        self._queue.append((run_id, None, (step, kind, text, datetime.now(UTC))))
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    # ---- writing -----------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Write everything queued now, in this thread; raise if the database refuses."""
+        with self.lock:
+            while self._queue:
+                self._write_some()
+
+    def stop(self) -> None:
+        self._stop = True
+        self._wake.set()
+        self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while not self._stop:
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            try:
+                while self._queue:
+                    with self.lock:  # one batch per hold, so readers get their turn
+                        self._write_some()
+                if time.monotonic() - self._last_heartbeat >= HEARTBEAT_SECONDS:
+                    with self.lock:
+                        self._beat(self._live_runs())
+                self.last_error = None
+            except Exception as exc:  # the database is away: keep the rows, try again later
+                if self.last_error is None:
+                    log.warning("run store: cannot write, will retry: %s", exc)
+                self.last_error = exc
+                time.sleep(min(self.interval * 4, 2.0))
+
+    def _write_some(self) -> None:
+        queue = self._queue
+        taken = [queue.popleft() for _ in range(min(len(queue), self.batch * 4))]
+        step_rows = [step_row(r, s) for r, s, _ in taken if s is not None]
+        event_rows = [{"run_id": r, "step": int(e[0]), "kind": e[1], "text": clean_text(e[2]) or "",
+                       "at": e[3]} for r, s, e in taken if s is None]
+        try:
+            with self.engine.begin() as conn:
+                if step_rows:
+                    conn.execute(insert(schema.steps), step_rows)
+                if event_rows:
+                    conn.execute(insert(schema.events), event_rows)
+                self._beat_in(conn, sorted({r for r, _, _ in taken}))
+        except BaseException:
+            queue.extendleft(reversed(taken))
+            raise
+
+    def _beat(self, run_ids: list[int]) -> None:
+        """Tell readers the runs of this process are alive, even when no step comes."""
+        if run_ids:
+            with self.engine.begin() as conn:
+                self._beat_in(conn, run_ids)
+        self._last_heartbeat = time.monotonic()
+
+    @staticmethod
+    def _beat_in(conn: Any, run_ids: list[int]) -> None:
+        conn.execute(update(schema.runs).where(schema.runs.c.id.in_(run_ids))
+                     .where(schema.runs.c.status == "running")
+                     .values(heartbeat_at=datetime.now(UTC)))
