@@ -19,6 +19,7 @@ import aiohttp
 from ..protocol import encoding, jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
+from .http11 import Http11Client, HttpError
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -73,31 +74,40 @@ def _codec(name: str):
 
 
 class HttpTransport:
-    """POST each query to the server's URL, in JSON (default) or the XML of section 11.2.1."""
+    """POST each query to the server's URL, in JSON (default) or the XML of section 11.2.1,
+    over keep-alive connections (the lean client of :mod:`.http11` for ``http://``,
+    aiohttp for ``https://``)."""
 
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.url = url
         self.codec = _codec(encoding)
         self.timeout = timeout
+        self._lean = Http11Client(url, self.codec.CONTENT_TYPE) if url.startswith("http://") else None
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
 
     async def exchange(self, query: Query) -> Response:
-        if self._session is None or self._session.closed:
-            self._session = _sessions.acquire()
         body = self.codec.encode(query)
         try:
             async with asyncio.timeout(self.timeout):
-                async with self._session.post(self.url, data=body, headers=self._headers) as reply:
-                    payload = await reply.read()
-                    ctype = reply.headers.get("Content-Type")
+                if self._lean is not None:
+                    status, headers, payload = await self._lean.post(body)
+                    ctype = headers.get("content-type")
+                else:
+                    if self._session is None or self._session.closed:
+                        self._session = _sessions.acquire()
+                    async with self._session.post(self.url, data=body, headers=self._headers) as reply:
+                        payload = await reply.read()
+                        ctype = reply.headers.get("Content-Type")
         except TimeoutError:
             raise Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s") from None
-        except (aiohttp.ClientError, OSError) as exc:
+        except (aiohttp.ClientError, HttpError, OSError, ValueError) as exc:
             raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
         return _response(self.url, query, ctype, payload)
 
     async def close(self) -> None:
+        if self._lean is not None:
+            self._lean.close()
         if self._session is not None:
             session, self._session = self._session, None
             await _sessions.release(session)

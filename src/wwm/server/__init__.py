@@ -30,7 +30,8 @@ def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
 
 def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
-          public_url: str | None = None, log_level: str = "warning", **options: Any) -> None:
+          public_url: str | None = None, log_level: str = "warning", ws: str = "websockets-sansio",
+          **options: Any) -> None:
     """Serve ``cls`` until interrupted (uvicorn with httptools and uvloop where available)."""
     import uvicorn
 
@@ -38,4 +39,4 @@ def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
     app = make_app(cls, url=url, defaults=defaults, state_path=state_path, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                lifespan="on", ws="websockets", timeout_keep_alive=30)
+                lifespan="on", ws=ws, timeout_keep_alive=30)

@@ -22,8 +22,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response as HTTPResponse
-from starlette.routing import Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.routing import Route
 
 from ..protocol import encoding, jsoncodec
 from ..protocol.errors import Refusal
@@ -50,7 +49,6 @@ class ServerApp:
                 Route("/", self.describe, methods=["GET", "HEAD"]),
                 Route("/trail", self.trail, methods=["GET"]),
                 Route("/display/{token}", self.display, methods=["GET"]),
-                WebSocketRoute("/ws", self.websocket),
             ],
             lifespan=self.lifespan,
         )
@@ -76,6 +74,8 @@ class ServerApp:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in ("/", ""):
             await self._post(scope, receive, send)
+        elif scope["type"] == "websocket" and scope["path"] == "/ws":
+            await self._websocket(receive, send)
         else:
             await self.router(scope, receive, send)
 
@@ -123,37 +123,41 @@ class ServerApp:
             if not event.get("more_body", False):
                 return b"".join(chunks)
 
-    # ---- the persistent binding -----------------------------------------------------------
-    async def websocket(self, ws: WebSocket) -> None:
-        await ws.accept()
-        try:
-            while True:
-                event = await ws.receive()
-                if event["type"] == "websocket.disconnect":
-                    return
-                raw = event.get("bytes")
-                if raw is None:
-                    raw = (event.get("text") or "").encode()
-                codec = jsoncodec
-                name = "?"
-                try:
-                    if len(raw) > self.max_body:
-                        raise Refusal("too-large", f"the message is over {self.max_body} bytes")
-                    codec = encoding.choose(None, raw)
-                    message = codec.decode(raw)
-                    name = message.name
-                    if not isinstance(message, Query):
-                        raise Refusal("malformed-message", "a server receives queries, not responses")
-                    response = await self.dispatcher.answer(message)
-                except Refusal as refusal:
-                    response = Response.refused(name, refusal)
-                payload = codec.encode(response)
-                if event.get("bytes") is not None:
-                    await ws.send_bytes(payload)
-                else:
-                    await ws.send_text(payload.decode())
-        except WebSocketDisconnect:
+    # ---- the persistent binding ------------------------------------------------------------
+    async def _websocket(self, receive: Any, send: Any) -> None:
+        """Plain ASGI WebSocket loop: each message is one query, answered in its encoding
+        and in kind (text for text, bytes for bytes)."""
+        event = await receive()
+        if event["type"] != "websocket.connect":
             return
+        await send({"type": "websocket.accept"})
+        answer = self.dispatcher.answer
+        while True:
+            event = await receive()
+            if event["type"] != "websocket.receive":
+                return
+            raw = event.get("bytes")
+            as_text = raw is None
+            if as_text:
+                raw = (event.get("text") or "").encode()
+            codec = jsoncodec
+            name = "?"
+            try:
+                if len(raw) > self.max_body:
+                    raise Refusal("too-large", f"the message is over {self.max_body} bytes")
+                codec = encoding.choose(None, raw)
+                message = codec.decode(raw)
+                name = message.name
+                if not isinstance(message, Query):
+                    raise Refusal("malformed-message", "a server receives queries, not responses")
+                response = await answer(message)
+            except Refusal as refusal:
+                response = Response.refused(name, refusal)
+            payload = codec.encode(response)
+            if as_text:
+                await send({"type": "websocket.send", "text": payload.decode()})
+            else:
+                await send({"type": "websocket.send", "bytes": payload})
 
     # ---- descriptions and display pages ---------------------------------------------------
     def card(self) -> dict[str, Any]:
