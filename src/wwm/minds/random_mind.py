@@ -1,0 +1,46 @@
+"""A random mind: suggests an action drawn uniformly from a given action set (seeded).
+
+The baseline every other mind should beat. The action set is an argument (a list, or one
+text with the actions separated by commas), so one server fits any world's action format.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from ..protocol.interfaces import Mind
+from ..protocol.results import Suggestion
+
+
+class RandomMind(Mind):
+    """Picks uniformly among ``actions``; the same ``seed`` gives the same choices."""
+
+    action_format: ClassVar[str] = "one of the actions given in the 'actions' argument"
+
+    def __init__(self, actions: list[str] | str = "north,south,east,west,stay", seed: int | None = 0) -> None:
+        names = actions.split(",") if isinstance(actions, str) else list(actions)
+        self.actions = [a.strip() for a in names if a.strip()]
+        if not self.actions:
+            raise ValueError("RandomMind needs at least one action, e.g. actions='left,right'")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.steps = 0
+        self.score = 0.0
+
+    async def get_action(self, state: str) -> Suggestion:
+        self.steps += 1
+        return Suggestion(self.rng.choice(self.actions))
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.score += score or 0.0
+        return None
+
+    async def reset_score(self) -> None:
+        self.score = 0.0
+
+    async def get_current_score(self, score: float | None = None) -> float | None:
+        return self.score
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        return self.score
