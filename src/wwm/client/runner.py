@@ -337,6 +337,18 @@ class Runner:
             self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
 
 
+def default_client_url() -> str:
+    """This client's identity for the credit trail: ``urn:wwm:client:<user>@<host>``."""
+    import getpass
+    import socket
+
+    try:
+        user = getpass.getuser()
+    except Exception:
+        user = "anonymous"
+    return f"urn:wwm:client:{user}@{socket.gethostname()}"
+
+
 async def run(mind: Mind, world: World, settings: RunSettings | None = None, **kwargs: Any) -> RunResult:
     """Run ``mind`` in ``world`` with the client algorithm of section 8.2."""
     return await Runner(mind, world, settings, **kwargs).run()

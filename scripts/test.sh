@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs on a fresh machine, then runs the whole suite.
+# Python packages go into .venv; the system programs the tests drive for real (Debian's
+# chromium for the browser tests, PostgreSQL for the store, curl, C/Java/Node toolchains)
+# come from apt when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test,postgres]'
+
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing system packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+exec .venv/bin/python -m pytest -q "$@"

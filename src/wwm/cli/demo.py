@@ -1,0 +1,95 @@
+"""``wwm demo``: the World-Wide-Mind on one machine, end to end.
+
+Starts real server processes on loopback -- a grid World, three Minds (a food seeker, a
+hazard avoider, a random mind) and a Mind_M wrapper ("if a hazard is near do what the
+avoider does, else what the seeker does", section 2.3) that calls its minds over the
+network -- then runs three societies through the client algorithm, records them, and
+prints the scores side by side with the Mind_M server's credit trail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--steps", type=int, default=200, help="steps per run")
+    parser.add_argument("--seed", type=int, default=1, help="the world's seed (same seed, same runs)")
+    parser.add_argument("--db", help="SQLAlchemy URL for the run records (default: the SQLite file)")
+    parser.add_argument("--keep", action="store_true", help="keep the servers running afterwards until Ctrl-C")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ..testing import ServerProcess
+
+    console = Console()
+    servers = {
+        "world": ServerProcess("wwm.worlds.grid:GridWorld"),
+        "seeker": ServerProcess("wwm.minds.grid_minds:FoodSeeker"),
+        "avoider": ServerProcess("wwm.minds.grid_minds:HazardAvoider"),
+        "random": ServerProcess("wwm.minds.random_mind:RandomMind"),
+        "switch": ServerProcess("wwm.selection.region:RegionMind"),
+    }
+    try:
+        with console.status("starting 5 server processes on loopback..."):
+            for server in servers.values():
+                server.start()
+        for name, server in servers.items():
+            console.print(f"  [green]up[/] {name:8} {server.url}  (pid {server.process.pid})")
+        code = asyncio.run(_demo(console, servers, args))
+        if args.keep:
+            console.print("Servers keep running; open their URLs in a browser. Ctrl-C ends them.")
+            try:
+                while True:
+                    import time
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+        return code
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"wwm demo: a server did not start: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+async def _demo(console, servers, args) -> int:
+    from rich.table import Table
+
+    from ..client.remote import fetch_card_sync
+    from ..client.society import parse
+    from .run import execute
+
+    world = {"url": servers["world"].url, "args": {"seed": args.seed, "steps": args.steps}}
+    societies = [
+        ("a random mind", {"url": servers["random"].url, "args": {"seed": args.seed}}),
+        ("a food seeker", {"url": servers["seeker"].url}),
+        ("Mind_M: avoid when a hazard is near, else seek", {
+            "url": servers["switch"].url,
+            "args": {"region": "hd<=1", "minds": [{"url": servers["avoider"].url}, {"url": servers["seeker"].url}]},
+        }),
+    ]
+    results = []
+    for name, mind in societies:
+        society = parse({"name": name, "mind": mind, "world": world,
+                         "run": {"steps": args.steps, "timeout": 5.0}})
+        result = await execute(society, society.settings(), db=args.db, console=console, summary=False)
+        results.append((name, result))
+    table = Table(title=f"Scores in the grid world ({args.steps} steps, seed {args.seed})")
+    for column in ("society", "status", "steps", "score", "steps/s", "record"):
+        table.add_column(column)
+    for name, r in results:
+        table.add_row(name, r.status, str(len(r.steps)), f"{r.total_score:g}",
+                      f"{len(r.steps) / max(r.seconds, 1e-9):,.0f}", str(r.record_id or "-"))
+    console.print(table)
+    trail = fetch_card_sync(servers["switch"].url)["credit_trail"]
+    console.print("Credit trail of the Mind_M server (section 7.2):")
+    console.print("  calls:     " + ", ".join(l["url"] for l in trail["calls"]))
+    console.print("  called by: " + ", ".join(l["url"] for l in trail["called_by"]))
+    console.print("Records: [bold]wwm runs[/]; a server's page: open its URL in a browser.")
+    return 0 if all(r.status in ("completed", "ended by world") for _, r in results) else 1
