@@ -1,0 +1,230 @@
+"""HCH(A, n): the interpreter that lets copies of a text agent A work on a tree of messages.
+
+An agent sees one observation at a time, rendered with pointers ``#k``/``@k`` numbered in its
+own append-only environment, and types a command (``view``, ``ask``, ``reply``, ``reflect``,
+``spawn``, ``note``). Every command costs one operation; an ask hands budget to the recipient
+and is charged what it spent; at zero budget the agent's line is its reply. Mistakes come back
+as observations. Semantics and costs follow the original ALBA ``amplify`` package.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Protocol
+
+from . import parser as P
+from .agents import Agent
+from .ledger import Call, Step
+from .messages import Channel, Message, Referent, addressed, digest
+
+BudgetDisplay = Literal["exact", "rounded"]
+NO_BUDGET = "\n[You have no budget, type a message to reply]"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class HCHAgent:
+    """A copy of A together with every referent it has been shown (its environment)."""
+
+    a: Agent
+    env: tuple[Referent, ...] = ()
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", digest("h", self.a.key, *(r.key for r in self.env)))
+
+
+class Memo(Protocol):
+    """Answers already given, keyed by (agent transcript, observation)."""
+
+    def get(self, key: str) -> str | None: ...
+    def put(self, key: str, action: str) -> None: ...
+
+
+class DictMemo:
+    """A memo in memory; :class:`wwm.meta.store.Store` gives one that persists."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.answers.get(key)
+
+    def put(self, key: str, action: str) -> None:
+        self.answers[key] = action
+
+    def invalidate(self, key: str) -> bool:
+        return self.answers.pop(key, None) is not None
+
+
+class AgentError(Exception):
+    """A mistake by the acting agent; its text becomes the agent's next observation."""
+
+
+@dataclass(slots=True)
+class Answer:
+    """What a top-level question produced: the reply, the agent after replying, the ledger."""
+
+    reply: Message
+    agent: HCHAgent
+    call: Call
+
+
+def budget_line(budget: int, display: BudgetDisplay = "exact") -> str:
+    if budget <= 0:
+        return NO_BUDGET
+    if display == "rounded":
+        return f"\n[Remaining budget is at least {10 ** int(math.log10(budget))}]"
+    return f"\n[Remaining budget is {budget}]"
+
+
+class HCH:
+    """HCH(A, n): ``await HCH(A, n).ask(question)`` runs a fresh copy of A on it with budget n.
+
+    ``memo`` answers situations already seen without calling A (A must then be a function
+    of its transcript); ``loop_check`` refuses an ask that repeats, pointer for pointer, a
+    question an agent above is still answering; ``on_step`` is called with each screen.
+    """
+
+    def __init__(self, a: Agent, budget: int = 10 ** 8, *, memo: Memo | None = None,
+                 budget_display: BudgetDisplay = "exact", loop_check: bool = True,
+                 on_step: Callable[[Call, Step], None] | None = None) -> None:
+        if budget < 0:
+            raise ValueError(f"a budget cannot be negative (got {budget})")
+        self.base = HCHAgent(a.fresh())
+        self.budget = budget
+        self.memo = memo
+        self.budget_display = budget_display
+        self.loop_check = loop_check
+        self.on_step = on_step
+        self._active: list[str] = []
+
+    async def ask(self, question: Message, to: HCHAgent | None = None,
+                  budget: int | None = None) -> Answer:
+        """Put ``question`` to a fresh copy of A (or to the snapshot ``to``) with a fresh budget."""
+        agent = to or self.base
+        budget = self.budget if budget is None else budget
+        call = Call(question, budget, agent.key)
+        reply, final = await self._run(agent, question, budget, call)
+        return Answer(reply, final, call)
+
+    # ---- the execution loop ---------------------------------------------------------------
+    async def _run(self, agent: HCHAgent, obs: Message, budget: int, call: Call) -> tuple[Message, HCHAgent]:
+        while True:
+            text = obs.render(len(agent.env)) + budget_line(budget, self.budget_display)
+            action, a = await self._act(agent, text, call)
+            agent = HCHAgent(a, agent.env + obs.args)
+            if budget <= 0:
+                return self._finish(call, agent, self._forced_reply(agent, action), 0)
+            obs, reply, cost = await self._execute(agent, action, budget, call)
+            budget -= cost
+            if reply is not None:
+                return self._finish(call, agent, reply, budget)
+
+    def _finish(self, call: Call, agent: HCHAgent, reply: Message, remaining: int) -> tuple[Message, HCHAgent]:
+        call.reply, call.remaining, call.final_agent_key = reply, remaining, agent.key
+        return reply, agent
+
+    async def _act(self, agent: HCHAgent, text: str, call: Call) -> tuple[str, Agent]:
+        key = digest("memo", agent.a.key, text) if self.memo is not None else None
+        action = self.memo.get(key) if key is not None else None
+        if action is not None:
+            step = Step(text, action, cached=True, memo_key=key)
+            successor = agent.a.after(text, action)
+        else:
+            action, successor = await agent.a.act(text)
+            step = Step(text, action, memo_key=key)
+            if key is not None:
+                self.memo.put(key, action)
+        call.steps.append(step)
+        if self.on_step is not None:
+            self.on_step(call, step)
+        return action, successor
+
+    def _forced_reply(self, agent: HCHAgent, line: str) -> Message:
+        try:
+            return _as_message(resolve(P.parse_forced_reply(line), agent.env))
+        except (P.ParseError, AgentError) as exc:
+            return Message.of(f"<<malformed message: {_reason(exc)}>>")
+
+    async def _execute(self, agent: HCHAgent, line: str, budget: int,
+                       call: Call) -> tuple[Message | None, Message | None, int]:
+        """(next observation, reply if done, cost) for one typed line."""
+        call.own_ops += 1
+        try:
+            command = P.parse_command(line)
+            if isinstance(command, P.Ask):
+                return await self._ask(agent, command, budget, call)
+            if isinstance(command, P.Reply):
+                return None, _as_message(resolve(command.body, agent.env)), 1
+            if isinstance(command, (P.View, P.Note)):
+                return _as_message(resolve(command.body, agent.env)), None, 1
+            if isinstance(command, P.Reflect):
+                return Message.of("you are []", Channel(agent)), None, 1
+            return Message.of("you spawned []", Channel(self.base)), None, 1  # Spawn
+        except P.ParseError as exc:
+            return Message.of(exc.reason if exc.unknown_command else f"malformed command: {exc.reason}"), None, 1
+        except AgentError as exc:
+            return Message.of(str(exc)), None, 1
+
+    async def _ask(self, agent: HCHAgent, command: P.Ask, budget: int,
+                   call: Call) -> tuple[Message, None, int]:
+        recipient = self.base if command.recipient is None else _channel(agent.env, command.recipient).agent
+        question = addressed(agent, _as_message(resolve(command.body, agent.env)))
+        sub_budget = max(0, min(budget - 1, budget // 10 if command.budget is None else command.budget))
+        loop_key = self._loop_key(recipient, question)
+        if loop_key in self._active:
+            call.events.append(f"loop: refused an ask repeating {question.render(len(recipient.env))!r}")
+            return Message.of("loop detected: an agent above you is already answering this very "
+                              "question with these very pointers; asking it again would never end, "
+                              "so answer another way"), None, 1
+        child = call.child(question, sub_budget, recipient.key)
+        self._active.append(loop_key)
+        try:
+            reply, final = await self._run(recipient, question, sub_budget, child)
+        finally:
+            self._active.pop()
+        return addressed(final, reply), None, 1 + child.spent
+
+    def _loop_key(self, recipient: HCHAgent, question: Message) -> str:
+        if not self.loop_check:
+            return digest("no-loop-check", str(id(question)))
+        pointers = [r.key if isinstance(r, Message) else "@" for r in question.args]
+        return digest("loop", recipient.a.key, question.render(len(recipient.env)), *pointers)
+
+
+# ---- resolving abstract pointers ----------------------------------------------------------
+def resolve(body: P.Body, env: tuple[Referent, ...]) -> Referent:
+    """The referent a parsed body denotes in ``env``; :class:`AgentError` if it cannot."""
+    if isinstance(body, P.Pointer):
+        return _message(env, body.index) if body.symbol == "#" else _channel(env, body.index)
+    return Message(body.texts, tuple(resolve(arg, env) for arg in body.args))
+
+
+def _lookup(env: tuple[Referent, ...], index: int, symbol: str) -> Referent:
+    if index >= len(env):
+        have = f"are numbered 0 to {len(env) - 1}" if env else "do not exist yet"
+        raise AgentError(f"there is no {symbol}{index}: your pointers {have}")
+    return env[index]
+
+
+def _message(env: tuple[Referent, ...], index: int) -> Message:
+    found = _lookup(env, index, "#")
+    if not isinstance(found, Message):
+        raise AgentError(f"#{index} is not a message but an agent: write @{index} to ask it")
+    return found
+
+
+def _channel(env: tuple[Referent, ...], index: int) -> Channel:
+    found = _lookup(env, index, "@")
+    if not isinstance(found, Channel):
+        raise AgentError(f"@{index} is not an agent but a message: write #{index} to view it")
+    return found
+
+
+def _as_message(referent: Referent) -> Message:
+    return referent if isinstance(referent, Message) else Message(("", ""), (referent,))
+
+
+def _reason(exc: Exception) -> str:
+    return exc.reason if isinstance(exc, P.ParseError) else str(exc)

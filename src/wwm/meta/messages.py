@@ -1,0 +1,132 @@
+"""Messages and channels: immutable values with content keys.
+
+A :class:`Message` is text with slots; each slot holds a referent, either another Message or a
+:class:`Channel` (a pointer to an agent snapshot). Keys are hashes of content, so identical
+trees have one key and a store keeps them once; nothing here is ever changed after creation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Union
+
+if TYPE_CHECKING:
+    from .hch import HCHAgent
+
+SLOT = "[]"
+
+
+def digest(*parts: str) -> str:
+    """A short content key: sha256 of the parts, hex, 32 characters."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:32]
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Message:
+    """Text chunks interleaved with referents: ``len(texts) == len(args) + 1``."""
+
+    texts: tuple[str, ...]
+    args: tuple["Referent", ...] = ()
+    key: str = field(init=False, repr=False)
+
+    symbol = "#"
+
+    def __post_init__(self) -> None:
+        if len(self.texts) != len(self.args) + 1:
+            raise ValueError(f"a message with {len(self.args)} slots needs {len(self.args) + 1} "
+                             f"text chunks, not {len(self.texts)}")
+        object.__setattr__(self, "key", digest("m", *self.texts, *(a.key for a in self.args)))
+
+    @classmethod
+    def of(cls, text: str = "", *args: "Referent") -> Message:
+        """``Message.of("is [] empty?", x)``: the text is split on ``[]`` (one per arg)."""
+        texts = tuple(text.split(SLOT))
+        return cls(texts, tuple(args))
+
+    # ---- value semantics ------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __add__(self, other: Message) -> Message:
+        texts = self.texts[:-1] + (self.texts[-1] + other.texts[0],) + other.texts[1:]
+        return Message(texts, self.args + other.args)
+
+    @property
+    def size(self) -> int:
+        return len(self.args)
+
+    # ---- rendering ------------------------------------------------------------------------
+    def render(self, start: int = 0) -> str:
+        """Top-level text with the slots numbered from ``start``: ``is #3 empty?``."""
+        out = [self.texts[0]]
+        for i, (arg, text) in enumerate(zip(self.args, self.texts[1:])):
+            out.append(f"{arg.symbol}{start + i}")
+            out.append(text)
+        return "".join(out)
+
+    def expand(self) -> str:
+        """The whole tree in one line, sub-messages in parentheses."""
+        out = [self.texts[0]]
+        for arg, text in zip(self.args, self.texts[1:]):
+            out.append(f"({arg.expand()})" if isinstance(arg, Message) else arg.expand())
+            out.append(text)
+        return "".join(out)
+
+    def __str__(self) -> str:
+        return self.expand()
+
+    def __repr__(self) -> str:
+        return f"Message({self.expand()!r})"
+
+    def walk(self) -> Iterable[Referent]:
+        """This message and every referent below it, each once (depth first)."""
+        seen: set[str] = set()
+        stack: list[Referent] = [self]
+        while stack:
+            node = stack.pop()
+            if node.key in seen:
+                continue
+            seen.add(node.key)
+            yield node
+            if isinstance(node, Message):
+                stack.extend(reversed(node.args))
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Channel:
+    """A pointer to one agent snapshot; asking it again forks that snapshot."""
+
+    agent: "HCHAgent"
+    symbol = "@"
+
+    @property
+    def key(self) -> str:
+        return "@" + self.agent.key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Channel) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def expand(self) -> str:
+        return f"@[{self.agent.key[:8]}]"
+
+    def __repr__(self) -> str:
+        return f"Channel({self.agent.key[:8]})"
+
+
+Referent = Union[Message, Channel]
+
+
+def addressed(sender: "HCHAgent", message: Message) -> Message:
+    """``@k: <message>``: what an ask delivers and what its reply comes back as."""
+    return Message(("", ": "), (Channel(sender),)) + message

@@ -1,0 +1,202 @@
+"""The command language an agent types: ``view #3``, ``ask@2$50 (...)``, ``reply ...``.
+
+A hand-written recursive-descent parser (no parser-library whitespace rules to drift, unlike
+the original's pyparsing dependency). It returns command values holding *abstract* pointers
+(:class:`Pointer`); the interpreter resolves them against the agent's environment. Bad input
+raises :class:`ParseError` with a reason a person can act on; nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
+VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
+_NUM = re.compile(r"\d+")
+
+
+class ParseError(ValueError):
+    """A line that is not a command or a message; ``reason`` says why."""
+
+    def __init__(self, reason: str, unknown_command: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.unknown_command = unknown_command
+
+
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    """``#n`` (a message) or ``@n`` (an agent) in the typing agent's environment."""
+
+    index: int
+    symbol: str  # "#" or "@"
+
+    def __str__(self) -> str:
+        return f"{self.symbol}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A message being composed: text chunks around pointers and sub-messages."""
+
+    texts: tuple[str, ...]
+    args: tuple["Body", ...]
+
+
+Body = Union[Pointer, Literal]  # a bare ``#n`` means the referent itself
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    body: Body
+    recipient: int | None = None  # @n: ask that agent; None: a fresh copy
+    budget: int | None = None     # $n: the most to hand over
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class Reflect:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Spawn:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    body: Body
+
+
+Command = Union[View, Ask, Reply, Reflect, Spawn, Note]
+
+
+def parse_command(line: str) -> Command:
+    """One line typed by an agent with budget left, as a command."""
+    text = line.strip()
+    keyword = _keyword(text)
+    if keyword is None:
+        raise ParseError(VALID_COMMANDS, unknown_command=True)
+    rest = text[len(keyword):]
+    if keyword in ("reflect", "spawn"):
+        if rest.strip():
+            raise ParseError(f"'{keyword}' takes nothing after it (got {rest.strip()!r})")
+        return Reflect() if keyword == "reflect" else Spawn()
+    if keyword == "ask":
+        return _parse_ask(rest)
+    body = parse_message(rest)
+    if keyword == "view":
+        return View(body)
+    if keyword == "note":
+        return Note(body)
+    return Reply(body)
+
+
+def parse_forced_reply(line: str) -> Body:
+    """What an agent with no budget typed: its reply. ``reply M`` counts as ``M``."""
+    text = line.strip()
+    if _keyword(text) in ("reply", "return"):
+        text = text.split(None, 1)[1] if " " in text or "\t" in text else ""
+    return parse_message(text)
+
+
+def _keyword(text: str) -> str | None:
+    for word in KEYWORDS:
+        if text.startswith(word):
+            after = text[len(word):len(word) + 1]
+            if not after or not (after.isalnum() or after == "_"):
+                return word
+    return None
+
+
+def _parse_ask(rest: str) -> Ask:
+    recipient = budget = None
+    i = 0
+    while True:
+        while i < len(rest) and rest[i].isspace():
+            i += 1
+        if i < len(rest) and rest[i] in "@$":
+            mark = rest[i]
+            number = _NUM.match(rest, i + 1)
+            if number is None:
+                what = "an agent number, as in ask@3" if mark == "@" else "a budget, as in ask$50"
+                raise ParseError(f"'{mark}' after 'ask' must be followed by {what}")
+            value = int(number.group())
+            if mark == "@":
+                if recipient is not None:
+                    raise ParseError("an ask has one recipient; '@' appears twice")
+                recipient = value
+            else:
+                if budget is not None:
+                    raise ParseError("an ask has one budget; '$' appears twice")
+                budget = value
+            i = number.end()
+            continue
+        break
+    return Ask(parse_message(rest[i:]), recipient, budget)
+
+
+def parse_message(text: str) -> Body:
+    """A message: a bare ``#n`` (the referent itself) or text with ``#n``, ``@n``, ``(...)``."""
+    body, end = _message(text, 0, nested=False)
+    if end != len(text):  # only an unmatched ')' stops the top level early
+        raise ParseError(f"unmatched ')' at column {end + 1}")
+    return body
+
+
+def _message(text: str, i: int, nested: bool) -> tuple[Body, int]:
+    texts: list[str] = []
+    args: list[Body] = []
+    chunk: list[str] = []
+    while i < len(text):
+        c = text[i]
+        if c == ")":
+            if not nested:
+                return _finish(texts, chunk, args), i
+            break
+        if c == "(":
+            opened = i
+            sub, i = _message(text, i + 1, nested=True)
+            if i >= len(text):
+                raise ParseError(f"the '(' at column {opened + 1} is never closed")
+            texts.append("".join(chunk))
+            chunk = []
+            args.append(sub)
+            i += 1
+            continue
+        if c in "#@":
+            number = _NUM.match(text, i + 1)
+            if number is None:
+                kind = "a message" if c == "#" else "an agent"
+                raise ParseError(f"'{c}' must be followed by the number of {kind}, as in {c}3")
+            texts.append("".join(chunk))
+            chunk = []
+            args.append(Pointer(int(number.group()), c))
+            i = number.end()
+            continue
+        if c in "\n\r\t" or not c.isprintable() and c != " ":
+            raise ParseError(f"unexpected control character {c!r} at column {i + 1}")
+        chunk.append(c)
+        i += 1
+    return _finish(texts, chunk, args), i
+
+
+def _finish(texts: list[str], chunk: list[str], args: list[Body]) -> Body:
+    texts = texts + ["".join(chunk)]
+    texts[0] = texts[0].lstrip()
+    texts[-1] = texts[-1].rstrip()
+    if len(args) == 1 and isinstance(args[0], Pointer) and args[0].symbol == "#" and texts == ["", ""]:
+        return args[0]  # a bare "#n": the referent itself, not a message wrapping it
+    return Literal(tuple(texts), tuple(args))
