@@ -27,7 +27,7 @@ readable at once from other processes (SQLite runs in WAL mode). A run whose wri
 reads as "interrupted" (its process is gone from this host, or its heartbeat, written every
 5 s, is older than 30 s); one still being written reads as "running".
 Text is stored as given, except NUL (stored as U+FFFD, since PostgreSQL text cannot hold it)
-and lone surrogates (stored as backslash escapes).
+and lone surrogates (stored as backslash escapes); a NaN score is stored as None.
 """
 
 from .engine import ENV_VAR, StoreError, default_path, resolve_url

@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from . import schema
 from .engine import StoreError, make_engine, resolve_url, shown
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
-from .writer import HEARTBEAT_SECONDS, Writer, clean_text
+from .writer import HEARTBEAT_SECONDS, Writer, clean_text, number
 
 HOST = socket.gethostname()
 STALE_AFTER = timedelta(seconds=6 * HEARTBEAT_SECONDS)  # no heartbeat this long: interrupted
@@ -121,8 +121,8 @@ class RunStore:
                 total_score = total if total_score is None else total_score
             conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(
                 status=status, finished_at=datetime.now(UTC), steps=int(steps),
-                total_score=_number(total_score), world_score=_number(world_score),
-                mind_score=_number(mind_score)))
+                total_score=number(total_score), world_score=number(world_score),
+                mind_score=number(mind_score)))
         self._open.discard(run_id)
 
     def flush(self) -> None:
@@ -262,10 +262,6 @@ def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
 
 
 def _step(row: Mapping[str, Any]) -> StepRecord:

@@ -38,8 +38,12 @@ def clean_text(value: str | None) -> str | None:
     return value
 
 
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
+def number(value: Any) -> float | None:
+    """A float column's value; NaN is stored as None (SQLite has no NaN; infinities stay)."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if value != value else value
 
 
 def step_row(run_id: int, step: StepRecord) -> dict[str, Any]:
@@ -50,8 +54,8 @@ def step_row(run_id: int, step: StepRecord) -> dict[str, Any]:
         "state": clean_text(step.state) or "",
         "action": clean_text(step.action),
         "new_state": clean_text(step.new_state) or "",
-        "score": _number(step.score),
-        "mind_q": _number(step.mind_q),
+        "score": number(step.score),
+        "mind_q": number(step.mind_q),
         "seconds_get_state": float(step.seconds_get_state),
         "seconds_get_action": float(step.seconds_get_action),
         "seconds_execute": float(step.seconds_execute),

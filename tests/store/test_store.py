@@ -1,0 +1,180 @@
+"""The RunStore contract on both backends (an SQLite file and a real PostgreSQL server):
+every field round-trips, finishing counts and totals, listing, the flush window, odd text,
+and clear errors for misuse."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+from pydantic import BaseModel
+
+from wwm.store import RunStore, StepRecord, StoreError, UnknownRun
+
+
+def step(i: int, **changes) -> StepRecord:
+    base = StepRecord(i, f"state {i}", f"action {i}", f"state {i + 1}", score=i * 0.5,
+                      mind_q=-float(i), seconds_get_state=0.001 * i, seconds_get_action=0.002,
+                      seconds_execute=0.003, seconds_inform=0.004, note=f"note {i}" if i % 2 else None)
+    return dataclasses.replace(base, **changes)
+
+
+def test_a_run_round_trips_every_field(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="http://127.0.0.1:1/mind", world_url="http://127.0.0.1:2/",
+                                 society={"name": "pair", "mind": {"args": {"n": [1, 2]}}},
+                                 settings={"steps": 5, "timeout": 2.5, "policy": "requery"})
+        steps = [step(i) for i in range(5)] + [step(5, action=None, score=None, mind_q=None)]
+        for s in steps:
+            store.record_step(run_id, s)
+        store.record_event(run_id, 2, "timeout", "the mind did not answer")
+        store.record_event(run_id, 3, "world-down", "Execute action failed")
+        store.finish_run(run_id, "ended by world", 7.5, 6, world_score=7.5, mind_score=1.25)
+
+        run = store.get_run(run_id)
+    assert run.steps == steps
+    assert [(e.step, e.kind, e.text) for e in run.events] == [
+        (2, "timeout", "the mind did not answer"), (3, "world-down", "Execute action failed")]
+    assert run.events[0].at is not None and run.events[0].at <= run.finished_at
+    assert (run.status, run.step_count, run.total_score) == ("ended by world", 6, 7.5)
+    assert (run.world_score, run.mind_score) == (7.5, 1.25)
+    assert run.name == "pair"
+    assert run.society == {"name": "pair", "mind": {"args": {"n": [1, 2]}}}
+    assert run.settings == {"steps": 5, "timeout": 2.5, "policy": "requery"}
+    assert run.mind_url == "http://127.0.0.1:1/mind" and run.world_url == "http://127.0.0.1:2/"
+    assert run.started_at <= run.finished_at and 0 <= run.seconds < 30
+
+
+def test_finish_counts_steps_and_sums_scores_when_not_told(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w")
+        for i in range(10):
+            store.record_step(run_id, step(i))
+        store.finish_run(run_id, "completed")
+        run = store.get_run(run_id, max_steps=3, from_step=4)
+    assert run.step_count == 10 and run.total_score == sum(i * 0.5 for i in range(10))
+    assert [s.index for s in run.steps] == [4, 5, 6]
+
+
+def test_list_is_newest_first_with_limit_and_status(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        ids = []
+        for k, status in enumerate(["completed", "mind lost", "completed", None]):
+            ids.append(store.start_run(mind_url=f"m{k}", world_url="w", name=f"run {k}"))
+            store.record_step(ids[-1], step(0))
+            if status:
+                store.finish_run(ids[-1], status)
+        store.flush()
+        listed = store.list_runs()
+        assert [r.id for r in listed] == ids[::-1]
+        assert [r.status for r in listed] == ["running", "completed", "mind lost", "completed"]
+        assert listed[0].step_count == 1 and listed[0].finished_at is None and listed[0].seconds is None
+        assert [r.id for r in store.list_runs(limit=2)] == ids[:1:-1]
+        assert [r.id for r in store.list_runs(status="completed")] == [ids[2], ids[0]]
+        assert [r.id for r in store.list_runs(status="running")] == [ids[3]]
+        with pytest.raises(StoreError, match="limit must be at least 1"):
+            store.list_runs(limit=0)
+    # closing the store finished the open run as interrupted
+    with RunStore(store_url) as again:
+        assert again.list_runs(limit=1)[0].status == "interrupted"
+
+
+def test_steps_reach_the_database_within_the_flush_window(store_url: str) -> None:
+    """No flush, no finish: another store (another connection) sees the steps ~0.25 s later."""
+    with RunStore(store_url) as writer, RunStore(store_url) as reader:
+        run_id = writer.start_run(mind_url="m", world_url="w")
+        for i in range(3):
+            writer.record_step(run_id, step(i))
+        writer.record_event(run_id, 1, "retry", "again")
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline and reader.get_run(run_id).step_count < 3:
+            time.sleep(0.02)
+        run = reader.get_run(run_id)
+        assert [s.index for s in run.steps] == [0, 1, 2] and len(run.events) == 1
+        assert run.status == "running"  # its writer is this very process, alive
+        writer.finish_run(run_id, "completed")
+        assert reader.get_run(run_id).status == "completed"
+
+
+def test_a_full_batch_is_written_without_waiting_for_the_timer(store_url: str) -> None:
+    with RunStore(store_url, batch=50, interval=30.0) as writer, RunStore(store_url) as reader:
+        run_id = writer.start_run(mind_url="m", world_url="w")
+        for i in range(120):
+            writer.record_step(run_id, step(i))
+        deadline = time.monotonic() + 5
+        while reader.get_run(run_id, max_steps=0).step_count < 100 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert reader.get_run(run_id, max_steps=0).step_count >= 100
+
+
+ODD = ["", "plain", "ünïcödé ✓ 漢字 🙂", "<xml a='1'>&amp;</xml>", "line\nbreak\ttab", "x" * 1_000_000]
+
+
+def test_odd_text_and_numbers_round_trip_nul_and_nan_as_documented(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w", name="ödd 🙂")
+        for i, text in enumerate(ODD):
+            store.record_step(run_id, StepRecord(i, text, text, text[::-1], [None, float("inf"), float("nan")][i % 3]))
+        store.record_step(run_id, StepRecord(len(ODD), "a\x00b", "\ud800", "c"))
+        store.record_event(run_id, 0, "note", "nul\x00here")
+        store.finish_run(run_id, "completed", float("nan"))
+        run = store.get_run(run_id)
+    assert [s.state for s in run.steps[:-1]] == ODD
+    assert [s.new_state for s in run.steps[:-1]] == [t[::-1] for t in ODD]
+    assert [s.score for s in run.steps[:3]] == [None, float("inf"), None]  # NaN is stored as None
+    assert run.steps[-1].state == "a\ufffdb" and run.steps[-1].action == "\\ud800"
+    assert run.events[0].text == "nul\ufffdhere"
+    assert run.name == "ödd 🙂" and run.total_score is None
+
+
+def test_documents_from_models_and_dataclasses(store_url: str) -> None:
+    class Spec(BaseModel):
+        name: str
+        steps: int | None = None
+
+    @dataclasses.dataclass
+    class Settings:
+        timeout: float = 1.5
+        odd: tuple[int, ...] = (1, 2)
+        nan: float = float("nan")
+
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w", society=Spec(name="from a model"),
+                                 settings=Settings())
+        store.finish_run(run_id, "completed")
+        run = store.get_run(run_id)
+    assert run.society == {"name": "from a model", "steps": None} and run.name == "from a model"
+    assert run.settings == {"timeout": 1.5, "odd": [1, 2], "nan": "nan"}
+    assert run.step_count == 0 and run.total_score is None and run.steps == []
+
+
+def test_misuse_gets_clear_errors(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        with pytest.raises(UnknownRun, match="there is no run 999"):
+            store.get_run(999)
+        with pytest.raises(UnknownRun, match="there is no run 999"):
+            store.step_scores(999)
+        with pytest.raises(StoreError, match="run 999 is not open"):
+            store.record_step(999, step(0))
+        run_id = store.start_run(mind_url="m", world_url="w")
+        with pytest.raises(StoreError, match="event kind is 1 to 60"):
+            store.record_event(run_id, 0, "k" * 61, "too long a kind")
+        with pytest.raises(StoreError, match="not 'running'"):
+            store.finish_run(run_id, "running")
+        with pytest.raises(StoreError, match="must be mappings"):
+            store.start_run(mind_url="m", world_url="w", society=["not", "a", "mapping"])
+        store.finish_run(run_id, "completed")
+        with pytest.raises(StoreError, match=f"run {run_id} is not open"):
+            store.record_step(run_id, step(1))
+        with pytest.raises(StoreError, match=f"run {run_id} is not open"):
+            store.finish_run(run_id, "completed")
+
+
+def test_step_scores_in_order(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w")
+        for i in range(4):
+            store.record_step(run_id, step(i, score=None if i == 2 else float(i)))
+        store.finish_run(run_id, "completed")
+        assert store.step_scores(run_id) == [(0, 0.0), (1, 1.0), (2, None), (3, 3.0)]
