@@ -1,0 +1,116 @@
+"""docs/protocol.md, generated from the query tables and the refusal codes so the document
+cannot drift from the code: ``python -m wwm.protocol.docs > docs/protocol.md``."""
+
+from __future__ import annotations
+
+from .errors import CODES
+from .queries import PROTOCOL_VERSION, QUERIES, QUERY_SETS, Kind
+from .schemas import RETURN_ITEMS
+
+INTRO = f"""# The World-Wide-Mind protocol, version {PROTOCOL_VERSION}
+
+Generated from `src/wwm/protocol/queries.py` and `errors.py` by
+`python -m wwm.protocol.docs`; do not edit by hand. Schemas: `schemas/wwm-protocol.xsd`
+(XML) and `schemas/wwm-protocol.schema.json` (JSON).
+
+## Messages
+
+A query is POSTed to the server's URL; the response comes back in the same encoding.
+The encoding is chosen by Content-Type (`application/xml` or `text/xml`; `application/json`),
+else by the first byte of the body, so the XML of section 11.2.1 sent with `curl -d` works.
+A persistent binding takes the same messages, one per WebSocket message, at `<URL>/ws`.
+
+XML, exactly as section 11.2.1 prints it (the root may carry `wwm="{PROTOCOL_VERSION}"`):
+
+```xml
+<xml>
+<query name="Get action">
+<data name="mind run ID"> 5505 </data>
+<data name="state">
+x
+</data>
+</query>
+</xml>
+```
+
+```xml
+<xml>
+<response name="Get action">
+<data name="action">a</data>
+</response>
+</xml>
+```
+
+JSON, item for item the same:
+
+```json
+{{"wwm": "{PROTOCOL_VERSION}", "query": "Get action", "data": {{"mind run ID": "5505", "state": "x"}}}}
+{{"wwm": "{PROTOCOL_VERSION}", "response": "Get action", "data": {{"action": "a"}}}}
+```
+
+Conventions:
+- States and actions are opaque text, interpreted by the servers that agree on them
+  (section 9.1 note 2). In XML, white space around any value is not part of it (the seed pads
+  values); a state whose edges matter travels as JSON, which keeps text exactly.
+- A repeated `<data>` name is a list (the Mind_AS list of Mind URLs); in JSON, an array.
+- Numbers are decimal text in XML; booleans are `true` / `false`.
+- Every query may carry `client URL`, the caller's URL: servers learn their credit trail
+  from it (section 7.2) and publish it at their URL.
+- Items a query does not name are the "open-ended set of arguments" of the seed's tables,
+  where the table allows them (marked *open* below); their names map to Python keywords by
+  lower-casing and replacing other characters with `_` (`Q-temperature` → `q_temperature`).
+- `New run` answers with the run ID (secret: known only to the client) and a display URL.
+- "Cannot suggest action" is the item `cannot suggest action` (with an optional reason),
+  which is not the action "Do nothing".
+- `Execute action` may answer `run finished` = `true` when the world has ended the run.
+
+## Refusals
+
+A refused query is answered with its refusal, a code from this list and a text:
+
+```xml
+<xml>
+<response name="Get state">
+<refusal code="unknown-run">no run with ID 'abc' is in progress on this server</refusal>
+</response>
+</xml>
+```
+
+```json
+{{"wwm": "{PROTOCOL_VERSION}", "response": "Get state", "refusal": {{"code": "unknown-run", "text": "..."}}}}
+```
+
+Over HTTP the status code says the same (listed below); the body is the authority.
+"""
+
+
+def render() -> str:
+    lines = [INTRO, "| code | HTTP | meaning | from |", "|---|---|---|---|"]
+    for code in CODES.values():
+        lines.append(f"| `{code.code}` | {code.http_status} | {code.meaning} | {code.source} |")
+    lines += ["", "## Queries", "",
+              "Run-ID item: `world run ID` on World servers, `mind run ID` on Mind servers; "
+              "every query but New run needs it.", ""]
+    for query_set, role in QUERY_SETS.items():
+        lines += [f"### {query_set} ({role} servers)", "",
+                  "| query | items sent | items returned | refusals |", "|---|---|---|---|"]
+        for spec in QUERIES.values():
+            if spec.query_set != query_set:
+                continue
+            sent = [f"`{f.wire}`" + (" (optional)" if f.optional else "")
+                    + (" (repeated)" if f.kind is Kind.URLS else "") for f in spec.arguments]
+            if spec.open_arguments:
+                sent.append("*open*")
+            returned = [f"`{r.replace('<role>', role)}`" for r in RETURN_ITEMS[spec.returns]] or ["confirm"]
+            refusals = ", ".join(f"`{r}`" for r in spec.refusals) or "-"
+            name = spec.name + (f" — {spec.doc}" if spec.doc else "")
+            lines.append(f"| {name} | {', '.join(sent) or '-'} | {', '.join(returned)} | {refusals} |")
+        lines.append("")
+    lines += ["Any query may also be refused with `unknown-run`, `run-ended`, `unsupported-query`, "
+              "`malformed-message`, `forbidden-xml`, `too-large`, `unsupported-version`, "
+              "`unsupported-encoding`, `bad-parameters` or `server-error`.", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(render(), end="")
