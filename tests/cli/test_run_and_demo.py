@@ -1,0 +1,83 @@
+"""The commands as a user runs them: ``wwm demo`` end to end, ``wwm run`` on society files
+(remote and local), and clear errors for bad documents."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wwm.store import RunStore
+from wwm.testing import ServerProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wwm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wwm.cli.main", *args], capture_output=True,
+                          text=True, timeout=timeout, env={"COLUMNS": "160", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.slow
+def test_demo_runs_to_the_end(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    done = wwm("demo", "--steps", "40", "--db", db)
+    assert done.returncode == 0, done.stderr
+    pids = set(re.findall(r"\(pid (\d+)\)", done.stdout))
+    assert len(pids) == 5                                         # five separate server processes
+    assert done.stdout.count("ended by world") == 3               # three completed runs
+    assert "Mind_M" in done.stdout and "called by: urn:wwm:client:" in done.stdout
+    runs = RunStore(db).list_runs()
+    assert len(runs) == 3 and all(r.step_count == 40 for r in runs)
+
+
+@pytest.mark.slow
+def test_run_a_society_file_against_servers(tmp_path):
+    servers = [ServerProcess("wwm.worlds.grid:GridWorld"), ServerProcess("wwm.minds.grid_minds:FoodSeeker"),
+               ServerProcess("wwm.minds.grid_minds:HazardAvoider"), ServerProcess("wwm.selection.region:RegionMind")]
+    text = (ROOT / "examples/societies/region-switch.yaml").read_text()
+    try:
+        for port, server in zip((8001, 8002, 8003, 8004), servers):
+            server.start()
+            text = text.replace(f"http://127.0.0.1:{port}/", server.url)
+        society = tmp_path / "society.yaml"
+        society.write_text(text)
+        db = f"sqlite:///{tmp_path / 'runs.db'}"
+        done = wwm("run", str(society), "--steps", "30", "--db", db)
+        assert done.returncode == 0, done.stderr
+        (summary,) = RunStore(db).list_runs()
+        assert summary.step_count == 30 and summary.status in ("completed", "ended by world")
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_run_a_local_society_in_process(tmp_path):
+    done = wwm("run", str(ROOT / "examples/societies/local-eliza.yaml"), "--db", f"sqlite:///{tmp_path / 'r.db'}")
+    assert done.returncode == 0, done.stderr
+    assert "12" in done.stdout
+
+
+@pytest.mark.parametrize("content,words", [
+    ("mind: {url: 'http://x/'}", "world"),
+    ("world: {url: 'http://x/'}\nmind: {url: 'http://y/', class: 'a:B'}", "exactly one"),
+    ("world: {url: 'ftp://x/'}\nmind: {url: 'http://y/'}", "http://"),
+    ("world: [1, 2", "not valid YAML"),
+    ("world: {url: 'http://x/'}\nmind: {url: 'http://y/'}\nrun: {steps: -3}", "steps"),
+])
+def test_bad_society_documents_get_a_clear_error(tmp_path, content, words):
+    path = tmp_path / "bad.yaml"
+    path.write_text(content)
+    done = wwm("run", str(path))
+    assert done.returncode == 2
+    assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_missing_file_and_unreachable_servers():
+    done = wwm("run", "/no/such/society.yaml")
+    assert done.returncode == 2 and "cannot read" in done.stderr
+    done = wwm("run", "--mind", "http://127.0.0.1:9/", "--world", "http://127.0.0.1:9/", "--no-record")
+    assert done.returncode == 1 and "unreachable" in done.stderr and "Traceback" not in done.stderr
