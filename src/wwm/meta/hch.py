@@ -19,6 +19,7 @@ from .ledger import Call, Step
 from .messages import Channel, Message, Referent, addressed, digest
 
 BudgetDisplay = Literal["exact", "rounded"]
+Split = Literal["tenth", "all"]
 NO_BUDGET = "\n[You have no budget, type a message to reply]"
 
 
@@ -84,10 +85,12 @@ class HCH:
     ``memo`` answers situations already seen without calling A (A must then be a function
     of its transcript); ``loop_check`` refuses an ask that repeats, pointer for pointer, a
     question an agent above is still answering; ``on_step`` is called with each screen.
+    ``split`` is what an ask without ``$b`` hands over: a tenth of the budget (the original)
+    or all of it but the one operation the ask costs (unspent budget comes back either way).
     """
 
     def __init__(self, a: Agent, budget: int = 10 ** 8, *, memo: Memo | None = None,
-                 budget_display: BudgetDisplay = "exact", loop_check: bool = True,
+                 budget_display: BudgetDisplay = "exact", split: Split = "tenth", loop_check: bool = True,
                  on_step: Callable[[Call, Step], None] | None = None) -> None:
         if budget < 0:
             raise ValueError(f"a budget cannot be negative (got {budget})")
@@ -95,6 +98,7 @@ class HCH:
         self.budget = budget
         self.memo = memo
         self.budget_display = budget_display
+        self.split = split
         self.loop_check = loop_check
         self.on_step = on_step
         self._active: list[str] = []
@@ -171,7 +175,8 @@ class HCH:
                    call: Call) -> tuple[Message, None, int]:
         recipient = self.base if command.recipient is None else _channel(agent.env, command.recipient).agent
         question = addressed(agent, _as_message(resolve(command.body, agent.env)))
-        sub_budget = max(0, min(budget - 1, budget // 10 if command.budget is None else command.budget))
+        default = budget // 10 if self.split == "tenth" else budget - 1
+        sub_budget = max(0, min(budget - 1, default if command.budget is None else command.budget))
         loop_key = self._loop_key(recipient, question)
         if loop_key in self._active:
             call.events.append(f"loop: refused an ask repeating {question.render(len(recipient.env))!r}")
