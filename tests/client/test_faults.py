@@ -10,6 +10,7 @@ import pytest
 
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, Runner
+from wwm.store import RunStore, StoreRecorder
 
 from conftest import probe_server
 
@@ -22,8 +23,17 @@ def later(seconds: float, action) -> threading.Timer:
     return timer
 
 
+def assert_record_matches(store: RunStore, result) -> None:
+    """The database holds exactly what the client saw: every step, every event, the end."""
+    record = store.get_run(result.record_id)
+    assert record.status == result.status and record.step_count == len(result.steps)
+    assert [(s.index, s.state, s.action, s.new_state) for s in record.steps] == \
+        [(s.index, s.state, s.action, s.new_state) for s in result.steps]
+    assert [(e.kind, e.text) for e in record.events] == [(e.kind, e.text) for e in result.events]
+
+
 @pytest.mark.parametrize("policy", ["requery", "ignore-late"])
-async def test_mind_killed_and_restarted_mid_run(policy):
+async def test_mind_killed_and_restarted_mid_run(policy, tmp_path):
     with probe_server("ProbeWorld") as world_server, probe_server("ProbeMind", state=True) as mind_server:
         world, mind = RemoteWorld(world_server.url), RemoteMind(mind_server.url, timeout=0.5)
         restarted = threading.Event()
@@ -34,7 +44,11 @@ async def test_mind_killed_and_restarted_mid_run(policy):
                 later(1.0, lambda: (mind_server.start(), restarted.set()))
 
         settings = RunSettings(steps=40, timeout=0.5, policy=policy, retry_pause=0.05, mind_wait=20, keepalive=None)
-        result = await Runner(mind, world, settings, on_step=on_step).run()
+        store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+        recorder = StoreRecorder(store, mind_url=mind.url, world_url=world.url)
+        result = await Runner(mind, world, settings, recorder=recorder, on_step=on_step).run()
+        assert_record_matches(store, result)
+        store.close()
         assert result.status == "completed" and restarted.is_set()
         assert [s.index for s in result.steps] == list(range(40))
         assert [s.state for s in result.steps] == [f"n={i}" for i in range(40)]   # no step lost or doubled
@@ -43,7 +57,7 @@ async def test_mind_killed_and_restarted_mid_run(policy):
         await world.aclose(); await mind.aclose()
 
 
-async def test_mind_killed_for_good_ends_the_run_as_mind_lost():
+async def test_mind_killed_for_good_ends_the_run_as_mind_lost(tmp_path):
     with probe_server("ProbeWorld") as world_server, probe_server("ProbeMind") as mind_server:
         world, mind = RemoteWorld(world_server.url), RemoteMind(mind_server.url, timeout=0.3)
 
@@ -52,7 +66,11 @@ async def test_mind_killed_for_good_ends_the_run_as_mind_lost():
                 mind_server.kill()
 
         settings = RunSettings(steps=50, timeout=0.3, retry_pause=0.05, mind_wait=1.0, keepalive=None)
-        result = await Runner(mind, world, settings, on_step=on_step).run()
+        store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+        recorder = StoreRecorder(store, mind_url=mind.url, world_url=world.url)
+        result = await Runner(mind, world, settings, recorder=recorder, on_step=on_step).run()
+        assert_record_matches(store, result)
+        store.close()
         assert result.status == "mind lost"
         assert len(result.steps) == 11 and result.world_score == 11.0   # the world's account agrees
         await world.aclose(); await mind.aclose()
