@@ -1,0 +1,61 @@
+"""Headless runs of built-in agents in the discrete core, and sweeps over γ and dynamism.
+
+:func:`play` runs one seeded game to its end; :func:`sweep` runs every (agent, γ, dynamism,
+trial) combination and reports mean effectiveness, the data of the ε-against-γ plot.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable
+
+from . import percepts
+from .agents import make_agent
+from .config import Config, Range
+from .engine import Engine
+from .measures import measure
+
+
+def play(config: Config, agents: list[str]) -> dict[str, Any]:
+    """One game: agent ``i`` is the built-in named ``agents[i]``; returns :func:`measure`."""
+    if len(agents) != config.agents:
+        raise ValueError(f"the config has {config.agents} agents but {len(agents)} were named")
+    engine = Engine(config)
+    players = [make_agent(name, seed=config.seed + i) for i, name in enumerate(agents)]
+    while not engine.finished:
+        engine.step({i: p.act(percepts.full(engine, i)) for i, p in enumerate(players)})
+    return measure(engine)
+
+
+@dataclass(frozen=True)
+class Point:
+    agent: str
+    gamma: float
+    dynamism: int
+    trials: int
+    effectiveness: float
+    effectiveness_sd: float
+    holes_fraction: float
+    score: float
+
+
+def sweep(base: Config, agents: Iterable[str], gammas: Iterable[float], dynamisms: Iterable[int], trials: int,
+          on_game: Callable[[], None] | None = None) -> list[Point]:
+    """Mean measures of each agent at each γ and dynamism (holes live and recur every
+    ``d``..``2d`` world seconds), over ``trials`` seeds shared by every agent."""
+    points = []
+    for agent in agents:
+        for dyn in dynamisms:
+            for gamma in gammas:
+                runs = []
+                for trial in range(trials):
+                    cfg = replace(base, gamma=gamma, dynamism=Range(dyn, 2 * dyn), seed=base.seed + trial)
+                    runs.append(play(cfg, [agent])["totals"])
+                    if on_game:
+                        on_game()
+                eff = [r["effectiveness"] for r in runs]
+                points.append(Point(agent, gamma, dyn, trials, statistics.fmean(eff),
+                                    statistics.pstdev(eff), statistics.fmean(r["holes_fraction"] for r in runs),
+                                    statistics.fmean(r["score"] for r in runs)))
+    return points
