@@ -1,0 +1,276 @@
+"""Interaction protocols as data, each state annotated with its commitment state, and a
+checker that explores a protocol against the commitment tracker.
+
+A protocol is a set of arcs ``source --role: performative [act]--> target``. Winograd and
+Flores' conversation for action is the 15-arc table of the reference notes; FIPA Request,
+Query, Contract Net (and Iterated), and Subscribe are written the same way, with the
+acknowledgement the paper's Theorem 5 calls for. Every state names the W&F state its
+commitments must be in, so the one engine can check the protocol against the tracker.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from . import acts as A
+from .tracker import FINAL_STATES, Rejected, Thread, Tracker
+
+INITIATOR = "initiator"
+PARTICIPANT = "participant"
+
+
+@dataclass(frozen=True, slots=True)
+class Arc:
+    source: str
+    target: str
+    role: str          # who speaks: "initiator" (W&F's A) or "participant" (B)
+    performative: str  # the FIPA performative on the wire
+    act: str           # the act it performs (a key of acts.ACTS)
+    label: str = ""    # the figure's label
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    name: str
+    initial: str
+    arcs: tuple[Arc, ...]
+    states: dict[str, int]   # protocol state -> W&F state its commitments must be in
+    opening: tuple[str, ...] = ()  # performatives that open it
+
+    @property
+    def final(self) -> frozenset[str]:
+        return frozenset(s for s, wf in self.states.items() if wf in FINAL_STATES)
+
+    def arcs_from(self, state: str, role: str, performative: str, act: str | None = None) -> list[Arc]:
+        return [a for a in self.arcs if a.source == state and a.role == role
+                and a.performative == performative and (act is None or a.act == act)]
+
+    def expected(self, state: str) -> list[str]:
+        return [f"{a.role} {a.performative}" + (f" [X-act {a.act}]" if self._needs_act(a) else "")
+                for a in self.arcs if a.source == state]
+
+    def _needs_act(self, arc: Arc) -> bool:
+        same = [a for a in self.arcs if a.source == arc.source and a.role == arc.role
+                and a.performative == arc.performative]
+        return same.index(arc) > 0
+
+
+def _arcs(rows: list[tuple]) -> tuple[Arc, ...]:
+    return tuple(Arc(*row) for row in rows)
+
+
+I, P = INITIATOR, PARTICIPANT
+
+CONVERSATION_FOR_ACTION = Protocol(
+    "wf-conversation-for-action", "1",
+    _arcs([
+        ("1", "2", I, "request", "request", "A: Request"),
+        ("2", "3", P, "agree", "promise", "B: Promise"),
+        ("2", "6", P, "propose", "counter", "B: Counter"),
+        ("2", "8", P, "refuse", "refuse", "B: Reject"),
+        ("2", "8", I, "cancel", "withdraw", "A: Withdraw"),
+        ("6", "2", I, "request", "counter-counter", "A: Counter"),
+        ("6", "3", I, "accept-proposal", "accept", "A: Accept"),
+        ("6", "8", I, "reject-proposal", "reject", "A: Reject"),
+        ("6", "8", P, "cancel", "withdraw-offer", "B: Withdraw"),
+        ("3", "4", P, "inform", "assert", "B: Assert"),
+        ("3", "7", P, "inform", "renege", "B: Renege"),
+        ("3", "9", I, "cancel", "withdraw", "A: Withdraw"),
+        ("4", "5", I, "inform", "declare", "A: Declare"),
+        ("4", "3", I, "disconfirm", "declare-not", "A: Declare"),
+        ("4", "9", I, "cancel", "withdraw", "A: Withdraw"),
+    ]),
+    {str(n): n for n in range(1, 10)},
+    ("request",),
+)
+
+
+def _request_like(name: str, opening: str) -> Protocol:
+    return Protocol(name, "start", _arcs([
+        ("start", "requested", I, opening, "request"),
+        ("requested", "agreed", P, "agree", "promise"),
+        ("requested", "refused", P, "refuse", "refuse"),
+        ("requested", "done", P, "inform", "promise;assert"),
+        ("requested", "failed", P, "failure", "promise;fail"),
+        ("requested", "cancelled", I, "cancel", "withdraw"),
+        ("agreed", "done", P, "inform", "assert"),
+        ("agreed", "failed", P, "failure", "fail"),
+        ("agreed", "reneged", P, "inform", "renege"),
+        ("agreed", "cancelled-team", I, "cancel", "withdraw"),
+        ("done", "acknowledged", I, "inform", "declare"),
+        ("done", "agreed", I, "disconfirm", "declare-not"),
+        ("done", "cancelled-team", I, "cancel", "withdraw"),
+    ]), {"start": 1, "requested": 2, "agreed": 3, "done": 4, "acknowledged": 5, "refused": 8,
+         "failed": 7, "reneged": 7, "cancelled": 8, "cancelled-team": 9}, (opening,))
+
+
+FIPA_REQUEST = _request_like("fipa-request", "request")
+FIPA_QUERY = Protocol("fipa-query", "start", FIPA_REQUEST.arcs[1:] + _arcs([
+    ("start", "requested", I, "query-if", "request"),
+    ("start", "requested", I, "query-ref", "request"),
+]), FIPA_REQUEST.states, ("query-if", "query-ref"))
+
+_CNP_ARCS = [
+    ("start", "cfp-sent", I, "cfp", "request"),
+    ("cfp-sent", "proposed", P, "propose", "counter"),
+    ("cfp-sent", "refused", P, "refuse", "refuse"),
+    ("cfp-sent", "cancelled", I, "cancel", "withdraw"),
+    ("proposed", "accepted", I, "accept-proposal", "accept"),
+    ("proposed", "rejected", I, "reject-proposal", "reject"),
+    ("proposed", "withdrawn", P, "cancel", "withdraw-offer"),
+    ("accepted", "done", P, "inform", "assert"),
+    ("accepted", "failed", P, "failure", "fail"),
+    ("accepted", "reneged", P, "inform", "renege"),
+    ("accepted", "cancelled-team", I, "cancel", "withdraw"),
+    ("done", "closed", I, "inform", "declare"),
+    ("done", "accepted", I, "disconfirm", "declare-not"),
+    ("done", "cancelled-team", I, "cancel", "withdraw"),
+]
+_CNP_STATES = {"start": 1, "cfp-sent": 2, "proposed": 6, "accepted": 3, "done": 4, "closed": 5,
+               "refused": 8, "rejected": 8, "withdrawn": 8, "cancelled": 8, "failed": 7,
+               "reneged": 7, "cancelled-team": 9}
+FIPA_CONTRACT_NET = Protocol("fipa-contract-net", "start", _arcs(_CNP_ARCS), _CNP_STATES, ("cfp",))
+FIPA_ITERATED_CONTRACT_NET = Protocol(
+    "fipa-iterated-contract-net", "start",
+    _arcs(_CNP_ARCS + [("proposed", "cfp-sent", I, "cfp", "counter-counter")]), _CNP_STATES, ("cfp",))
+
+FIPA_SUBSCRIBE = Protocol("fipa-subscribe", "start", _arcs([
+    ("start", "requested", I, "subscribe", "request"),
+    ("requested", "agreed", P, "agree", "promise"),
+    ("requested", "refused", P, "refuse", "refuse"),
+    ("requested", "cancelled", I, "cancel", "withdraw"),
+    ("agreed", "agreed", P, "inform", "inform"),        # inform-result on each change
+    ("agreed", "failed", P, "failure", "fail"),
+    ("agreed", "reneged", P, "inform", "renege"),
+    ("agreed", "cancelled-team", I, "cancel", "withdraw"),
+]), {"start": 1, "requested": 2, "agreed": 3, "refused": 8, "cancelled": 8, "failed": 7,
+     "reneged": 7, "cancelled-team": 9}, ("subscribe",))
+
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
+    CONVERSATION_FOR_ACTION, FIPA_REQUEST, FIPA_QUERY, FIPA_CONTRACT_NET,
+    FIPA_ITERATED_CONTRACT_NET, FIPA_SUBSCRIBE)}
+DEFAULT_PROTOCOL = CONVERSATION_FOR_ACTION.name
+
+
+def protocol_named(name: str | None) -> Protocol:
+    if name is None:
+        return PROTOCOLS[DEFAULT_PROTOCOL]
+    try:
+        return PROTOCOLS[name.lower()]
+    except KeyError:
+        raise Rejected(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})") from None
+
+
+# ---- from an arc to an act with meaning ---------------------------------------------------
+def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, content: str | None) -> A.Act:
+    """The act an arc performs, its arguments bound from the message and the records (the
+    action promised is the one requested; the one accepted is the one offered)."""
+    t = thread or Thread("", speaker, hearer)
+
+    def held(kind: str, holder: str, what: str) -> str:
+        record = t.find(kind, holder)
+        if record is None:
+            raise Rejected(f"{name}: {holder} has no outstanding {what}")
+        return record.action
+
+    def text(what: str) -> str:
+        if not content:
+            raise Rejected(f"{name}: the content must say {what}")
+        return content
+
+    if name == "request":
+        return A.request(speaker, hearer, text("the action requested"))
+    if name in ("promise", "refuse", "promise;assert"):
+        a = held("pwag", hearer, "request")
+        return {"promise": A.confirm, "refuse": A.refuse, "promise;assert": A.promise_and_report}[name](speaker, hearer, a)
+    if name == "promise;fail":
+        a = held("pwag", hearer, "request")
+        return A.confirm(speaker, hearer, a).then(A.fail(speaker, hearer, a), name)
+    if name == "counter":
+        a = held("pwag", hearer, "request")
+        return A.counteroffer(speaker, hearer, a, content or a)
+    if name == "accept":
+        return A.accept(speaker, hearer, held("offer", hearer, "offer"))
+    if name == "reject":
+        return A.reject_offer(speaker, hearer, held("offer", hearer, "offer"))
+    if name == "counter-counter":
+        return A.counter_counter(speaker, hearer, held("offer", hearer, "offer"), text("the new action requested"))
+    if name == "withdraw-offer":
+        return A.withdraw_offer(speaker, hearer, held("offer", speaker, "offer"))
+    if name == "withdraw":
+        return A.withdraw(speaker, hearer, held("pwag", speaker, "request"))
+    if name in ("renege", "fail", "assert"):
+        a = held("pwag", speaker, "promise")
+        return {"renege": A.renege, "fail": A.fail, "assert": A.report_done}[name](speaker, hearer, a)
+    if name in ("declare", "declare-not"):
+        a = held("duty", hearer, "report of completion")
+        return (A.declare_done if name == "declare" else A.declare_not_done)(speaker, hearer, a)
+    if name == "inform":
+        return A.inform(speaker, hearer, content or "")
+    raise Rejected(f"unknown act {name!r}")
+
+
+# ---- the checker ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Finding:
+    protocol: str
+    path: tuple[str, ...]
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.protocol}: after {' → '.join(self.path) or '(start)'}: {self.problem}"
+
+
+def check(protocol: Protocol, max_depth: int = 12) -> list[Finding]:
+    """Explore every path of ``protocol`` (loops unrolled up to ``max_depth`` arcs) through a
+    real tracker and report: arcs the tracker rejects, states whose commitments differ from
+    their annotation, final states that leave an obligation, non-final states that hold
+    none, and non-final states with no way out ("missing arcs")."""
+    findings: list[Finding] = []
+    seen: set[tuple] = set()
+    queue: deque[tuple[str, tuple[Arc, ...]]] = deque([(protocol.initial, ())])
+    while queue:
+        state, path = queue.popleft()
+        labels = tuple(f"{a.role[0].upper()}:{a.performative}[{a.act}]" for a in path)
+        tracker, thread = _replay(path)
+        wf = thread.state if thread is not None else 1
+        key = (state, wf, tuple(sorted((r.kind, r.holder) for r in (thread.active() if thread else []))))
+        if key in seen:
+            continue
+        seen.add(key)
+        if protocol.states.get(state) != wf:
+            findings.append(Finding(protocol.name, labels,
+                                    f"state {state!r} is annotated W&F {protocol.states.get(state)} "
+                                    f"but the commitments say {wf}"))
+        active = thread.active() if thread else []
+        if state in protocol.final and active:
+            findings.append(Finding(protocol.name, labels, f"final state {state!r} leaves obligations: "
+                                    + "; ".join(r.describe() for r in active)))
+        out = [a for a in protocol.arcs if a.source == state]
+        if state not in protocol.final and path and not active:
+            findings.append(Finding(protocol.name, labels, f"state {state!r} is not final but holds no commitment"))
+        if state not in protocol.final and not out:
+            findings.append(Finding(protocol.name, labels, f"state {state!r} is not final and has no arc out "
+                                    f"(missing arc: commitments {[r.describe() for r in active]} cannot be discharged)"))
+        if len(path) >= max_depth:
+            continue
+        for arc in out:
+            try:
+                _replay(path + (arc,))
+            except Rejected as exc:
+                findings.append(Finding(protocol.name, labels, f"the tracker rejects {arc.role}'s "
+                                        f"{arc.performative} [{arc.act}] from {state!r}: {exc}"))
+                continue
+            queue.append((arc.target, path + (arc,)))
+    return findings
+
+
+def _replay(path: tuple[Arc, ...]) -> tuple[Tracker, Thread | None]:
+    tracker = Tracker()
+    thread = None
+    for n, arc in enumerate(path):
+        speaker, hearer = ("A", "B") if arc.role == INITIATOR else ("B", "A")
+        act = build_act(arc.act, speaker, hearer, thread, f"a{n}")
+        thread = tracker.apply(act, "c", f"m{n}")
+    return tracker, thread
