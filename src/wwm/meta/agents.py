@@ -147,3 +147,14 @@ class MindPolicy:
     async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str:
         suggestion = await self.mind.get_action(render_transcript(observations, actions))
         return suggestion.action or ""
+
+
+def parse_transcript(text: str) -> tuple[list[str], list[str]]:
+    """Inverse of :func:`render_transcript` (actions are single lines)."""
+    chunks = text.split("\n" + PROMPT)
+    observations, actions = [chunks[0]], []
+    for chunk in chunks[1:]:
+        action, _, observation = chunk.partition("\n")
+        actions.append(action)
+        observations.append(observation)
+    return observations, actions

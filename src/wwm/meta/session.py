@@ -1,0 +1,84 @@
+"""Building Meta(HCH(A, n)) from settings: which A, budget, memo, store, display.
+
+A is named by a string: ``scripted`` (the built-in scripted policy), ``human`` (the person
+at this terminal), ``lines:FILE`` (a file of typed lines, one per screen), or the URL of any
+WWM Mind server, which is sent the rendered transcript as its state.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .agents import Agent, LinesPolicy, MindPolicy, Policy
+from .hch import HCH, BudgetDisplay, DictMemo, Split
+from .meta import Meta
+from .scripted import ScriptedPolicy
+from .store import Store
+
+
+class SettingsError(ValueError):
+    """A setting that names no A, a missing file, or a value out of range."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    amplify: str = "scripted"
+    budget: int = 10 ** 8
+    memo: bool = True
+    store: str | None = None          # SQLite file; None keeps everything in memory
+    budget_display: BudgetDisplay = "exact"
+    split: Split = "tenth"
+    retries: int = 3
+
+    def check(self) -> None:
+        if self.budget < 0:
+            raise SettingsError(f"budget must be 0 or more, not {self.budget}")
+        if self.budget_display not in ("exact", "rounded"):
+            raise SettingsError(f"budget display must be 'exact' or 'rounded', not {self.budget_display!r}")
+        if self.split not in ("tenth", "all"):
+            raise SettingsError(f"split must be 'tenth' or 'all', not {self.split!r}")
+        if self.retries < 0:
+            raise SettingsError(f"retries must be 0 or more, not {self.retries}")
+
+
+async def make_policy(spec: str, out=None) -> Policy:
+    """The policy named by ``spec`` (see the module docstring)."""
+    if spec == "scripted":
+        return ScriptedPolicy()
+    if spec == "human":
+        from .terminal import HumanPolicy
+
+        return HumanPolicy(out or sys.stdout, echo=not sys.stdin.isatty())
+    if spec.startswith("lines:"):
+        path = Path(spec[len("lines:"):])
+        if not path.is_file():
+            raise SettingsError(f"no file of lines at {path}")
+        return LinesPolicy(path.read_text().splitlines(), name=f"lines:{path.name}")
+    if spec.startswith(("http://", "https://")):
+        from ..client.remote import connect_mind
+
+        mind = connect_mind(spec)
+        await mind.new_run()
+        return MindPolicy(mind, name=f"mind:{spec}")
+    raise SettingsError(f"unknown A {spec!r}: use 'scripted', 'human', 'lines:FILE' or a Mind server URL")
+
+
+class Session:
+    """One Meta(HCH(A, n)) with its store; ``await Session.open(settings)``."""
+
+    def __init__(self, settings: Settings, policy: Policy, store: Store) -> None:
+        self.settings = settings
+        self.policy = policy
+        self.store = store
+        memo = store.memo if settings.memo else None
+        self.hch = HCH(Agent(policy), settings.budget, memo=memo,
+                       budget_display=settings.budget_display, split=settings.split)
+        self.meta = Meta(self.hch, retries=settings.retries)
+
+    @classmethod
+    async def open(cls, settings: Settings, out=None) -> Session:
+        settings.check()
+        policy = await make_policy(settings.amplify, out)
+        return cls(settings, policy, Store(settings.store or ":memory:"))

@@ -1,0 +1,42 @@
+"""A person at the terminal as A: each screen is printed, the typed line is the action.
+
+When the person is shown a different copy of A than last time (a fresh agent, a snapshot
+being asked again), its whole transcript is printed under a header, as the original cleared
+the screen and showed the entire transcript; otherwise only the new screen.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, TextIO
+
+from .agents import PROMPT
+
+
+class HumanPolicy:
+    """Reads each action with ``read`` (``input`` by default) after printing to ``out``."""
+
+    name = "human"
+
+    def __init__(self, out: TextIO, read: Callable[[str], str] = input, echo: bool = False) -> None:
+        self.out = out
+        self.read = read
+        self.echo = echo  # print the typed line too (when stdin is not a terminal)
+        self._last: tuple[list[str], list[str]] | None = None
+        self.screens = 0
+
+    async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str:
+        observations, actions = list(observations), list(actions)
+        continuing = self._last is not None and self._last == (observations[:-1], actions)
+        if not continuing:
+            self.screens += 1
+            depth = "a fresh copy of A" if not actions else f"a copy of A that has typed {len(actions)} lines"
+            print(f"\n──── {depth} ────", file=self.out)
+            for observation, action in zip(observations, actions):
+                print(observation, file=self.out)
+                print(PROMPT + action, file=self.out)
+        print(observations[-1], file=self.out, flush=True)
+        line = self.read(PROMPT)
+        if self.echo:
+            print(line, file=self.out, flush=True)
+        self._last = (observations, actions + [line])
+        return line

@@ -1,0 +1,73 @@
+"""Meta(A) as a WWM Mind: ``wwm serve wwm.minds.meta_mind:MetaMind --port N``.
+
+Each "Get action" is one act of Meta(HCH(A, n)) on the state x; Meta's state message carries
+over between steps of a run. A is the scripted policy or any Mind server (``amplify=URL``).
+When Meta cannot read the tree's answer as a string the mind says "Cannot suggest action"
+with the reason. :class:`ScriptedMind` serves the scripted policy itself as a Mind, so a
+Meta(A) whose A sits across the network can be tried end to end.
+"""
+
+from __future__ import annotations
+
+from ..meta.agents import parse_transcript
+from ..meta.meta import DecodeError
+from ..meta.scripted import ScriptedPolicy
+from ..meta.session import Session, Settings, SettingsError
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind
+from ..protocol.results import RunStarted, Suggestion
+
+
+class MetaMind(Mind):
+    """Meta(HCH(A, budget)); every top-level question is recorded in ``store`` if given."""
+
+    state_format = "any text: it is Meta(A)'s observation"
+    action_format = "the string Meta(A) returns"
+
+    def __init__(self, amplify: str = "scripted", budget: int = 10 ** 6, memo: bool = True,
+                 store: str = "", budget_display: str = "rounded", split: str = "all",
+                 retries: int = 3) -> None:
+        if amplify in ("human",) or amplify.startswith("lines:"):
+            raise Refusal("bad-parameters", f"amplify={amplify!r} cannot serve a mind: use 'scripted' or a Mind URL")
+        self.settings = Settings(amplify, budget, memo, store or None, budget_display, split, retries)
+        try:
+            self.settings.check()
+        except SettingsError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
+        self.session: Session | None = None
+        self.steps = 0
+
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
+        await super().new_run(client_url, world_display_url, world_run_id)
+        try:
+            self.session = await Session.open(self.settings)
+        except (SettingsError, OSError) as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
+        return RunStarted()
+
+    async def get_action(self, state: str) -> Suggestion:
+        if self.session is None:
+            await self.new_run()
+        session = self.session
+        try:
+            step = await session.meta.step(state)
+        except DecodeError as exc:
+            return Suggestion.cannot(f"Meta(A) could not read the answer: {exc}")
+        session.meta = step.meta
+        self.steps += 1
+        session.store.record(f"step {self.steps}: {state[:60]}", step.calls)
+        return Suggestion(step.action)
+
+
+class ScriptedMind(Mind):
+    """The scripted A as a Mind: the state is a rendered transcript, the action its next line."""
+
+    state_format = "an HCH transcript: screens, each earlier line typed shown as '>>> line'"
+    action_format = "one command line"
+
+    def __init__(self) -> None:
+        self.policy = ScriptedPolicy()
+
+    async def get_action(self, state: str) -> Suggestion:
+        observations, actions = parse_transcript(state)
+        return Suggestion(await self.policy.decide(observations, actions))

@@ -1,0 +1,60 @@
+"""Meta(A) served as a WWM Mind drives a run in a world over HTTP; with A itself a Mind
+server across the network; and a bad setting is refused with a reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from wwm import connect
+from wwm.client.runner import RunSettings, run
+from wwm.meta.store import Store
+from wwm.protocol.errors import Refusal
+from wwm.testing import ServerProcess
+
+HERE = Path(__file__).resolve().parent
+ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+
+
+@pytest.fixture(scope="module")
+def echo_world():
+    with ServerProcess("echo_world:EchoWorld", env=ENV) as server:
+        yield server
+
+
+@pytest.mark.slow
+async def test_meta_mind_drives_a_run_in_a_world_over_http(echo_world, tmp_path):
+    db = tmp_path / "meta.db"
+    with ServerProcess("wwm.minds.meta_mind:MetaMind", args={"budget": 100000, "store": db}) as mind:
+        result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=3, timeout=30))
+    assert result.status == "ended by world"
+    assert [s.action for s in result.steps] == ["hi", "ok!", "W-W-M"]
+    assert result.total_score == 3
+    store = Store(db)  # the server's computations outlive it
+    assert [label for _, label, _ in store.computations()] == ["step 1: hi", "step 2: ok!", "step 3: W-W-M"]
+    calls = store.load_calls(3)
+    for call in calls:
+        call.check()
+    assert calls[0].question.render() == "what string should be returned by an agent in state #0 who observes #1?"
+
+
+@pytest.mark.slow
+async def test_a_can_be_any_mind_on_the_network(echo_world):
+    with ServerProcess("wwm.minds.meta_mind:ScriptedMind") as a:
+        with ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:
+            result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=1, timeout=60))
+    assert [s.action for s in result.steps] == ["hi"]
+    assert result.total_score == 1
+
+
+@pytest.mark.slow
+async def test_bad_settings_are_refused_with_the_reason():
+    with ServerProcess("wwm.minds.meta_mind:MetaMind") as server:
+        mind = connect(server.url, amplify="telepathy")
+        with pytest.raises(Refusal, match="unknown A 'telepathy'"):
+            await mind.new_run()
+        mind = connect(server.url, budget=-5)
+        with pytest.raises(Refusal, match="budget must be 0 or more"):
+            await mind.new_run()
