@@ -144,8 +144,9 @@ class ElizaMind(Mind):
         self.heard.append(text)
         said = " ".join(text.split())
         lowered = said.lower()
-        for match in re.finditer(r"\bmy ((?:\w+ ){0,3}\w+)", lowered):
-            self.memory.append(reflect("my " + match.group(1)))
+        for match in re.finditer(r"\bmy ([^.,;:!?]+)", lowered):
+            words = match.group(1).split()[:6]
+            self.memory.append(reflect("my " + " ".join(words)))
         ranked = sorted((r for r in RULES if re.search(rf"\b(?:{r.keyword})\b", lowered)),
                         key=lambda r: -r.rank)
         for rule in ranked:

@@ -47,10 +47,12 @@ class HazardAvoider(Mind):
         if not view.hazards:
             return Suggestion("stay", q=0.0)
 
-        def safety(action: str) -> tuple[int, int]:
+        def safety(action: str) -> tuple[int, int, int]:
+            # nearest hazard first, then all of them; straight away beats sideways
             cell = view.after(action)
             gaps = sorted(distance(cell, h) for h in view.hazards)
-            return gaps[0], sum(gaps)
+            squares = sum((cell[0] - h[0]) ** 2 + (cell[1] - h[1]) ** 2 for h in view.hazards)
+            return gaps[0], sum(gaps), squares
 
         order = ("stay",) + tuple(a for a in ACTIONS if a != "stay")
         best = max(order, key=safety)

@@ -98,10 +98,10 @@ def _tokens(text: str) -> list[_Token]:
             bad = text[at:].lstrip()[:10]
             raise RegionError(f"region {text!r}: cannot read {bad!r} at column {len(text) - len(text[at:].lstrip()) + 1}")
         kind = match.lastgroup or ""
-        value = match.group(kind)
+        value, column = match.group(kind), match.start(kind) + 1
         if kind == "name" and value in ("and", "or", "not"):
             kind = value
-        out.append(_Token(kind, value, match.start(kind) + 1))
+        out.append(_Token(kind, value, column))
         at = match.end()
     return out
 
@@ -268,13 +268,14 @@ class RegionMind(Mind):
     other state. With one region and two minds: "if x in X do what M1 does, else what M2 does".
 
     ``region`` is a list, or one text with the regions separated by ``;``; ``minds`` (wire
-    name "mind URL", repeated) holds one more entry than there are regions. Every mind is told
+    name "mind URL", repeated) holds one more entry than there are regions; either may be
+    fixed for every run by the server (``wwm serve ... --arg region=...``). Every mind is told
     the new state after each step ("Inform it about state"), whichever acted.
     """
 
     state_format: ClassVar[str] = "whatever the wrapped minds read; regions test its key=value items"
 
-    def __init__(self, minds: list[str | Mind] | str, region: list[str] | str,
+    def __init__(self, minds: list[str | Mind] | str = (), region: list[str] | str = "",
                  timeout: float = 10.0) -> None:
         self.regions = [parse_region(r) for r in _split(region, "region")]
         entries = _split(minds, "minds")

@@ -1,0 +1,137 @@
+"""``wwm serve-exec [--role mind|world] [--mode per-query|persistent] [--port N] -- COMMAND...``:
+serve a program in any language that reads one query on stdin and writes one response on
+stdout, in the XML of section 11.2.1 (section 11.4: the lowest common denominator).
+
+The server is an ordinary ``wwm serve`` server whose per-run object is a remote Mind or World
+over an exec transport (:mod:`wwm.client.exec_transport`): clients see run IDs the server
+mints; the program sees the run ID it minted itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+MODES = ("per-query", "persistent")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--role", choices=("mind", "world"), default="mind",
+                        help="what the program is (default: mind)")
+    parser.add_argument("--mode", choices=MODES, default="per-query",
+                        help="per-query: one process per query, state saved to disk (11.4.1); "
+                             "persistent: one process per run (11.4.2). Default: per-query")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="seconds the program has to answer one query (default: 10)")
+    parser.add_argument("--state-dir", metavar="DIR",
+                        help="the program's working directory, where it keeps state between queries "
+                             "(default: a fresh temporary directory, removed at exit)")
+    parser.add_argument("--arg", action="append", metavar="K=V", default=[],
+                        help="an argument sent with every New run (a run's own arguments win)")
+    parser.add_argument("--state-format", help="how to read the state, for the server's description")
+    parser.add_argument("--action-format", help="how to write an action, for the server's description")
+    parser.add_argument("--public-url", help="the URL clients use, if not http://HOST:PORT/")
+    parser.add_argument("--idle-timeout", type=float, default=3600.0,
+                        help="drop a run (and kill its persistent program) after this many idle seconds")
+    parser.add_argument("--log-level", default="warning")
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND...",
+                        help="the program and its arguments, after --")
+
+
+def resolve_command(command: list[str], cwd: Path | None = None) -> list[str]:
+    """The command with its program found on PATH or made absolute, and arguments that name
+    existing files made absolute (the program runs in the state directory, not here)."""
+    cwd = cwd or Path.cwd()
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise ValueError("no command given: put the program after --, e.g. -- sh mind.sh")
+    program = command[0]
+    if "/" in program:
+        path = (cwd / program).resolve()
+        if not path.is_file():
+            raise ValueError(f"cannot find the program {program!r}")
+        if not os.access(path, os.X_OK):
+            raise ValueError(f"{program!r} is not executable (chmod +x it, or name its interpreter first)")
+        found = str(path)
+    else:
+        which = shutil.which(program)
+        if which is None:
+            raise ValueError(f"cannot find the program {program!r} on PATH")
+        found = which
+    rest = [str((cwd / a).resolve()) if not a.startswith("-") and (cwd / a).is_file() else a
+            for a in command[1:]]
+    return [found, *rest]
+
+
+def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query",
+               workdir: str | Path, timeout: float = 10.0, state_format: str | None = None,
+               action_format: str | None = None) -> type:
+    """A Mind or World class whose every instance (one per run) speaks to ``command`` through
+    an exec transport in ``mode``; the server layer serves it like any other class."""
+    from ..client.exec_transport import PerQueryTransport, PersistentTransport
+    from ..client.remote import RemoteMind, RemoteWorld
+
+    if role not in ("mind", "world"):
+        raise ValueError(f"role must be 'mind' or 'world', not {role!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    base = RemoteMind if role == "mind" else RemoteWorld
+    transport = PerQueryTransport if mode == "per-query" else PersistentTransport
+    env = {"WWM_ROLE": role, "WWM_MODE": mode}
+
+    def __init__(self: Any, **args: Any) -> None:
+        base.__init__(self, transport(command, workdir=workdir, timeout=timeout, env=env))
+        self.args = args  # sent to the program with New run
+
+    attrs: dict[str, Any] = {
+        "__init__": __init__,
+        "__module__": __name__,
+        "__doc__": f"The program `{' '.join(command)}` served {mode} (section 11.4) as a {role}; "
+                   "every argument of New run is passed on to it.",
+        "command": list(command),
+        "mode": mode,
+    }
+    if state_format:
+        attrs["state_format"] = state_format
+    if action_format:
+        attrs["action_format"] = action_format
+    name = "Exec" + role.title() + ("PerQuery" if mode == "per-query" else "Persistent")
+    return type(name, (base,), attrs)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..server import serve
+    from .common import UsageError, parse_pairs
+
+    try:
+        command = resolve_command(list(args.command))
+        defaults = parse_pairs(args.arg)
+        if args.timeout <= 0:
+            raise ValueError(f"--timeout must be positive, got {args.timeout}")
+    except (ValueError, UsageError) as exc:
+        print(f"wwm serve-exec: {exc}", file=sys.stderr)
+        return 2
+    made = args.state_dir is None
+    workdir = Path(tempfile.mkdtemp(prefix="wwm-exec-")) if made else Path(args.state_dir)
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"wwm serve-exec: cannot use --state-dir {args.state_dir}: {exc.strerror}", file=sys.stderr)
+        return 2
+    cls = exec_class(command, role=args.role, mode=args.mode, workdir=workdir, timeout=args.timeout,
+                     state_format=args.state_format, action_format=args.action_format)
+    try:
+        serve(cls, host=args.host, port=args.port, defaults=defaults, public_url=args.public_url,
+              log_level=args.log_level, idle_seconds=args.idle_timeout)
+    finally:
+        if made:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0

@@ -1,0 +1,121 @@
+"""The Eliza-type World: a scripted patient scored on engagement and topics reached."""
+
+from __future__ import annotations
+
+import pytest
+
+from wwm import Refusal
+from wwm.client.runner import RunSettings, run
+from wwm.minds.eliza import ElizaMind
+from wwm.minds.random_mind import RandomMind
+from wwm.worlds.eliza_world import ALL_TOPICS, ENGAGED, NEW_TOPIC, TOPICS, ElizaWorld
+
+FREE = RunSettings(steps=None, keepalive=None, timeout=5.0)
+
+
+def topic(name: str):
+    return next(t for t in TOPICS if t.name == name)
+
+
+def test_the_patient_opens_with_a_seeded_topic():
+    openings = {ElizaWorld(seed=s).said for s in range(12)}
+    assert len(openings) > 1                                      # seeds differ
+    assert ElizaWorld(seed=3).said == ElizaWorld(seed=3).said     # and repeat
+    world = ElizaWorld(seed=3)
+    assert world.said == world.topic.lines[0] and world.reached == [world.topic.name]
+
+
+def test_an_engaging_reply_keeps_the_patient_talking():
+    world = ElizaWorld(seed=0)
+    first, current = world.said, world.topic
+    assert world.respond("Why is that?") == ENGAGED               # a question engages
+    assert world.said == current.lines[1] and world.said != first
+    word = max((w.strip(".,") for w in world.said.split()), key=len)
+    assert world.respond(f"Tell me about {word}.") == ENGAGED     # taking up a word engages too
+
+
+def test_naming_a_new_topic_moves_the_talk_there():
+    world = ElizaWorld(seed=0)
+    other = next(t for t in TOPICS if t.name != world.topic.name)
+    assert world.respond(f"And how is your {other.triggers[0]}?") == NEW_TOPIC
+    assert world.topic is other and world.said == other.lines[0] and other.name in world.reached
+    assert world.respond(f"Tell me about your {other.triggers[0]} again?") == ENGAGED  # no new points
+
+
+@pytest.mark.parametrize("reply,line", [("", "Hello? Are you still there?"),
+                                        (None, "Why are you repeating what I say?")])
+def test_silence_and_parroting_try_its_patience(reply, line):
+    world = ElizaWorld(seed=1, patience=2)
+    assert world.respond(world.said if reply is None else reply) == 0.0
+    assert world.said == line and world.bored == 1 and not world.finished
+    world.respond("north")
+    assert world.finished and "Goodbye" in world.said
+
+
+def test_repeating_oneself_is_boring_but_patience_recovers():
+    world = ElizaWorld(seed=2, patience=3)
+    world.respond("Why?")
+    assert world.respond("Why?") == 0.0 and world.said == "You said that already."
+    assert world.respond("How did that feel?") == ENGAGED and world.bored == 0
+
+
+def test_talking_through_every_topic_ends_with_a_bonus():
+    world = ElizaWorld(seed=0, turns=100)
+    total = 0.0
+    while not world.finished:
+        nxt = next((t for t in TOPICS if t.name not in world.reached), None)
+        if nxt is not None and world.position >= len(world.topic.lines):
+            total += world.respond(f"What about your {nxt.triggers[0]}?")
+        else:
+            total += world.respond(f"Why do you say that, turn {world.turn}?")
+    assert sorted(world.reached) == sorted(t.name for t in TOPICS)
+    assert "Thank you" in world.said
+    assert total == world._score and total >= (len(TOPICS) - 1) * NEW_TOPIC + ALL_TOPICS
+
+
+def test_the_run_ends_after_its_turns():
+    world = ElizaWorld(turns=2)
+    world.respond("Why?")
+    assert not world.finished
+    world.respond("How so?")
+    assert world.finished
+
+
+@pytest.mark.parametrize("kw", [{"turns": 0}, {"patience": 0}])
+def test_bad_parameters(kw):
+    with pytest.raises(ValueError, match="at least 1"):
+        ElizaWorld(**kw)
+
+
+async def test_world_interface_and_reset():
+    world = ElizaWorld(seed=4, patience=1)
+    await world.new_run()
+    opening = await world.get_state()
+    outcome = await world.execute_action("")
+    assert outcome.finished and outcome.score == 0.0
+    with pytest.raises(Refusal) as ended:
+        await world.execute_action("Hello?")
+    assert ended.value.code == "run-ended"
+    await world.reset()
+    assert await world.get_state() == opening and not world.finished
+    assert await world.get_current_score() == 0.0
+
+
+async def test_eliza_mind_talks_the_patient_through_every_topic():
+    """The seed's initial test (10.1.1): an Eliza Mind talking to an Eliza World."""
+    for seed in range(3):
+        world = ElizaWorld(seed=seed, turns=40)
+        result = await run(ElizaMind(), world, FREE)
+        assert result.status == "ended by world"
+        assert sorted(world.reached) == sorted(t.name for t in TOPICS), world.transcript
+        assert result.total_score >= (len(TOPICS) - 1) * NEW_TOPIC + ALL_TOPICS
+        assert result.world_score == result.total_score
+        talk = [line for who, line in world.transcript if who == "listener"]
+        assert len(set(talk)) == len(talk)                         # it never repeated itself
+
+
+async def test_a_random_mind_bores_the_patient():
+    world = ElizaWorld(seed=0, patience=3)
+    result = await run(RandomMind(seed=1), world, FREE)
+    assert result.status == "ended by world" and len(result.steps) == 3
+    assert result.total_score == 0.0 and "Goodbye" in world.said
