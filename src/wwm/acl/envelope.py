@@ -95,6 +95,9 @@ def from_items(items: dict[str, Any]) -> ACLMessage:
     for key, value in items.items():
         if value is None:
             continue
+        if key[:2].lower() == "x-":
+            user.append((key, _one(value, key)))
+            continue
         wire = key.replace("_", "-")
         if wire in ("mind-run-ID", "client-URL", "mind run ID", "client URL"):
             continue

@@ -211,6 +211,7 @@ class _Parser:
         return word
 
     def aid(self) -> AID:
+        self.skip()
         start = self.pos
         self.expect("(", "'(' opening an agent-identifier")
         head, at = self.token()

@@ -168,8 +168,8 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
     action promised is the one requested; the one accepted is the one offered)."""
     t = thread or Thread("", speaker, hearer)
 
-    def held(kind: str, holder: str, what: str) -> str:
-        record = t.find(kind, holder)
+    def held(kind: str, holder: str, what: str, doer: str | None = None) -> str:
+        record = t.find(kind, holder, doer=doer)
         if record is None:
             raise Rejected(f"{name}: {holder} has no outstanding {what}")
         return record.action
@@ -182,13 +182,13 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
     if name == "request":
         return A.request(speaker, hearer, text("the action requested"))
     if name in ("promise", "refuse", "promise;assert"):
-        a = held("pwag", hearer, "request")
+        a = held("pwag", hearer, "request", speaker)
         return {"promise": A.confirm, "refuse": A.refuse, "promise;assert": A.promise_and_report}[name](speaker, hearer, a)
     if name == "promise;fail":
-        a = held("pwag", hearer, "request")
+        a = held("pwag", hearer, "request", speaker)
         return A.confirm(speaker, hearer, a).then(A.fail(speaker, hearer, a), name)
     if name == "counter":
-        a = held("pwag", hearer, "request")
+        a = held("pwag", hearer, "request", speaker)
         return A.counteroffer(speaker, hearer, a, content or a)
     if name == "accept":
         return A.accept(speaker, hearer, held("offer", hearer, "offer"))
@@ -199,9 +199,9 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
     if name == "withdraw-offer":
         return A.withdraw_offer(speaker, hearer, held("offer", speaker, "offer"))
     if name == "withdraw":
-        return A.withdraw(speaker, hearer, held("pwag", speaker, "request"))
+        return A.withdraw(speaker, hearer, held("pwag", speaker, "request", hearer))
     if name in ("renege", "fail", "assert"):
-        a = held("pwag", speaker, "promise")
+        a = held("pwag", speaker, "promise", speaker)
         return {"renege": A.renege, "fail": A.fail, "assert": A.report_done}[name](speaker, hearer, a)
     if name in ("declare", "declare-not"):
         a = held("duty", hearer, "report of completion")

@@ -48,6 +48,7 @@ class Commitment:
     discharged_by: str | None = None
     violated: bool = False
     owes_inform: str | None = None
+    doer: str = ""  # who is to do the action (the counterparty for a requester's PWAG)
 
     @property
     def active(self) -> bool:
@@ -83,10 +84,11 @@ class Thread:
     def key(self) -> tuple[str, str, str]:
         return (self.conversation, self.initiator, self.responder)
 
-    def find(self, kind: str, holder: str, action: str | None = None, *, active: bool = True) -> Commitment | None:
+    def find(self, kind: str, holder: str, action: str | None = None, *, doer: str | None = None,
+             active: bool = True) -> Commitment | None:
         for r in reversed(self.records):
             if r.kind == kind and r.holder == holder and (action is None or r.action == action) \
-                    and (r.active or not active):
+                    and (doer is None or r.doer == doer) and (r.active or not active):
                 return r
         return None
 
@@ -285,9 +287,9 @@ class _Effects:
         self.msg, self.deadline, self.ids = message_id, deadline, ids
 
     def new(self, kind: str, holder: str, other: str, action: str, goal: str,
-            relative_to: int | None = None) -> Commitment:
+            relative_to: int | None = None, doer: str | None = None) -> Commitment:
         record = Commitment(next(self.ids), kind, holder, other, action, goal, relative_to,
-                            self.msg, self.deadline)
+                            self.msg, self.deadline, doer=doer or holder)
         self.t.records.append(record)
         return record
 
@@ -352,20 +354,20 @@ class _Effects:
                 raise self.reject(f"{y} offered {pending.action!r}, not {a!r}: accept that, or decline it first")
             raise self.reject(f"{x} may request only to open a conversation, to accept an offer, or "
                               "after declining one")
-        if t.find("pwag", x) is not None:
+        if t.find("pwag", x, doer=y) is not None:
             raise self.reject(f"{x} already has a request outstanding")
-        pa = self.new("pwag", x, y, a, show(PWAG(x, y, Done(y, a), part.q)))
+        pa = self.new("pwag", x, y, a, show(PWAG(x, y, Done(y, a), part.q)), doer=y)
         if offer is not None:  # the conditional offer fires: y now holds the PWAG (6→3)
             self.close(offer, "superseded")
             self.new("pwag", y, x, a, show(PWAG(y, x, Done(y, a), f"P_{x}")), relative_to=pa.id)
         else:
-            self.new("expect", y, x, a, f"a reply from {y} to the request {a!r}", relative_to=pa.id)
+            self.new("expect", y, x, a, f"a reply from {y} to the request {a!r}", relative_to=pa.id, doer=y)
 
     def _pending_request(self, x: str, y: str, a: str, what: str) -> Commitment:
-        pa = self.t.find("pwag", y, a)
+        pa = self.t.find("pwag", y, a, doer=x)
         if pa is None:
             raise self.reject(f"{x} can {what} only a request of {y}'s that is outstanding (none for {a!r})")
-        if self.t.find("pwag", x) is not None:
+        if self.t.find("pwag", x, doer=x) is not None:
             raise self.reject(f"{x} has already promised")
         return pa
 
@@ -399,7 +401,7 @@ class _Effects:
         self.close(offer, "declined_offer")
 
     def withdraw(self, x: str, y: str, a: str) -> None:
-        pa = self.t.find("pwag", x, a)
+        pa = self.t.find("pwag", x, a, doer=y)
         if pa is None:
             raise self.reject(f"{x} has no outstanding request of {a!r} to withdraw")
         self.close(pa, "withdrawn")
@@ -408,19 +410,19 @@ class _Effects:
                 self.close(r, "irrelevant" if r.kind != "expect" else "withdrawn")
 
     def give_up(self, x: str, y: str, a: str, reason: str) -> None:
-        pb = self.t.find("pwag", x, a)
+        pb = self.t.find("pwag", x, a, doer=x)
         if pb is None:
             raise self.reject(f"{x} has not promised {a!r}, so has nothing to "
                               + ("renege on" if reason == "reneged" else "fail at"))
         if self.t.find("duty", x, a) is not None:
             raise self.reject(f"{x} has already reported {a!r} done; only {y} may act now")
         self.close(pb, reason, violated=reason == "reneged")
-        pa = self.t.find("pwag", y, a)
+        pa = self.t.find("pwag", y, a, doer=x)
         if pa is not None:
             self.close(pa, "impossible")
 
     def report(self, x: str, y: str, a: str) -> None:
-        if self.t.find("pwag", x, a) is None:
+        if self.t.find("pwag", x, a, doer=x) is None:
             raise self.reject(f"{x} has not promised {a!r}, so cannot report it done")
         if self.t.find("duty", x, a) is not None:
             raise self.reject(f"{x} has already reported {a!r} done and awaits {y}'s declaration")
