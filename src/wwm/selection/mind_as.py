@@ -1,0 +1,440 @@
+"""The Mind_AS server (9.2.4): a Society of Mind behind one Mind interface.
+
+Its minds are URLs of Mind servers (opened with :func:`wwm.connect`) or Mind objects, so a
+local society and a society spread over the network are the same code. Each step it asks
+its minds in parallel, decides by the method chosen at New run on whatever came back within
+its time-out (8.3.1), and afterwards tells every mind what happened: obeyed or not, the
+winner's URL, the action executed, y and the score (9.2.2). Minds can be added and removed
+mid-run; the others are told the collection changed (10.16). It is itself a Mind_i, so it
+can compete in a higher-level AS, passing its W upwards, and a Mind_L for the temperature
+of the switch it learns in Hierarchical Q-learning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
+from ..protocol.results import RunStarted, Suggestion, Values
+from ..worlds.wrappers import parse_keys
+from .methods import METHODS, Decision, Method, method_class
+from .panel import Member, Panel
+from .tables import WinnerMemory
+
+log = logging.getLogger("wwm.selection")
+
+
+@dataclass
+class Settings:
+    """The AS arguments a method reads."""
+
+    method: str
+    timeout: float = 2.0
+    candidates: str = "suggested"
+    actions: tuple[str, ...] = ()
+    q_temperature: float = 1.0
+    run_length: float = 10_000.0
+    w_temperature: float = 0.1
+    gamma: float = 0.9
+    period: int = 1
+    start: str = "random"
+    weights: dict[int, float] = field(default_factory=dict)
+
+    def weight(self, member: Member) -> float:
+        return self.weights.get(member.ident, 1.0)
+
+
+def _split(value: str | list[Any] | None, sep: str = ",") -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(sep)] if value.strip() else []
+    return list(value)
+
+
+def _numbers(value: str | list[Any] | None, what: str, n: int) -> list[float]:
+    items = _split(value)
+    if not items:
+        return []
+    try:
+        out = [float(v) for v in items]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be numbers separated by commas, got {value!r}") from None
+    if len(out) != n:
+        raise ValueError(f"{what} gives {len(out)} numbers for {n} minds")
+    return out
+
+
+class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
+    """An Action Selection server: resolves competition among its minds by one method of
+    section 10 (argument ``method``; see :data:`wwm.selection.methods.METHODS`).
+
+    Arguments: ``minds`` (wire name "mind URL", repeated); ``method``; ``timeout`` (seconds
+    per round of queries); ``views`` (one sub-space per mind, e.g. "i,f;n;p", "*" for all of
+    x); ``weights`` (DAMN) and ``strengths`` (sent to the minds as "Change mind strength"),
+    comma-separated, one per mind; ``candidates`` ("suggested" actions or the "shared"
+    suite in ``actions``); ``q_temperature``, ``run_length``, ``gamma`` (the Hierarchical Q
+    switch); ``w_temperature`` (stochastic W); ``period`` (rotation); ``start`` ("random" or
+    "first" mind to lead a negotiation); ``remember`` (k(x), 10.15); ``max_depth`` (of a
+    chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
+    ``seed``."""
+
+    title: ClassVar[str] = "Action Selection server (Mind_AS)"
+    state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
+                                   "which each mind is shown its own sub-space")
+    action_format: ClassVar[str] = "whatever its minds suggest (or the shared 'actions' suite)"
+
+    def __init__(self, minds: list[str | Mind] | str | None = None, method: str = "w=q",
+                 timeout: float = 2.0, views: str | list[str] = "", weights: str | list[float] = "",
+                 strengths: str | list[float] = "", candidates: str = "suggested",
+                 actions: str | list[str] = "", q_temperature: float = 1.0,
+                 run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
+                 period: int = 1, start: str = "random", remember: bool = False,
+                 max_depth: int = 4, strength: float = 1.0, seed: int | None = None) -> None:
+        cls = method_class(method)
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        if candidates not in ("suggested", "shared"):
+            raise ValueError("candidates must be 'suggested' or 'shared'")
+        if start not in ("random", "first"):
+            raise ValueError("start must be 'random' or 'first'")
+        if strength <= 0:
+            raise ValueError("strength must be positive")
+        if max_depth < 0:
+            raise ValueError("max_depth cannot be negative")
+        shared = tuple(a for a in _split(actions) if a)
+        if candidates == "shared" and not shared:
+            raise ValueError("candidates='shared' needs the shared suite in 'actions'")
+        entries = [minds] if isinstance(minds, (str, Mind)) else list(minds or [])
+        self.timeout = timeout
+        self.members: list[Member] = []
+        self._next_ident = 0
+        view_list = _split(views, ";") if isinstance(views, str) else list(views)
+        if view_list and len(view_list) != len(entries):
+            raise ValueError(f"views gives {len(view_list)} sub-spaces for {len(entries)} minds")
+        for i, entry in enumerate(entries):
+            view = view_list[i] if view_list else "*"
+            self.members.append(self._member(entry, view))
+        weight_list = _numbers(weights, "weights", len(self.members))
+        self.strengths = _numbers(strengths, "strengths", len(self.members))
+        if any(s <= 0 for s in self.strengths):
+            raise ValueError("strengths must be positive")
+        self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
+                                 w_temperature, gamma, period, start,
+                                 {m.ident: w for m, w in zip(self.members, weight_list)})
+        if cls.name == "w-learning-subspaces" and not view_list:
+            raise ValueError("w-learning-subspaces needs 'views': one sub-space per mind")
+        self.rng = random.Random(seed)
+        self.panel = Panel(timeout)
+        self.method: Method = cls(self.settings, self.panel, self.rng)
+        self.memory = WinnerMemory() if remember else None
+        self.max_depth = max_depth
+        self.strength = strength
+        self.initial_w_temperature = w_temperature
+        self.passive: dict[str, Member] = {}
+        self.last: Decision | None = None
+        self.last_x: str | None = None
+        self.steps = 0
+        self.started = False
+
+    # ---- the collection -------------------------------------------------------------------
+    def _member(self, entry: str | Mind, view: str = "*") -> Member:
+        keys = None if view.strip() in ("", "*") else parse_keys(view)
+        ident, self._next_ident = self._next_ident, self._next_ident + 1
+        if isinstance(entry, Mind):
+            name = getattr(entry, "url", None) or f"local:{type(entry).__name__}#{ident}"
+            return Member(ident, name, entry, keys, competing=True if isinstance(entry, CompetingMind) else None)
+        if isinstance(entry, str):
+            url = entry.strip()
+            if not url.startswith(("http://", "https://")):
+                raise Refusal("mind-url-invalid", f"{url!r} is not the URL of a Mind server (http://...)")
+            from ..client.remote import connect
+
+            remote = connect(url, role="mind", timeout=self.timeout)
+            return Member(ident, url, remote, keys, owned=True)
+        raise ValueError(f"a mind must be a URL or a Mind object, not {type(entry).__name__}")
+
+    async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
+        """New run on each member, in parallel; the failures, with why."""
+        async def start(m: Member) -> None:
+            await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
+
+        timeout = max(self.timeout, 5.0)
+        tasks = {m: asyncio.ensure_future(asyncio.wait_for(start(m), timeout)) for m in members}
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+        failed = []
+        for m, task in tasks.items():
+            exc = task.exception()
+            if exc is not None:
+                why = exc.text if isinstance(exc, Refusal) else (
+                    "no answer within the time-out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
+                failed.append((m, why))
+        return failed
+
+    async def _close(self, members: list[Member], score: float | None = None) -> None:
+        async def close(m: Member) -> None:
+            try:
+                await asyncio.wait_for(m.mind.end_run(score), self.timeout)
+            except (Exception, asyncio.CancelledError):
+                pass
+            if m.owned:
+                closer = getattr(m.mind, "aclose", None)
+                if closer is not None:
+                    await closer()
+
+        await asyncio.gather(*(close(m) for m in members), return_exceptions=True)
+
+    async def _collection_changed(self) -> None:
+        """10.16: tell the remaining minds (Reset W-Temperature), forget k(x) and tables."""
+        self.method.forget()
+        if self.memory is not None:
+            self.memory.forget()
+        jobs = {m: (lambda m=m: m.mind.reset_w_temperature())  # type: ignore[attr-defined]
+                for m in self.members if m.competing is not False}
+        await self.panel.gather(jobs)
+
+    async def add_mind(self, mind_url: str) -> None:
+        member = self._member(mind_url)
+        failed = await self._start([member])
+        if failed:
+            await self._close([member])
+            raise Refusal("mind-url-invalid", f"{mind_url} did not start a run: {failed[0][1]}")
+        await self._collection_changed()
+        self.members.append(member)
+
+    async def remove_mind(self, mind_url: str) -> None:
+        url = mind_url.strip()
+        gone = [m for m in self.members if m.url == url]
+        if not gone:
+            have = ", ".join(m.url for m in self.members) or "no minds"
+            raise Refusal("bad-parameters", f"{url} is not in this collection (it has: {have})")
+        self.members = [m for m in self.members if m.url != url]
+        for m in gone:
+            self.panel.background(self._close([m]))
+        await self._collection_changed()
+
+    # ---- runs -----------------------------------------------------------------------------
+    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
+                      world_run_id: str | None = None) -> RunStarted | None:
+        await super().new_run(client_url, world_display_url, world_run_id)
+        failed = await self._start(self.members)
+        if failed:
+            await self._close([m for m in self.members if m not in dict(failed)])
+            raise Refusal("mind-url-invalid", "; ".join(f"{m.url}: {why}" for m, why in failed))
+        for m, s in zip(self.members, self.strengths):
+            try:
+                await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
+            except (Exception, asyncio.CancelledError) as exc:
+                raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {exc}") from None
+        self.started = True
+        return None
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        await self._close(self.members + list(self.passive.values()), score)
+        self.passive.clear()
+        return score
+
+    async def no_operation(self) -> None:
+        await self.panel.gather({m: (lambda m=m: m.mind.no_operation()) for m in self.members})
+
+    # ---- deciding -------------------------------------------------------------------------
+    async def decide(self, state: str) -> Decision:
+        """One step's decision (every query the method needs, in parallel rounds)."""
+        members = list(self.members)
+        d = await self._remembered(state, members)
+        if d is None:
+            d = await self.method.decide(state, members, self.steps)
+            if d.mind_url is not None and d.action is None:
+                await self._follow(d, state)
+            if self.memory is not None and d.action is not None:
+                if d.winner is not None:
+                    self.memory.winners[state] = d.winner.ident
+                else:
+                    self.memory.actions[state] = d.action
+        self.last, self.last_x = d, state
+        self.steps += 1
+        return d
+
+    async def _remembered(self, state: str, members: list[Member]) -> Decision | None:
+        if self.memory is None:
+            return None
+        if state in self.memory.actions:
+            self.memory.hits += 1
+            return Decision(self.memory.actions[state], note="remembered a(x)")
+        ident = self.memory.winners.get(state)
+        member = next((m for m in members if m.ident == ident), None)
+        if member is None:
+            return None
+        s = await self.panel.action(member, state)
+        if s is None or s.action is None:
+            return None
+        self.memory.hits += 1
+        return Decision(s.action, member, s.q, s.w, {member: s}, [member], note="remembered k(x)")
+
+    async def _follow(self, d: Decision, state: str) -> None:
+        """The winner answered with a Mind URL (10.17): call it, and so on down the chain,
+        at most ``max_depth`` calls (call loops are the authors' problem, 3.5; this stops them)."""
+        url, chain = d.mind_url, []
+        while url is not None and len(chain) < self.max_depth:
+            chain.append(url)
+            member = await self._callee(url)
+            s = await self.panel.action(member, state) if member is not None else None
+            if s is None or not s.can_suggest:
+                break
+            if s.action is not None:
+                d.action, d.note = s.action, "via " + " -> ".join(chain)
+                return
+            url = s.mind_url
+        fallback = [(m, s) for m, s in d.suggestions.items() if s.action is not None]
+        if fallback:
+            m, s = max(fallback, key=lambda t: (t[1].w if t[1].w is not None else (t[1].q or 0.0)))
+            d.action, d.winner, d.q, d.w = s.action, m, s.q, s.w
+            d.note = f"call chain {' -> '.join(chain)} gave no action; next best mind"
+        else:
+            d.note = f"call chain {' -> '.join(chain)} gave no action"
+
+    async def _callee(self, url: str) -> Member | None:
+        for m in self.members:
+            if m.url == url:
+                return m
+        if url in self.passive:
+            return self.passive[url]
+        try:
+            member = self._member(url)
+        except (Refusal, ValueError):
+            return None
+        if await self._start([member]):
+            return None
+        self.passive[url] = member  # a passive mind, outside the competition (10.17.2)
+        return member
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        d = await self.decide(state)
+        if d.action is None:
+            return Suggestion.cannot(d.note or "no mind suggested an action")
+        return Suggestion(d.action, q=d.q)
+
+    # ---- telling the minds what happened --------------------------------------------------
+    async def _tell(self, m: Member, y: str, obeyed: bool | None, winner_url: str | None,
+                    action: str | None, score: float | None) -> Values:
+        if m.competing is not False:
+            try:
+                return await m.mind.inform_winner(  # type: ignore[attr-defined]
+                    m.see(y), obeyed=obeyed, winner_url=winner_url, action=action, score=score)
+            except Refusal as refusal:
+                if refusal.code != "unsupported-query":
+                    raise
+                m.competing = False
+            except AttributeError:
+                m.competing = False
+        await m.mind.inform(m.see(y), score)
+        return Values()
+
+    async def _inform_all(self, y: str, score: float | None, executed: str | None,
+                          lost_above: bool = False, winner_url: str | None = None) -> dict[Member, Values]:
+        d = self.last
+        members = list(self.members)
+        answered = d.suggestions if d is not None else {}
+        asked = set(d.asked) if d is not None else set()
+        winner = d.winner if d is not None and not lost_above else None
+        url = winner_url if lost_above else (winner.url if winner is not None else None)
+        jobs = {}
+        for m in members:
+            if m in answered:
+                obeyed: bool | None = (not lost_above) and (m is winner or answered[m].action == executed)
+            else:
+                obeyed = None
+            if m in asked and m not in answered and m is not winner:
+                # silent this step: tell it without waiting for it
+                self.panel.background(self._tell(m, y, obeyed, url, executed, score))
+                continue
+            jobs[m] = (lambda m=m, obeyed=obeyed: self._tell(m, y, obeyed, url, executed, score))
+        reports = await self.panel.gather(jobs, {m: m for m in jobs})
+        if d is not None and self.last_x is not None:
+            self.method.learn(d, self.last_x, y, score, reports, members)
+        return reports
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        executed = self.last.action if self.last is not None else None
+        await self._inform_all(state, score, executed)
+        return None
+
+    # ---- as a Mind_i in a higher-level AS (9.2.4) -------------------------------------------
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
+        d = await self.decide(state)
+        if d.action is None:
+            return Suggestion.cannot(d.note or "no mind suggested an action")
+        w = d.w if d.w is not None else d.q
+        return Suggestion(d.action, q=d.q, w=None if w is None else self.strength * w)
+
+    async def get_values(self, state: str, action: str, **step: Any) -> Values:
+        minds = [m for m in self.members if m.competing is not False]
+        got = await self.panel.values([(m, action) for m in minds], state)
+        qs = [v.q for v in got.values() if v.q is not None]
+        ws = [v.w for v in got.values() if v.w is not None]
+        combine = sum if self.method.collective else max
+        return Values(q=combine(qs) * self.strength if qs else None,
+                      w=combine(ws) * self.strength if ws else None)
+
+    async def inform_winner(self, state: str, obeyed: bool | None = None,
+                            payment: float | None = None, winner_url: str | None = None,
+                            action: str | None = None, score: float | None = None) -> Values:
+        ours = self.last.action if self.last is not None else None
+        lost_above = obeyed is False and (action is None or action != ours)
+        executed = action if action is not None else (None if lost_above else ours)
+        reports = await self._inform_all(state, score, executed, lost_above, winner_url)
+        losses = [v.w for v in reports.values() if v.w is not None]
+        combine = sum if self.method.collective else max
+        return Values(q=score, w=combine(losses) * self.strength if losses else None)
+
+    async def get_strength(self) -> float | None:
+        return self.strength
+
+    async def change_strength(self, strength: float) -> None:
+        if strength <= 0:
+            raise Refusal("bad-parameters", "strength must be positive")
+        self.strength = strength
+
+    async def get_w_temperature(self) -> float | None:
+        return self.settings.w_temperature
+
+    async def send_w_temperature(self, w_temperature: float, run_length: float | None = None) -> None:
+        if w_temperature < 0:
+            raise Refusal("bad-parameters", "a W-temperature cannot be negative")
+        self.settings.w_temperature = w_temperature
+
+    async def reset_w_temperature(self, run_length: float | None = None) -> None:
+        """The higher-level collection changed: pass the news down to every mind."""
+        self.settings.w_temperature = self.initial_w_temperature
+        await self._collection_changed()
+
+    # ---- as a Mind_L: the temperature of the switch it learns (Hierarchical Q) ------------
+    async def get_q_temperature(self) -> float | None:
+        t = getattr(self.method, "temperature", None)
+        return t.current if t is not None else None
+
+    async def reset_q_temperature(self, run_length: float | None = None) -> None:
+        t = getattr(self.method, "temperature", None)
+        if t is not None:
+            t.reset(run_length)
+
+    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
+        t = getattr(self.method, "temperature", None)
+        if t is None:
+            raise Refusal("bad-parameters", f"method {self.method.name!r} learns no Q-values of its own")
+        if q_temperature < 0:
+            raise Refusal("bad-parameters", "a Q-temperature cannot be negative")
+        t.reset(run_length, start=q_temperature)
+
+    def status(self) -> list[dict[str, Any]]:
+        """Each mind's answers and misses so far (what a display page shows)."""
+        return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
+                for m in self.members]
+
+
+__all__ = ["ActionSelectionMind", "METHODS"]

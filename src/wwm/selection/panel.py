@@ -1,0 +1,135 @@
+"""The minds of an AS server and how it asks them: every round of queries goes to all the
+minds at once and is decided on whatever came back within the time-out (section 8.3.1);
+a mind that is slow, down or gone is simply left out of that round (broken links, 6.5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import CompetingMind, Mind
+from ..protocol.results import Suggestion, Values
+from ..worlds.wrappers import project
+
+log = logging.getLogger("wwm.selection")
+
+K = TypeVar("K", bound=Hashable)
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
+class Member:
+    """One mind in the collection. ``url`` names it (for a local object, a ``local:`` name);
+    ``view`` is the sub-space of x it is shown (None: all of x, 10.11.3)."""
+
+    ident: int
+    url: str
+    mind: Mind
+    view: tuple[str, ...] | None = None
+    competing: bool | None = None  # answers the Mind_i queries? None: not known yet
+    owned: bool = False            # opened from a URL by this server (so closed by it)
+    answers: int = 0
+    misses: int = 0
+    last_error: str | None = None
+    last_seen: float = field(default_factory=time.monotonic)
+
+    def see(self, state: str) -> str:
+        return project(state, self.view) if self.view else state
+
+    def __repr__(self) -> str:
+        return f"Member({self.ident}, {self.url!r})"
+
+
+class Panel:
+    """Parallel queries to members with one time-out per round."""
+
+    def __init__(self, timeout: float) -> None:
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        self.timeout = timeout
+        self.queries = 0            # queries sent (for the counts of 10.6)
+        self._background: set[asyncio.Task] = set()
+
+    async def gather(self, jobs: dict[K, Callable[[], Awaitable[T]]],
+                     members: dict[K, Member] | None = None,
+                     timeout: float | None = None) -> dict[K, T]:
+        """Run every job at once; return the results that came back in time. Late and
+        failed jobs are cancelled and left out; their members are marked as missing."""
+        if not jobs:
+            return {}
+        tasks = {asyncio.ensure_future(job()): key for key, job in jobs.items()}
+        self.queries += len(tasks)
+        done, pending = await asyncio.wait(tasks, timeout=self.timeout if timeout is None else timeout)
+        for task in pending:
+            task.cancel()
+        out: dict[K, T] = {}
+        now = time.monotonic()
+        for task, key in tasks.items():
+            member = members.get(key) if members else None
+            if task in done and not task.cancelled() and task.exception() is None:
+                out[key] = task.result()
+                if member is not None:
+                    member.answers += 1
+                    member.last_seen = now
+                    member.last_error = None
+            elif member is not None:
+                member.misses += 1
+                if task in pending:
+                    member.last_error = "no answer within the time-out"
+                elif not task.cancelled():
+                    exc = task.exception()
+                    member.last_error = exc.text if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
+        return out
+
+    def background(self, job: Awaitable[Any], timeout: float | None = None) -> None:
+        """Send a query without waiting for it (to a mind that did not answer this step)."""
+        async def run() -> None:
+            try:
+                await asyncio.wait_for(job, self.timeout if timeout is None else timeout)
+            except (Exception, asyncio.CancelledError):
+                pass
+
+        task = asyncio.ensure_future(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # ---- the queries an AS sends ----------------------------------------------------------
+    async def suggest(self, member: Member, state: str) -> Suggestion:
+        """"Get suggested action with values", or "Get action" for a plain Mind."""
+        x = member.see(state)
+        if member.competing is None and isinstance(member.mind, CompetingMind):
+            member.competing = True
+        if member.competing is not False:
+            try:
+                return await member.mind.get_suggestion(x)  # type: ignore[attr-defined]
+            except Refusal as refusal:
+                if refusal.code != "unsupported-query":
+                    raise
+                member.competing = False
+            except AttributeError:
+                member.competing = False
+        return await member.mind.get_action(x)
+
+    async def suggestions(self, members: list[Member], state: str) -> dict[Member, Suggestion]:
+        jobs = {m: (lambda m=m: self.suggest(m, state)) for m in members}
+        got = await self.gather(jobs, {m: m for m in members})
+        return {m: s for m, s in got.items() if s.can_suggest}
+
+    async def values(self, pairs: list[tuple[Member, str]], state: str) -> dict[tuple[Member, str], Values]:
+        async def ask(member: Member, action: str) -> Values:
+            if member.competing is False:
+                raise Refusal("unsupported-query", "a plain Mind cannot value an action")
+            return await member.mind.get_values(member.see(state), action)  # type: ignore[attr-defined]
+
+        jobs = {(m, a): (lambda m=m, a=a: ask(m, a)) for m, a in pairs}
+        return await self.gather(jobs, {(m, a): m for m, a in pairs})
+
+    async def action(self, member: Member, state: str) -> Suggestion | None:
+        got = await self.gather({member: lambda: member.mind.get_action(member.see(state))}, {member: member})
+        return got.get(member)
