@@ -26,7 +26,8 @@ def label(call: Call) -> str:
     reply = _short(call.reply.expand()) if call.reply is not None else "(no reply)"
     hits = sum(1 for s in call.steps if s.cached)
     memo = f", {hits} from memo" if hits else ""
-    return (f"[bold]{escape(_short(call.question.render()))}[/]  [dim]budget {call.budget}, spent "
+    shown = call.steps[0].observation.rsplit("\n[", 1)[0] if call.steps else call.question.render()
+    return (f"[bold]{escape(_short(shown))}[/]  [dim]budget {call.budget}, spent "
             f"{call.spent} ({call.own_ops} own{memo})[/]\n[green]→ {escape(reply)}[/]")
 
 

@@ -1,0 +1,170 @@
+"""``wwm meta``: be A inside Meta(HCH(A, n)) at the terminal, or run a scripted A, and look
+at stored computations as trees.
+
+``wwm meta`` alone is the original's ``examples.meta.act("test")``: you are A, each screen is
+shown, each line you type is a command. ``act``/``hch``/``sort`` run one computation,
+``list``/``tree`` show saved ones, ``forget`` removes a bad memo answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+
+def _computation_options(parser: argparse.ArgumentParser, amplify: str) -> None:
+    parser.add_argument("--amplify", "-a", default=amplify, metavar="A",
+                        help=f"who A is: human, scripted, lines:FILE, or a Mind server URL (default {amplify})")
+    parser.add_argument("--budget", "-n", type=int, default=10 ** 8, help="budget of each top-level question")
+    parser.add_argument("--db", metavar="FILE", help="SQLite file to save the computation and memo in")
+    parser.add_argument("--no-memo", action="store_true", help="never answer a screen from the memo")
+    parser.add_argument("--rounded", action="store_true",
+                        help="show budgets rounded down to a power of ten (helps the memo)")
+    parser.add_argument("--split", choices=("tenth", "all"), default="tenth",
+                        help="what an ask without $b hands over (default: a tenth, as the original)")
+    parser.add_argument("--tree", action="store_true", help="print the computation as a tree at the end")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="meta_command", metavar="SUBCOMMAND")
+    act = sub.add_parser("act", help="Meta(A) acts on one observation (default: you are A, on 'test')")
+    act.add_argument("observation", nargs="?", default="test")
+    _computation_options(act, "human")
+    hch = sub.add_parser("hch", help="ask HCH(A, n) one question and print its reply")
+    hch.add_argument("question")
+    _computation_options(hch, "human")
+    sort = sub.add_parser("sort", help="Meta(scripted A) sorts integers it sees only through pointers")
+    sort.add_argument("numbers", nargs="+", type=int)
+    _computation_options(sort, "scripted")
+    listing = sub.add_parser("list", help="list the computations saved in a file")
+    listing.add_argument("--db", metavar="FILE", required=True)
+    show = sub.add_parser("tree", help="show a saved computation as a tree")
+    show.add_argument("id", nargs="?", type=int, help="computation number (default: the last)")
+    show.add_argument("--db", metavar="FILE", required=True)
+    show.add_argument("--steps", action="store_true", help="show every screen and the line typed")
+    forget = sub.add_parser("forget", help="remove memo answers whose key starts with PREFIX")
+    forget.add_argument("prefix")
+    forget.add_argument("--db", metavar="FILE", required=True)
+    # ``wwm meta`` alone: act on "test" with you as A
+    _computation_options(parser, "human")
+    parser.set_defaults(observation="test")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from ..meta.agents import OutOfLines
+    from ..meta.meta import DecodeError
+    from ..meta.session import SettingsError
+
+    console = Console(highlight=False)
+    command = args.meta_command or "act"
+    db = getattr(args, "db", None)
+    if command in ("list", "tree", "forget") and not Path(db).is_file():
+        print(f"wwm meta {command}: no such file {db}", file=sys.stderr)
+        return 2
+    try:
+        if command == "list":
+            return _list(console, db)
+        if command == "tree":
+            return _tree(console, db, args.id, args.steps)
+        if command == "forget":
+            return _forget(db, args.prefix)
+        return asyncio.run(_compute(console, args, command))
+    except SettingsError as exc:
+        print(f"wwm meta: {exc}", file=sys.stderr)
+        return 2
+    except EOFError:
+        print("\nwwm meta: input ended before the computation finished; nothing was returned", file=sys.stderr)
+        return 1
+    except OutOfLines as exc:
+        print(f"wwm meta: {exc}", file=sys.stderr)
+        return 1
+    except DecodeError as exc:
+        print(f"wwm meta: Meta(A) could not read the answer: {exc}", file=sys.stderr)
+        return 1
+    except KeyError as exc:
+        print(f"wwm meta: {exc.args[0]}", file=sys.stderr)
+        return 2
+
+
+async def _compute(console, args: argparse.Namespace, command: str) -> int:
+    from ..meta.session import Session, Settings
+    from ..meta.tree import summary, tree
+
+    settings = Settings(args.amplify, args.budget, not args.no_memo, args.db,
+                        "rounded" if args.rounded else "exact", args.split)
+    session = await Session.open(settings, out=sys.stdout)
+    if args.amplify == "human":
+        session.hch.on_step = lambda call, step: step.cached and print(
+            f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
+    if command == "act":
+        step = await session.meta.step(args.observation)
+        calls, label = step.calls, f"act {args.observation!r}"
+        console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
+        console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
+    elif command == "hch":
+        from ..meta.messages import Message
+
+        answer = await session.hch.ask(Message.of(args.question))
+        calls, label = [answer.call], f"hch {args.question!r}"
+        console.print(f"\n[bold]HCH replied[/] {answer.reply.expand()}")
+    else:
+        question = "what is the sorted version of the list []?"
+        value, calls = await session.meta.compute(question, args.numbers, returns=list[int])
+        label = f"sort {args.numbers}"
+        console.print(f"[bold]sorted:[/] {' '.join(map(str, value))}")
+        console.print(f"the sort itself spent {calls[0].spent} of its budget of {calls[0].budget}")
+    totals = summary(calls)
+    console.print(f"{totals['calls']} questions, {totals['ops']} operations, {totals['a_calls']} calls to A, "
+                  f"{totals['cache_hits']} answered from the memo, {totals['loops']} loops refused")
+    for call in calls:
+        call.check()
+    if args.db:
+        number = session.store.record(label, calls)
+        console.print(f"saved as computation {number} in {args.db}")
+    if args.tree:
+        console.print(tree(calls, label))
+    return 0
+
+
+def _list(console, db: str) -> int:
+    from ..meta.store import Store
+
+    for number, label, created in Store(db).computations():
+        console.print(f"{number:>4}  {created}  {label}")
+    return 0
+
+
+def _tree(console, db: str, number: int | None, steps: bool) -> int:
+    from ..meta.store import Store
+    from ..meta.tree import summary, tree
+
+    store = Store(db)
+    saved = store.computations()
+    if not saved:
+        print(f"wwm meta tree: {db} holds no computations", file=sys.stderr)
+        return 2
+    number = number if number is not None else saved[-1][0]
+    calls = store.load_calls(number)
+    label = next((label for n, label, _ in saved if n == number), str(number))
+    console.print(tree(calls, f"computation {number}: {label}", steps=steps))
+    totals = summary(calls)
+    console.print(f"budget {totals['budget']}, spent {totals['spent']}; {totals['calls']} questions, "
+                  f"{totals['a_calls']} calls to A, {totals['cache_hits']} from the memo")
+    return 0
+
+
+def _forget(db: str, prefix: str) -> int:
+    from ..meta.store import Store
+
+    try:
+        gone = Store(db).memo.invalidate(prefix)
+    except ValueError as exc:
+        print(f"wwm meta forget: {exc}", file=sys.stderr)
+        return 2
+    print(f"forgot {gone} memo answer{'s' if gone != 1 else ''}")
+    return 0 if gone else 1

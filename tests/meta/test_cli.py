@@ -1,0 +1,79 @@
+"""``wwm meta`` driven as a person would: a real process with its stdin fed line by line;
+then the saved computation is read back by other processes (tree, list, forget)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .test_transcript import LINES, SCREENS
+
+WWM = [sys.executable, "-m", "wwm.cli.main", "meta"]
+
+
+def wwm_meta(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(WWM + list(args), input=stdin, capture_output=True, text=True, timeout=60,
+                          env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.slow
+def test_a_person_typing_the_original_session_sees_its_screens_and_the_answer(tmp_path):
+    db = tmp_path / "meta.db"
+    done = wwm_meta("act", "test", "--db", str(db), stdin="\n".join(LINES) + "\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    position = 0
+    for screen in SCREENS:  # every screen, in order, with the line typed after it
+        found = out.find(screen, position)
+        assert found >= 0, f"screen not shown in order: {screen!r}"
+        position = found + len(screen)
+    assert "Meta(A) returned ''" in out
+    assert "new state: the state of an agent who has seen (the observation (the string with list" in out
+    assert "saved as computation 1" in out
+
+    # Another process reads the stored computation back as a tree.
+    shown = wwm_meta("tree", "--db", str(db), "--steps")
+    assert shown.returncode == 0, shown.stderr
+    assert "@4: which character is it, as a letter?" in shown.stdout
+    assert "budget 9999999, spent 2" in shown.stdout
+    assert "→ out of budget, sorry" in shown.stdout
+    assert ">>> ask$1 say hi" in shown.stdout
+    listed = wwm_meta("list", "--db", str(db))
+    assert "act 'test'" in listed.stdout
+
+
+@pytest.mark.slow
+def test_input_ending_early_is_reported_not_a_traceback():
+    done = wwm_meta(stdin="view #0\nview #1\n")
+    assert done.returncode == 1
+    assert "input ended before the computation finished" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_memo_persists_between_processes_and_a_bad_answer_can_be_forgotten(tmp_path):
+    db = str(tmp_path / "memo.db")
+    first = wwm_meta("sort", "3", "1", "2", "--db", db, "--rounded", "--split", "all", "-n", "10000")
+    assert first.returncode == 0, first.stderr
+    assert "sorted: 1 2 3" in first.stdout
+    second = wwm_meta("sort", "3", "1", "2", "--db", db, "--rounded", "--split", "all", "-n", "10000")
+    assert "sorted: 1 2 3" in second.stdout
+    assert ", 0 calls to A," in second.stdout  # a new process, every screen answered from the file
+    from wwm.meta.store import Store
+
+    key = next(iter(Store(db).memo.answers))
+    forgot = wwm_meta("forget", key[:12], "--db", db)
+    assert forgot.stdout.strip() == "forgot 1 memo answer"
+    third = wwm_meta("sort", "3", "1", "2", "--db", db, "--rounded", "--split", "all", "-n", "10000")
+    assert ", 1 calls to A," in third.stdout
+
+
+@pytest.mark.slow
+def test_bad_settings_and_files_are_explained():
+    assert "unknown A 'nobody'" in wwm_meta("act", "-a", "nobody").stderr
+    assert "budget must be 0 or more" in wwm_meta("sort", "1", "-n", "-3").stderr
+    missing = wwm_meta("tree", "--db", "/nonexistent/x.db")
+    assert missing.returncode == 2 and "no such file /nonexistent/x.db" in missing.stderr
+    assert "no file of lines" in wwm_meta("act", "-a", "lines:/nonexistent").stderr
