@@ -109,7 +109,8 @@ class Thread:
         state = self.state
         if state not in FINAL_STATES:
             return None
-        reasons = [r.reason for r in self.records if r.kind in ("pwag", "offer")]
+        last = self.acts[-1][0]
+        reasons = [r.reason for r in self.records if r.kind in ("pwag", "offer") and r.discharged_by == last]
         if state == 5:
             return "success"
         if state == 7:
@@ -219,6 +220,12 @@ class Tracker:
             raise Rejected(f"{act.name}: the act would leave commitments that match no state of "
                            f"the conversation for action ({_kinds(scratch)})")
         if commit:
+            known = {r.id: r for r in current.records}
+            for i, r in enumerate(scratch.records):  # keep the record objects callers hold
+                if r.id in known:
+                    for name in Commitment.__dataclass_fields__:
+                        setattr(known[r.id], name, getattr(r, name))
+                    scratch.records[i] = known[r.id]
             current.records[:] = scratch.records
             current.acts[:] = scratch.acts
             if current.key not in self.threads:
@@ -288,8 +295,10 @@ class _Effects:
 
     def new(self, kind: str, holder: str, other: str, action: str, goal: str,
             relative_to: int | None = None, doer: str | None = None) -> Commitment:
+        # reply-by is when the sender wants the hearer's reply: it binds what the hearer holds
+        speaker = self.act.parts[self.index].speaker
         record = Commitment(next(self.ids), kind, holder, other, action, goal, relative_to,
-                            self.msg, self.deadline, doer=doer or holder)
+                            self.msg, self.deadline if holder != speaker else None, doer=doer or holder)
         self.t.records.append(record)
         return record
 
