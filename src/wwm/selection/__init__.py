@@ -1,1 +1,7 @@
-"""selection layer of wwm."""
+"""Action Selection (section 10): the decision rules, every method, and the Mind_AS server
+that resolves competition among minds local or remote; plus the region Mind_M wrapper."""
+
+from .mind_as import ActionSelectionMind
+from .methods import METHODS
+
+__all__ = ["ActionSelectionMind", "METHODS"]

@@ -1,0 +1,117 @@
+"""A Feudal ("slave") Q-learner (9.2.3, 10.18, Watkins 1989): it has no goals of its own and
+learns to take its master to the state c it is ordered to reach. It learns on augmented
+states (x, c), rewarded for transitions (*, c), a -> (c, c); a master drives it with
+"Take me to state" and asks "How good is this action" to weigh its orders.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from ...protocol.errors import Refusal
+from ...protocol.interfaces import FeudalMind, LearningMind
+from ...protocol.results import RunStarted, Suggestion, Values
+from .knowledge import KnowledgeStore
+from .qlearning import DEFAULT_ACTIONS, parse_actions, step_number
+from .tables import QTable, Temperature, boltzmann_choice
+
+
+class FeudalQMind(FeudalMind, LearningMind):
+    """Learns Q((x,c), a), rewarded ``r`` on arriving at c (the state text, compared without
+    surrounding white space). Arguments: ``actions``, ``gamma``, ``r``, ``q_temperature``
+    over ``run_length`` steps, ``learn``, ``pretrained`` (a client URL), ``seed``."""
+
+    title: ClassVar[str] = "Feudal Q-learning mind (Mind_Feu)"
+    state_format: ClassVar[str] = "any text; the destination c is a state of the same world"
+    action_format: ClassVar[str] = "one of the 'actions' argument"
+
+    def __init__(self, actions: str | list[str] = DEFAULT_ACTIONS, gamma: float = 0.9,
+                 r: float = 1.0, q_temperature: float = 0.5, run_length: float = 10_000.0,
+                 learn: bool = True, pretrained: str | None = None, seed: int | None = None) -> None:
+        self.actions = parse_actions(actions)
+        if not 0.0 <= gamma < 1.0:
+            raise ValueError("gamma must be in [0, 1)")
+        if r <= 0:
+            raise ValueError("the reward r for arriving must be positive")
+        self.table = QTable(self.actions, gamma)
+        self.r = r
+        self.temperature = Temperature(q_temperature, run_length)
+        self.learn = learn
+        self.pretrained = pretrained
+        self.rng = random.Random(seed)
+        self.store = KnowledgeStore()
+        self.client: str | None = None
+        self.x: str | None = None
+        self.c: str | None = None
+        self.a: int | None = None
+        self.arrivals = 0
+
+    @property
+    def identity(self) -> str:
+        return f"{type(self).__module__}.{type(self).__qualname__}|{','.join(self.actions)}|{self.table.gamma:g}|{self.r:g}"
+
+    @staticmethod
+    def key(state: str, destination: str) -> str:
+        return f"{state.strip()} -> {destination.strip()}"
+
+    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
+                      world_run_id: str | None = None,
+                      other_client_url: str | None = None) -> RunStarted | None:
+        await super().new_run(client_url, world_display_url, world_run_id)
+        self.client = client_url
+        source = other_client_url or self.pretrained
+        data = self.store.load(self.identity, source or client_url)
+        if source and data is None:
+            raise Refusal("other-client-unknown", f"this mind has learnt nothing with client {source!r}")
+        if data is not None:
+            self.table = QTable.from_json(data["q"])
+        return None
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion.cannot("a Feudal mind has no goals of its own: send it Take me to state")
+
+    async def take_me_to(self, state: str, destination: str, q_temperature: Any = None,
+                         **step: Any) -> Suggestion:
+        sent = step_number(q_temperature, "Q-temperature")
+        t = self.temperature.tick() if sent is None else sent
+        key = self.key(state, destination)
+        row = self.table.row(key)
+        a = boltzmann_choice(row, t if self.learn or sent is not None else 0.0, self.rng)
+        self.x, self.c, self.a = state, destination, a
+        return Suggestion(self.actions[a], q=row[a], w=max(row) - min(row))
+
+    async def how_good(self, state: str, destination: str, action: str, **step: Any) -> Values:
+        if action not in self.actions:
+            return Values()
+        row = self.table.row(self.key(state, destination))
+        q = row[self.actions.index(action)]
+        return Values(q=q, w=max(row) - q)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        if self.x is None or self.c is None or self.a is None:
+            return None
+        arrived = state.strip() == self.c.strip()
+        reward = self.r if arrived else 0.0
+        self.arrivals += int(arrived)
+        if self.learn:
+            y = None if arrived else self.key(state, self.c)  # arriving ends the order
+            self.table.update(self.key(self.x, self.c), self.a, reward, y)
+        self.x, self.a = state, None
+        return reward
+
+    async def get_q_temperature(self) -> float | None:
+        return self.temperature.current
+
+    async def reset_q_temperature(self, run_length: float | None = None) -> None:
+        self.temperature.reset(run_length)
+
+    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
+        if q_temperature < 0:
+            raise Refusal("bad-parameters", "a Q-temperature cannot be negative")
+        self.temperature.reset(run_length, start=q_temperature)
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        if self.learn:
+            self.store.save(self.identity, self.client, {"q": self.table.to_json()})
+        return float(self.arrivals)
