@@ -9,25 +9,68 @@ Rewards are integer half-units throughout, as in the plain engine.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
 from ..worlds.lambdastar.episodes import EpisodeSet
+from ..worlds.lambdastar.profiles import profile as get_profile
+from ..worlds.lambdastar.torus import torus
 from .harness import Scores, Setting, _check
 
 SUPPORTED = ("random", "local", "oracle", "stigmergy", "woc", "bidding", "dictator", "imitative",
              "qlearning", "shared-q", "sarsa", "shared-sarsa")
 
 
+def _tie_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a 9-bit mask of maxima: how many there are, and the position of the m-th."""
+    bits = (np.arange(512)[:, None] >> np.arange(9)) & 1
+    chosen = np.zeros((512, 9), dtype=np.intp)
+    for mask in range(512):
+        where = np.flatnonzero(bits[mask])
+        chosen[mask, :len(where)] = where
+    weights = (1 << np.arange(9)).astype(np.int16)
+    return bits.sum(1), chosen.ravel(), weights
+
+
+_COUNT, _CHOSEN, _WEIGHTS = _tie_tables()
+
+
 def pick_best(values: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Along the last axis: the position of the ⌊u·count⌋-th maximum (as the plain engine)."""
+    """Along the first axis: the position of the ⌊u·count⌋-th maximum (as the plain engine).
+    The candidates sit on the first axis so the reductions run element-wise over whole rows;
+    nine candidates (a range-1 neighbourhood) go through a 9-bit mask and two small tables."""
+    ismax = values == values.max(axis=0)
+    if len(values) == 9:
+        mask = (ismax * _WEIGHTS.reshape((9,) + (1,) * (ismax.ndim - 1))).sum(axis=0)
+        k = (u * _COUNT.take(mask)).astype(np.intp)
+        return _CHOSEN.take(mask * 9 + k)
+    cum = np.add.accumulate(ismax, axis=0, dtype=np.int32)
+    k = (u * cum[-1]).astype(np.int32)
+    return np.add.reduce(cum <= k, axis=0, dtype=np.int32)
+
+
+def pick_best_last(values: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The same along the last axis (for wide candidate sets such as the whole grid)."""
     ismax = values == values.max(axis=-1, keepdims=True)
     k = (u * ismax.sum(axis=-1)).astype(np.int64)
     return np.argmax(ismax.cumsum(axis=-1) > k[..., None], axis=-1)
 
 
+@lru_cache(maxsize=8)
+def _pair_field(rows: int, cols: int, profile_name: str, k: int) -> np.ndarray:
+    """``field[(good·N + evil)·N + cell]``: half-units of reward at a cell for every placement
+    of Good and Evil, so an observation is one gather (built once per grid and profile)."""
+    g = torus(rows, cols)
+    pay = get_profile(profile_name).reward_by_distance(k, g.size)[g.distance].astype(np.int8)
+    return (pay[:, None, :] - pay[None, :, :]).ravel()
+
+
 class _Batch:
-    """The state of many episodes of one setting, advanced one iteration at a time."""
+    """The state of many episodes of one setting, advanced one iteration at a time.
+    Observations are ``[C, E, n]``: neighbourhood cell first, then episode, then agent."""
+
+    PAIR_TABLE_LIMIT = 160  # cells; above it the (Good, Evil, cell) table would be too big
 
     def __init__(self, setting: Setting, episodes: EpisodeSet) -> None:
         self.setting = setting
@@ -37,32 +80,51 @@ class _Batch:
         self.E = len(episodes)
         self.n = setting.size
         self.T = episodes.iterations
-        self.cells_of = g.neighbourhood_table(setting.observation_range)
-        payoff = self.profile.reward_by_distance(setting.observation_range, g.size)
-        self.pay = payoff[g.distance].astype(np.int16)  # pay[object cell, cell]
+        N = self.N = g.size
+        self.cells_of = np.ascontiguousarray(g.neighbourhood_table(setting.observation_range).T).astype(np.intp)
+        payoff = self.profile.reward_by_distance(setting.observation_range, N)
+        self.pay = payoff[g.distance].astype(np.int8)  # pay[object cell, cell]
         self.rows = np.arange(self.E)[:, None]
+        self.moves = g.moves.astype(np.intp).ravel()
+        self.good_t = episodes.good.astype(np.intp)
+        self.evil_t = episodes.evil.astype(np.intp)
+        if N <= self.PAIR_TABLE_LIMIT and not setting.coordination:
+            self.field = _pair_field(g.rows, g.cols, self.profile.name, setting.observation_range)
+            self.base = np.ascontiguousarray(((self.good_t * N + self.evil_t) * N).T)[:, :, None]
+        else:
+            self.field = None
+        self.pay_flat = self.pay.ravel()
 
     def reset(self) -> None:
-        self.pos = self.set.starts(self.n).astype(np.int64).copy()
+        self.pos = self.set.starts(self.n).astype(np.intp).copy()
         self.total = np.zeros((self.E, self.n), dtype=np.int64)
 
+    def at(self, t: int, cells: np.ndarray) -> np.ndarray:
+        """Half-units of reward at ``cells`` (``[..., E, n]``) with the objects at iteration t."""
+        if self.field is not None:  # base: [T+1, E, 1]
+            return self.field.take(cells + self.base[t])
+        N = self.N
+        g = self.good_t[:, t][:, None] * N
+        e = self.evil_t[:, t][:, None] * N
+        return self.pay_flat.take(cells + g).astype(np.int16) - self.pay_flat.take(cells + e)
+
     def observe(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Cells ``[E, n, C]`` and rewards in half-units before iteration ``i`` (1-based)."""
-        cells = self.cells_of[self.pos]
+        """Cells ``[C, E, n]`` and rewards in half-units before iteration ``i`` (1-based)."""
+        cells = self.cells_of.take(self.pos, axis=1)
         if i == 1 and self.profile.first_observation_bug:
-            return cells, np.where(cells == 0, -1, 0).astype(np.int16)
-        good = self.set.good[:, i - 1][:, None, None]
-        evil = self.set.evil[:, i - 1][:, None, None]
-        return cells, self.pay[good, cells] - self.pay[evil, cells]
+            return cells, np.where(cells == 0, -1, 0).astype(np.int8)
+        return cells, self.at(i - 1, cells)
 
     def step(self, i: int, actions: np.ndarray) -> np.ndarray:
-        self.pos = self.grid.moves[self.pos, actions]
-        good = self.set.good[:, i][:, None]
-        plus = self.pay[good, self.pos]
+        self.pos = self.moves.take(self.pos * 9 + actions)
         if self.setting.coordination:
+            good = self.good_t[:, i][:, None]
+            plus = self.pay[good, self.pos].astype(np.int16)
             near = (self.grid.distance[good, self.pos] <= 1).sum(axis=1, keepdims=True)
             plus = np.where(near >= 2, plus, 0)
-        half = plus - self.pay[self.set.evil[:, i][:, None], self.pos]
+            half = plus - self.pay[self.evil_t[:, i][:, None], self.pos]
+        else:
+            half = self.at(i, self.pos)
         self.total += half
         return half
 
@@ -80,7 +142,8 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
     learner = setting.agent in ("qlearning", "shared-q", "sarsa", "shared-sarsa")
     size = min(chunk, 64) if learner and setting.replays else chunk
     out = []
-    for part in episodes.split(max(1, -(-len(episodes) // size))):
+    parts = [episodes] if len(episodes) <= size else episodes.split(-(-len(episodes) // size))
+    for part in parts:
         batch = _Batch(setting, part)
         out.append(_learn_and_play(batch) if learner else _play(batch))
         if progress is not None:
@@ -90,11 +153,12 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
 
 def _play(b: _Batch) -> np.ndarray:
     b.reset()
-    draws = b.set.all_draws(b.n)  # [E, T, n, 2]
+    draws = np.ascontiguousarray(b.set.all_draws(b.n)[..., 0].transpose(1, 0, 2))  # [T, E, n]
     act = _POLICIES[b.setting.agent](b)
+    blind = b.setting.agent == "random"
     for i in range(1, b.T + 1):
-        cells, seen = b.observe(i)
-        b.step(i, act(i, cells, seen, draws[:, i - 1]))
+        cells, seen = (None, None) if blind else b.observe(i)
+        b.step(i, act(i, cells, seen, draws[i - 1]))
     return b.scores()
 
 
@@ -102,24 +166,28 @@ def _toward(b: _Batch, target: np.ndarray) -> np.ndarray:
     return b.grid.approach[target, b.pos]
 
 
-def _local_cells(cells, seen, u):
-    return np.take_along_axis(cells, pick_best(seen, u)[..., None], axis=-1)[..., 0]
+def _local_choice(cells, seen, u):
+    """(index into the neighbourhood, cell) of each agent's local-search choice."""
+    k = pick_best(seen, u)
+    return k, np.take_along_axis(cells, k[None], axis=0)[0]
 
 
 def _random(b):
-    return lambda i, cells, seen, d: (d[..., 0] * 9).astype(np.int64)
+    return lambda i, cells, seen, u: (u * 9).astype(np.intp)
 
 
 def _local(b):
-    return lambda i, cells, seen, d: _toward(b, _local_cells(cells, seen, d[..., 0]))
+    if b.setting.observation_range == 1:  # the choice's index is the action (action order)
+        return lambda i, cells, seen, u: pick_best(seen, u)
+    return lambda i, cells, seen, u: _toward(b, _local_choice(cells, seen, u)[1])
 
 
 def _oracle(b):
     good = b.set.good
     if not b.profile.oracle_intercepts:
-        return lambda i, cells, seen, d: _toward(b, np.broadcast_to(good[:, i][:, None], b.pos.shape))
+        return lambda i, cells, seen, u: _toward(b, np.broadcast_to(good[:, i][:, None], b.pos.shape))
 
-    def act(i, cells, seen, d):
+    def act(i, cells, seen, u):
         ahead = good[:, i:]                                        # [E, T-i+1]
         dist = b.grid.distance[b.pos[:, :, None], ahead[:, None, :]]
         reach = dist <= np.arange(1, ahead.shape[1] + 1)
@@ -129,54 +197,55 @@ def _oracle(b):
 
 
 def _stigmergy(b):
-    fake = np.zeros((b.E, b.grid.size))
+    fake = np.zeros(b.E * b.N)
     gamma = b.setting.gamma
-    rows = b.rows
+    base = (np.arange(b.E) * b.N)[:, None]
 
-    def act(i, cells, seen, d):
+    def act(i, cells, seen, u):
         r = seen / 2.0
+        flat = cells + base                                         # [C, E, n]
         if b.profile.stigmergy_persistent:
             for j in range(b.n):
-                c, rj = cells[:, j], r[:, j]
-                f = (rj.max(-1) + rj.min(-1)) * 0.4
-                old = fake[rows, c]
-                fake[rows, c] = np.where((f != 0)[:, None], (old + rj + f[:, None]) / 3, old)
+                c, rj = flat[:, :, j], r[:, :, j]
+                f = (rj.max(0) + rj.min(0)) * 0.4
+                old = fake[c]
+                fake[c] = np.where(f != 0, (old + rj + f) / 3, old)
         else:
             fake[:] = -np.inf
             for j in range(b.n):
-                c, rj = cells[:, j], r[:, j]
-                rhat = gamma * rj.max(-1) + (1 - gamma) * rj.min(-1)
-                fake[rows, c] = np.maximum(fake[rows, c], rj + rhat[:, None])
-        vals = fake[rows[:, :, None], cells]
-        return _toward(b, _local_cells(cells, vals, d[..., 0]))
+                c, rj = flat[:, :, j], r[:, :, j]
+                rhat = gamma * rj.max(0) + (1 - gamma) * rj.min(0)
+                fake[c] = np.maximum(fake[c], rj + rhat)
+        return _toward(b, _local_choice(cells, fake[flat], u)[1])
     return act
 
 
 def _woc(b):
-    crowd = np.zeros((b.E, b.grid.size))
-    rows = b.rows
+    crowd = np.zeros((b.E, b.N))
+    flat_crowd = crowd.reshape(-1)
+    base = (np.arange(b.E) * b.N)[:, None]
 
-    def act(i, cells, seen, d):
+    def act(i, cells, seen, u):
         r = seen / 2.0
+        flat = cells + base
         for j in range(b.n):
-            c, rj = cells[:, j], r[:, j]
-            old = crowd[rows, c]
-            crowd[rows, c] = np.where(rj != 0, (old + rj) / 2, old)
-        target = pick_best(crowd[:, None, :], d[..., 0])
-        return _toward(b, target)
+            c, rj = flat[:, :, j], r[:, :, j]
+            old = flat_crowd[c]
+            flat_crowd[c] = np.where(rj != 0, (old + rj) / 2, old)
+        return _toward(b, pick_best_last(crowd[:, None, :], u))
     return act
 
 
 def _bidding(b):
-    state = {"highest": np.full(b.E, -np.inf), "target": np.zeros(b.E, dtype=np.int64)}
+    state = {"highest": np.full(b.E, -np.inf), "target": np.zeros(b.E, dtype=np.intp)}
 
-    def act(i, cells, seen, d):
+    def act(i, cells, seen, u):
         if not b.profile.stigmergy_persistent:
             state["highest"] = np.full(b.E, -np.inf)
         r = seen / 2.0
-        choice = _local_cells(cells, seen, d[..., 0])
+        choice = _local_choice(cells, seen, u)[1]
         for j in range(b.n):
-            bid = r[:, j].max(-1)
+            bid = r[:, :, j].max(0)
             win = bid >= state["highest"]
             state["highest"] = np.where(win, bid, state["highest"])
             state["target"] = np.where(win, choice[:, j], state["target"])
@@ -185,20 +254,20 @@ def _bidding(b):
 
 
 def _dictator(b):
-    def act(i, cells, seen, d):
-        target = _local_cells(cells[:, :1], seen[:, :1], d[:, :1, 0])
+    def act(i, cells, seen, u):
+        target = _local_choice(cells[:, :, :1], seen[:, :, :1], u[:, :1])[1]
         return _toward(b, np.broadcast_to(target, b.pos.shape))
     return act
 
 
 def _imitative(b):
-    oracle = b.set.starts(b.n)[:, -1].astype(np.int64).copy()
+    oracle = b.set.starts(b.n)[:, -1].astype(np.intp).copy()
     g = b.grid
 
-    def act(i, cells, seen, d):
+    def act(i, cells, seen, u):
         nonlocal oracle
         good = b.set.good[:, i]
-        local = _toward(b, _local_cells(cells, seen, d[..., 0]))
+        local = _toward(b, _local_choice(cells, seen, u)[1])
         actions = np.empty_like(local)
         if not b.profile.imitative_moves_per_agent:
             oracle = g.moves[oracle, g.approach[good, oracle]]
@@ -235,7 +304,7 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
         for i in range(1, b.T + 1):
             s = i - 1
             values = q[rows[:, None], table_of[None, :], s, b.pos]          # [E, n, 9]
-            actions = pick_best(values, training[:, r, s, :, 0])
+            actions = pick_best_last(values, training[:, r, s, :, 0])
             if sarsa and planned is not None:
                 actions = planned
             before = b.pos
@@ -249,7 +318,7 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
                 after = b.pos[:, j]
                 if sarsa:
                     if nxt < b.T:
-                        a2 = pick_best(q[rows, t, nxt, after], training[:, r, s, j, 1])
+                        a2 = pick_best_last(q[rows, t, nxt, after], training[:, r, s, j, 1])
                         planned[:, j] = a2
                         future = q[rows, t, s if first_slice else nxt, after, a2]
                     else:
@@ -265,5 +334,5 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
     draws = b.set.all_draws(b.n)
     for i in range(1, b.T + 1):
         values = q[rows[:, None], table_of[None, :], i - 1, b.pos]
-        b.step(i, pick_best(values, draws[:, i - 1, :, 0]))
+        b.step(i, pick_best_last(values, draws[:, i - 1, :, 0]))
     return b.scores()

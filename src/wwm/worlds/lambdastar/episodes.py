@@ -84,9 +84,10 @@ class EpisodeSet:
 
     def select(self, which: np.ndarray) -> EpisodeSet:
         """The episodes at positions ``which`` (a battery picks some out of candidates)."""
+        starts = None if self._starts is None else self._starts[which]
         return EpisodeSet(self.grid, self.profile, self.iterations, self.seed, self.good[which],
                           self.evil[which], self.segment[which], self.complexity[which],
-                          self.ids[which])
+                          self.ids[which], starts, {j: d[which] for j, d in self._draws.items()})
 
     def split(self, parts: int) -> list[EpisodeSet]:
         return [self.select(chunk) for chunk in np.array_split(np.arange(len(self)), parts) if len(chunk)]
