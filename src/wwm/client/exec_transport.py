@@ -23,6 +23,7 @@ import shlex
 import signal
 import weakref
 from collections import deque
+from dataclasses import dataclass
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -98,18 +99,16 @@ class PerQueryTransport(ExecTransport):
                 try:
                     async with asyncio.timeout(self.timeout):
                         await program.send(xmlcodec.encode(query), close=True)
-                        text = await program.read_response(self.max_output)
-                        if text is None:   # ended without the line </xml>: take what it printed
-                            text = program.printed
+                        reply = await program.read_response(self.max_output)
                 except TimeoutError:
                     raise Refusal("timeout", f"{self.name} did not answer {query.name!r} within "
                                              f"{self.timeout:g} s; it was stopped") from None
                 # it answered: give it the rest of its time to save its state and exit
                 await program.wait(self.timeout)
                 await program.settle()
-                return self._decode(query, text, program)
+                return self._decode(query, reply.text, program)
             finally:
-                program.kill()
+                await program.finish()
 
 
 class PersistentTransport(ExecTransport):
@@ -143,51 +142,63 @@ class PersistentTransport(ExecTransport):
             try:
                 async with asyncio.timeout(self.timeout):
                     while self._owed:
-                        if await program.read_response(self.max_output) is None:
+                        if not (await program.read_response(self.max_output)).complete:
                             break
                         self._owed -= 1
                     await program.send(xmlcodec.encode(query))
-                    text = await program.read_response(self.max_output)
+                    reply = await program.read_response(self.max_output)
             except TimeoutError:
                 if self._owed:
-                    self._stop(f"{self.name} never answered an earlier query and was stopped")
+                    await self._stop(f"{self.name} never answered an earlier query and was stopped")
                     raise Refusal("timeout", f"{self.name} still has not answered an earlier query "
                                              f"after {self.timeout:g} s more; it was stopped") from None
                 self._owed += 1
                 raise Refusal("timeout", f"{self.name} did not answer {query.name!r} within "
                                          f"{self.timeout:g} s") from None
             except (BrokenPipeError, ConnectionResetError):
-                text = None
+                reply = Reply("", complete=False, eof=True)
             except Refusal as refusal:   # it printed too much
-                self._stop(f"{self.name} was stopped: {refusal.text}")
+                await self._stop(f"{self.name} was stopped: {refusal.text}")
                 raise
-            if text is None:
+            if reply.eof:
                 await program.wait(0.5)
                 await program.settle()
                 note = f"{self.name} {program.exit_note() or 'closed its output'}"
-                self._stop(note + " during the run; start a new run")
+                await self._stop(note + " during the run; start a new run")
                 raise Refusal("server-error", f"{note} without answering {query.name!r}"
                                               f"{program.stderr_note()}")
+            if not reply.complete:   # out of step with the program: this run cannot go on
+                await self._stop(f"{self.name} printed garbage and was stopped; start a new run")
             try:
-                return self._decode(query, text, program)
+                return self._decode(query, reply.text, program)
             finally:
-                if query.name == "End run":
+                if query.name == "End run" and self._program is program:
                     await self._finish(program)
 
     async def _finish(self, program: _Program) -> None:
         await program.close_input()
         await program.wait(END_GRACE)
-        self._stop("this run has ended; start a new run")
+        await self._stop("this run has ended; start a new run")
 
-    def _stop(self, reason: str) -> None:
-        if self._program is not None:
-            self._program.kill()
-        self._program = None
+    async def _stop(self, reason: str) -> None:
+        program, self._program = self._program, None
         self._ended = reason
+        if program is not None:
+            await program.finish()
 
     async def close(self) -> None:
         if self._program is not None:
-            self._stop("the transport was closed")
+            await self._stop("the transport was closed")
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a program printed for one query: ``complete`` when it ended with ``</xml>``;
+    ``eof`` when its output ended first."""
+
+    text: str
+    complete: bool
+    eof: bool = False
 
 
 class _Program:
@@ -196,7 +207,6 @@ class _Program:
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
-        self.printed = ""
         self.stderr: deque[str] = deque(maxlen=64)
         assert process.stderr is not None
         self._drain = asyncio.ensure_future(self._collect(process.stderr))
@@ -224,8 +234,10 @@ class _Program:
         if self.process.stdin is not None and not self.process.stdin.is_closing():
             self.process.stdin.close()
 
-    async def read_response(self, cap: int) -> str | None:
-        """The lines up to and including ``</xml>``; None at end of output before it."""
+    async def read_response(self, cap: int) -> Reply:
+        """The lines up to and including ``</xml>``; stops early at the end of the output, or
+        when the first line printed is plainly not XML (so garbage does not wait for a
+        time-out)."""
         stdout = self.process.stdout
         assert stdout is not None
         lines: list[str] = []
@@ -236,15 +248,16 @@ class _Program:
             except (ValueError, asyncio.LimitOverrunError):
                 raise Refusal("server-error", f"the program printed a line longer than {cap} bytes") from None
             if not line:
-                self.printed = "".join(lines)
-                return None
+                return Reply("".join(lines), complete=False, eof=True)
             size += len(line)
             if size > cap:
                 raise Refusal("server-error", f"the program printed more than {cap} bytes for one response")
             text = line.decode(errors="replace")
             lines.append(text)
             if text.strip() == "</xml>":
-                return "".join(lines)
+                return Reply("".join(lines), complete=True)
+            if text.strip() and not "".join(lines).lstrip().startswith("<"):
+                return Reply("".join(lines), complete=False)
 
     async def wait(self, seconds: float) -> int | None:
         try:
@@ -274,6 +287,20 @@ class _Program:
     def stderr_note(self) -> str:
         tail = "".join(self.stderr).strip()
         return f"; its error output ends: {tail[-STDERR_TAIL:]!r}" if tail else ""
+
+    async def finish(self) -> None:
+        """Kill the program if it still runs and wait until its pipes are closed, so nothing
+        is left behind for the event loop to clean up later."""
+        self.kill()
+        await self.wait(2.0)
+        stdout = self.process.stdout
+        try:
+            async with asyncio.timeout(0.5):
+                while stdout is not None and await stdout.read(65536):
+                    pass
+        except (TimeoutError, OSError, ValueError):
+            pass
+        await asyncio.sleep(0)  # let the subprocess transport see its pipes close
 
     def kill(self) -> None:
         """Kill the program and its children (it runs in its own session); safe to repeat,

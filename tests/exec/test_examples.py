@@ -1,0 +1,106 @@
+"""The example minds in C, JavaScript and POSIX shell (examples/exec/), each served by
+``wwm serve-exec`` and driving a real run in the Python grid world over HTTP; and the
+command's own errors."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wwm import Refusal
+from wwm.client.remote import RemoteMind, RemoteWorld
+from wwm.client.runner import RunSettings, run
+from wwm.testing import ServerProcess, free_port
+from wwm.worlds.grid import ACTIONS
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "exec"
+BEHAVE = Path(__file__).with_name("behave.sh")
+STEPS = 25
+
+
+def serve_exec(mode: str, *program: str, options: tuple[str, ...] = ()) -> ServerProcess:
+    port = free_port()
+    cmd = [sys.executable, "-m", "wwm.cli.main", "serve-exec", "--mode", mode, "--port", str(port),
+           "--timeout", "5", *options, "--", *program]
+    return ServerProcess("serve-exec", port=port, command=cmd)
+
+
+@pytest.fixture(scope="module")
+def c_mind(tmp_path_factory) -> str:
+    binary = tmp_path_factory.mktemp("c") / "mind"
+    subprocess.run(["cc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-o", str(binary),
+                    str(EXAMPLES / "mind.c")], check=True, capture_output=True)
+    return str(binary)
+
+
+@pytest.fixture(scope="module")
+def grid_world():
+    with ServerProcess("wwm.worlds.grid:GridWorld") as server:
+        yield server
+
+
+async def drive(mind_server: ServerProcess, world_server: ServerProcess, seed: int = 7):
+    mind = RemoteMind(mind_server.url, encoding="xml")
+    world = RemoteWorld(world_server.url, seed=seed, steps=STEPS)
+    try:
+        return await run(mind, world, RunSettings(steps=None, keepalive=None, timeout=10.0))
+    finally:
+        await mind.aclose()
+        await world.aclose()
+
+
+def check_run(result) -> None:
+    assert result.status == "ended by world", result.events
+    assert len(result.steps) == STEPS and all(s.action in ACTIONS for s in result.steps)
+    eaten = sum(1 for s in result.steps if (s.score or 0) > 0)
+    assert eaten >= 2                                       # it goes for the food
+    # the mind's own tally, kept across queries (on disk, or in its process), matches the world's
+    assert result.mind_score == result.total_score == result.world_score
+
+
+@pytest.mark.parametrize("mode", ["per-query", "persistent"])
+async def test_c_mind_in_both_modes(c_mind, grid_world, mode):
+    with serve_exec(mode, c_mind) as server:
+        check_run(await drive(server, grid_world))
+
+
+async def test_shell_mind_per_query(grid_world):
+    with serve_exec("per-query", "sh", str(EXAMPLES / "mind.sh")) as server:
+        check_run(await drive(server, grid_world))
+
+
+async def test_javascript_mind_persistent(grid_world):
+    with serve_exec("persistent", "node", str(EXAMPLES / "mind.js")) as server:
+        result = await drive(server, grid_world)
+        check_run(result)
+        # two runs at once on one server: two processes, neither disturbs the other
+        first, second = await asyncio.gather(drive(server, grid_world, seed=1), drive(server, grid_world, seed=1))
+        assert [s.action for s in first.steps] == [s.action for s in second.steps]
+
+
+async def test_a_program_that_crashes_mid_run_is_a_clear_refusal_over_http(tmp_path):
+    with serve_exec("persistent", "sh", str(BEHAVE), "crash") as server:
+        mind = RemoteMind(server.url, encoding="xml")
+        await mind.new_run()
+        with pytest.raises(Refusal) as refused:
+            await mind.get_action("x=1")
+        assert refused.value.code == "server-error" and "exited with status 3" in refused.value.text
+        with pytest.raises(Refusal) as ended:
+            await mind.get_action("x=1")
+        assert ended.value.code == "run-ended"
+        await mind.aclose()
+
+
+def test_serve_exec_names_a_missing_program():
+    for command, words in [(["--", "no-such-program-xyz"], "cannot find the program 'no-such-program-xyz'"),
+                           ([], "no command given"),
+                           (["--", "./nowhere/mind"], "cannot find the program './nowhere/mind'")]:
+        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "serve-exec", *command],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and words in done.stderr, done.stderr
