@@ -125,8 +125,8 @@ class Config:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not (2 <= self.rows <= 100 and 2 <= self.columns <= 100):
-            raise ConfigError(f"rows and columns must be between 2 and 100, got {self.rows}x{self.columns}")
+        if not (1 <= self.rows <= 100 and 1 <= self.columns <= 100):
+            raise ConfigError(f"rows and columns must be between 1 and 100, got {self.rows}x{self.columns}")
         if self.dynamic not in (STATIC, SEMIDYNAMIC, DYNAMIC):
             raise ConfigError(f"dynamic must be 0 (static), 1 (semidynamic) or 2 (dynamic), got {self.dynamic}")
         if not 0.0 <= self.scores_variability <= 1.0:
