@@ -12,6 +12,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Iterator, Protocol, Sequence, Union
 
+from .chain import Chain
 from .messages import digest
 
 PROMPT = ">>> "
@@ -25,6 +26,9 @@ class Policy(Protocol):
     async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str: ...
 
 
+_EMPTY: Chain[str] = Chain()
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class Transcript:
     """One step of a transcript, linked to the steps before it (shared, never copied)."""
@@ -32,22 +36,28 @@ class Transcript:
     parent: Transcript | None
     observation: str
     action: str
+    observations: Chain[str] = field(default=None, repr=False)  # type: ignore[assignment]
+    actions: Chain[str] = field(default=None, repr=False)  # type: ignore[assignment]
     key: str = field(init=False)
-    length: int = field(init=False)
 
     def __post_init__(self) -> None:
         before = self.parent.key if self.parent else ""
         object.__setattr__(self, "key", digest("t", before, self.observation, self.action))
-        object.__setattr__(self, "length", (self.parent.length if self.parent else 0) + 1)
+        if self.observations is None:
+            observations, actions = _histories(self.parent)
+            object.__setattr__(self, "observations", observations.extended([self.observation]))
+            object.__setattr__(self, "actions", actions.extended([self.action]))
+
+    @property
+    def length(self) -> int:
+        return len(self.actions)
 
     def steps(self) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
-        node: Transcript | None = self
-        while node is not None:
-            out.append((node.observation, node.action))
-            node = node.parent
-        out.reverse()
-        return out
+        return list(zip(self.observations, self.actions))
+
+
+def _histories(node: Transcript | None) -> tuple[Chain[str], Chain[str]]:
+    return (node.observations, node.actions) if node is not None else (_EMPTY, _EMPTY)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -62,16 +72,17 @@ class Agent:
         object.__setattr__(self, "key", digest("a", self.policy.name,
                                                self.transcript.key if self.transcript else ""))
 
-    def history(self) -> tuple[list[str], list[str]]:
-        steps = self.transcript.steps() if self.transcript else []
-        return [o for o, _ in steps], [a for _, a in steps]
+    def history(self) -> tuple[Chain[str], Chain[str]]:
+        return _histories(self.transcript)
 
     async def act(self, observation: str) -> tuple[str, Agent]:
         observations, actions = self.history()
-        action = await self.policy.decide(observations + [observation], actions)
+        seen = observations.extended([observation])
+        action = await self.policy.decide(seen, actions)
         if not isinstance(action, str):
             raise TypeError(f"policy {self.policy.name!r} returned {type(action).__name__}, not a line of text")
-        return action, self.after(observation, action)
+        return action, Agent(self.policy, Transcript(self.transcript, observation, action,
+                                                     seen, actions.extended([action])))
 
     def after(self, observation: str, action: str) -> Agent:
         """The successor that saw ``observation`` and typed ``action`` (no policy call)."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Protocol
+from typing import Callable, Literal, Protocol, Sequence
 
 from . import parser as P
 from .agents import Agent
+from .chain import Chain
 from .ledger import Call, Step
 from .messages import Channel, Message, Referent, addressed, digest
 
@@ -25,14 +26,30 @@ NO_BUDGET = "\n[You have no budget, type a message to reply]"
 
 @dataclass(frozen=True, eq=False, slots=True)
 class HCHAgent:
-    """A copy of A together with every referent it has been shown (its environment)."""
+    """A copy of A together with every referent it has been shown (its environment).
+
+    ``env_key`` folds the environment's keys one by one, so equal environments have equal
+    keys and extending one costs O(new referents), not O(environment).
+    """
 
     a: Agent
-    env: tuple[Referent, ...] = ()
+    env: Chain[Referent] = field(default_factory=Chain)
+    env_key: str = ""
     key: str = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", digest("h", self.a.key, *(r.key for r in self.env)))
+        object.__setattr__(self, "key", digest("h", self.a.key, self.env_key))
+
+    @classmethod
+    def build(cls, a: Agent, env: Sequence[Referent] = ()) -> HCHAgent:
+        return cls(a).then(a, env)
+
+    def then(self, a: Agent, shown: Sequence[Referent]) -> HCHAgent:
+        """The successor: A moved on to ``a``, and ``shown`` appended to the environment."""
+        env_key = self.env_key
+        for referent in shown:
+            env_key = digest(env_key, referent.key)
+        return HCHAgent(a, self.env.extended(shown), env_key)
 
 
 class Memo(Protocol):
@@ -117,7 +134,7 @@ class HCH:
         while True:
             text = obs.render(len(agent.env)) + budget_line(budget, self.budget_display)
             action, a = await self._act(agent, text, call)
-            agent = HCHAgent(a, agent.env + obs.args)
+            agent = agent.then(a, obs.args)
             if budget <= 0:
                 return self._finish(call, agent, self._forced_reply(agent, action), 0)
             obs, reply, cost = await self._execute(agent, action, budget, call)
@@ -199,28 +216,28 @@ class HCH:
 
 
 # ---- resolving abstract pointers ----------------------------------------------------------
-def resolve(body: P.Body, env: tuple[Referent, ...]) -> Referent:
+def resolve(body: P.Body, env: Sequence[Referent]) -> Referent:
     """The referent a parsed body denotes in ``env``; :class:`AgentError` if it cannot."""
     if isinstance(body, P.Pointer):
         return _message(env, body.index) if body.symbol == "#" else _channel(env, body.index)
     return Message(body.texts, tuple(resolve(arg, env) for arg in body.args))
 
 
-def _lookup(env: tuple[Referent, ...], index: int, symbol: str) -> Referent:
+def _lookup(env: Sequence[Referent], index: int, symbol: str) -> Referent:
     if index >= len(env):
         have = f"are numbered 0 to {len(env) - 1}" if env else "do not exist yet"
         raise AgentError(f"there is no {symbol}{index}: your pointers {have}")
     return env[index]
 
 
-def _message(env: tuple[Referent, ...], index: int) -> Message:
+def _message(env: Sequence[Referent], index: int) -> Message:
     found = _lookup(env, index, "#")
     if not isinstance(found, Message):
         raise AgentError(f"#{index} is not a message but an agent: write @{index} to ask it")
     return found
 
 
-def _channel(env: tuple[Referent, ...], index: int) -> Channel:
+def _channel(env: Sequence[Referent], index: int) -> Channel:
     found = _lookup(env, index, "@")
     if not isinstance(found, Channel):
         raise AgentError(f"@{index} is not an agent but a message: write #{index} to view it")

@@ -175,7 +175,7 @@ class Store:
             transcript = Transcript(transcript, t.observation, t.action)
         policy = policies.get(row.policy) or UnavailablePolicy(row.policy)
         env = tuple(self._load(db, k, policies, memo) for k in json.loads(row.env))
-        agent = HCHAgent(Agent(policy, transcript), env)
+        agent = HCHAgent.build(Agent(policy, transcript), env)
         if agent.key != key:
             raise ValueError(f"agent {key} reloaded with a different key {agent.key}: the store is corrupt")
         return agent
