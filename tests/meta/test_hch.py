@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wwm.meta.agents import Agent, FunctionPolicy, LinesPolicy
-from wwm.meta.hch import HCH, DictMemo
-from wwm.meta.messages import Message
+from wwm.meta.hch import HCH, DictMemo, HCHAgent
+from wwm.meta.messages import Channel, Message
 from wwm.meta.meta import encode
 
 
@@ -146,6 +146,34 @@ async def test_random_computations_never_crash_conserve_budget_and_change_nothin
     for node in question.walk():  # keys still match the content
         if isinstance(node, Message):
             assert Message(node.texts, node.args).key == node.key
+    agents = {}  # every agent snapshot handed out, with what it was when handed out
+    for call in answer.call.walk():
+        for message in (call.question, call.reply):
+            for node in message.walk():
+                if isinstance(node, Channel):
+                    agents[node.agent.key] = (node.agent, len(node.agent.env), node.agent.a.transcript)
     again = await hch.ask(question)  # same A, same question: same reply (deterministic A)
+    for key, (agent, size, transcript) in agents.items():
+        assert len(agent.env) == size and agent.a.transcript is transcript
+        assert HCHAgent.build(Agent(agent.a.policy, transcript), list(agent.env)).key == key
     assert again.reply == answer.reply
     assert again.call.totals()["a_calls"] == 0
+
+
+async def test_offering_more_budget_than_one_has_is_capped_and_said():
+    policy = LinesPolicy(["ask$500 go", "reply spent", "reply ok"])
+    answer = await HCH(Agent(policy), 10).ask(Message.of("q"))
+    assert answer.call.children[0].budget == 9
+    assert policy.seen[2] == ("@0: spent\n[you offered $500 but had 10, so the ask handed over 9]"
+                              "\n[Remaining budget is 8]")
+
+
+@settings(max_examples=40, deadline=None)
+@given(typed=st.lists(st.text(max_size=30), min_size=1, max_size=8), budget=st.integers(0, 30))
+async def test_whatever_an_agent_types_yields_a_message_not_an_exception(typed, budget):
+    def decide(observations, actions):
+        return typed[len(actions)] if len(actions) < len(typed) else "reply end"
+    answer = await HCH(Agent(FunctionPolicy("typist", decide)), budget).ask(
+        Message.of("q [] []", Message.of("x"), encode([1, -2])))
+    answer.call.check()
+    assert isinstance(answer.reply, Message)

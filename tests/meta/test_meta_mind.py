@@ -58,3 +58,17 @@ async def test_bad_settings_are_refused_with_the_reason():
         mind = connect(server.url, budget=-5)
         with pytest.raises(Refusal, match="budget must be 0 or more"):
             await mind.new_run()
+
+
+async def test_when_meta_cannot_read_the_answer_the_mind_cannot_suggest_and_says_why():
+    from wwm.meta.agents import FunctionPolicy
+    from wwm.meta.session import Session, Settings
+    from wwm.meta.store import Store as MetaStore
+    from wwm.minds.meta_mind import MetaMind
+
+    mind = MetaMind(budget=50, retries=1)
+    mind.session = Session(Settings(budget=50, retries=1), FunctionPolicy("shrug", lambda o, a: "reply dunno"),
+                           MetaStore())
+    suggestion = await mind.get_action("hello")
+    assert not suggestion.can_suggest
+    assert "could not read the answer" in suggestion.reason and "'dunno'" in suggestion.reason

@@ -206,7 +206,11 @@ class HCH:
             reply, final = await self._run(recipient, question, sub_budget, child)
         finally:
             self._active.pop()
-        return addressed(final, reply), None, 1 + child.spent
+        observation = addressed(final, reply)
+        if command.budget is not None and command.budget > sub_budget:
+            observation = observation + Message.of(f"\n[you offered ${command.budget} but had {budget}, "
+                                                   f"so the ask handed over {sub_budget}]")
+        return observation, None, 1 + child.spent
 
     def _loop_key(self, recipient: HCHAgent, question: Message) -> str:
         if not self.loop_check:
