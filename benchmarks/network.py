@@ -4,14 +4,14 @@ Prints side by side, all measured in this run on this machine:
 - a bare loopback socket round trip (the floor any protocol pays),
 - the in-process loop (local objects, no network),
 - single queries per second ("Execute action" on a world) for one client, over HTTP with the
-  wwm client and over the persistent WebSocket binding,
+  wwm client and over the persistent bindings (WebSocket, and plain TCP frames),
 - full client steps per second (Get action, Execute action, Inform) for one client over HTTP,
 - queries per second and p99 latency for 50 concurrent runs on one server process, driven by
   a separate raw-socket load generator (``loadgen.py``).
 Reference figures from the issue (same kind of machine): gym-http-api ~770/s, dm_env_rpc
 ~1,600-2,300/s, Starlette+httpx ~2,000/s, websocket 5,000-11,000/s, bare echo ~15,000/s.
-Targets: 5,000 single queries/s and 1,700 steps/s (HTTP, one client); 10,000 queries/s (WS,
-one client); 8,000 queries/s with p99 < 20 ms (50 runs, one server process).
+Targets: 5,000 single queries/s and 1,700 steps/s (HTTP, one client); 10,000 queries/s (a
+persistent binding, one client); 8,000 queries/s with p99 < 20 ms (50 runs, one server process).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from bench_servers import ConstantMind, CounterWorld  # noqa: E402
 
 from wwm.client import RemoteMind, RemoteWorld  # noqa: E402
 from wwm.client.runner import RunSettings, Runner  # noqa: E402
-from wwm.testing import ServerProcess  # noqa: E402
+from wwm.testing import ServerProcess, free_port  # noqa: E402
 
 ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
 TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent": 8000}
@@ -42,6 +42,7 @@ async def echo_round_trips(seconds: float) -> float:
     async def handle(reader, writer):
         while data := await reader.read(4096):
             writer.write(data)
+        writer.close()
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -53,7 +54,9 @@ async def echo_round_trips(seconds: float) -> float:
         n += 1
     elapsed = time.perf_counter() - start
     writer.close()
+    await writer.wait_closed()
     server.close()
+    await server.wait_closed()
     return n / elapsed
 
 
@@ -118,6 +121,11 @@ def concurrent(url: str, seconds: float, connections: int = 50) -> dict:
 
 
 def main() -> None:
+    try:  # the client side runs on uvloop too, as wwm's own commands do
+        import uvloop
+        uvloop.install()
+    except ImportError:
+        pass
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
     args = parser.parse_args()
@@ -133,13 +141,17 @@ def main() -> None:
         status.update("in-process loop")
         local = asyncio.run(in_process_steps(args.seconds))
         rows.append(("in-process loop, full steps (no network)", local, None, ""))
-        with ServerProcess("bench_servers:CounterWorld", env=ENV) as world, \
+        tcp_port = free_port()
+        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", str(tcp_port)]) as world, \
                 ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
             status.update("single queries over HTTP")
             rows.append(("HTTP, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "http")),
                          TARGETS["http_query"], "queries/s"))
             status.update("single queries over WebSocket")
             rows.append(("WebSocket, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "ws")),
+                         TARGETS["ws_query"], "queries/s"))
+            status.update("single queries over TCP")
+            rows.append(("TCP binding, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "tcp")),
                          TARGETS["ws_query"], "queries/s"))
             status.update("full steps over HTTP")
             rows.append(("HTTP, 1 client: full steps (get action, execute, inform)",

@@ -92,3 +92,20 @@ async def test_websocket_binding_answers_the_same(probe_world, encoding):
             await world.execute_action("+1")
         assert await world.get_state() == "n=4"
         assert await world.end_run() == 3.0
+
+
+async def test_tcp_binding_answers_the_same(encoding):
+    from conftest import probe_server
+    from wwm.testing import free_port
+
+    port = free_port()
+    with probe_server("ProbeWorld", extra=["--tcp-port", str(port)]) as server:
+        async with RemoteWorld(server.url, transport="tcp", encoding=encoding, start=2) as world:
+            await world.new_run()
+            for _ in range(3):
+                await world.execute_action("+1")
+            assert await world.get_state() == "n=5"
+            with pytest.raises(Refusal) as refused:
+                await world.execute_action("+x")
+            assert refused.value.code == "server-error"
+            assert await world.end_run() == 3.0

@@ -65,6 +65,9 @@ class ExecTransport:
             raise Refusal("unreachable", f"cannot start {self.name}: {exc.strerror or exc}") from None
         return _Program(process)
 
+    async def close(self) -> None:
+        """Nothing is left running between queries; :class:`PersistentTransport` ends its program."""
+
     def _decode(self, query: Query, text: str, program: _Program) -> Response:
         if not text.strip():
             exited = program.exit_note()

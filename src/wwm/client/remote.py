@@ -19,6 +19,7 @@ from ..protocol.interfaces import Mind, World
 from ..protocol.messages import Query
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..server.trail import current_server
+from .tcp_transport import TcpTransport
 from .transport import DEFAULT_TIMEOUT, HttpTransport, Transport, WebSocketTransport
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
@@ -52,8 +53,14 @@ class _Remote:
                 self.transport: Transport = HttpTransport(target, encoding=encoding, timeout=timeout)
             elif transport in ("ws", "websocket"):
                 self.transport = WebSocketTransport(target, encoding=encoding, timeout=timeout)
+            elif transport == "tcp":
+                tcp_url = target if target.startswith("tcp://") else fetch_card_sync(target).get("bindings", {}).get("tcp")
+                if not tcp_url:
+                    raise Refusal("unsupported-query", f"{target} offers no TCP binding (serve it with --tcp-port)")
+                self.transport = TcpTransport(tcp_url, encoding=encoding, timeout=timeout,
+                                              server_url=None if target.startswith("tcp://") else target)
             else:
-                raise ValueError(f"transport must be 'http' or 'ws', not {transport!r}")
+                raise ValueError(f"transport must be 'http', 'ws' or 'tcp', not {transport!r}")
         else:
             self.transport = target
         self.url: str = self.transport.url
@@ -256,7 +263,7 @@ def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
 
 def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
     """A remote World or Mind at ``url``. Keyword options: ``client_url``, ``transport``
-    ("http" or "ws"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query); every
+    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query); every
     other keyword is an argument sent with "New run"."""
     if role is None:
         role = fetch_card_sync(url).get("role")

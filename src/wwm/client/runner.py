@@ -208,22 +208,25 @@ class Runner:
                 raise _Lost("mind lost", f"the mind has not answered for {s.mind_wait:g} s")
             if self._late is not None:  # ignore-late: first wait for the late reply
                 await self._await_late(index, silent_since)
-            task = asyncio.ensure_future(self.mind.get_action(x))
             self._touch(self.mind)
+            # Only the ignore-late policy needs the request to outlive its time-out (a task);
+            # requery simply abandons it, which a timeout scope does without a task per query.
+            task = asyncio.ensure_future(self.mind.get_action(x)) if s.policy == "ignore-late" else None
             try:
-                suggestion = await asyncio.wait_for(asyncio.shield(task), s.timeout)
+                async with asyncio.timeout(s.timeout):
+                    suggestion = await (asyncio.shield(task) if task else self.mind.get_action(x))
                 self._mind_silent_since = None
                 return suggestion
             except TimeoutError:
                 self._event("timeout", f"the mind did not answer Get action within {s.timeout:g} s", index)
-                if s.policy == "requery":
-                    task.cancel()
+                if task is None:
                     self._event("abort-requery", "request aborted; asking the world again, then the mind", index)
                 else:
                     self._late = task
                 return None
             except Refusal as refusal:
-                task.cancel()
+                if task is not None:
+                    task.cancel()
                 if refusal.code not in ("unreachable", "timeout", "server-error"):
                     raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
                 self._event("mind-down", refusal.text, index)
@@ -245,7 +248,8 @@ class Runner:
     async def _inform(self, outcome: Outcome, index: int) -> float | None:
         self._touch(self.mind)
         try:
-            return await asyncio.wait_for(self.mind.inform(outcome.state, outcome.score), self.settings.timeout)
+            async with asyncio.timeout(self.settings.timeout):
+                return await self.mind.inform(outcome.state, outcome.score)
         except TimeoutError:
             self._event("timeout", "the mind did not confirm Inform it about state in time", index)
         except Refusal as refusal:
@@ -256,7 +260,8 @@ class Runner:
     async def _execute(self, action: str, index: int) -> Outcome | None:
         self._touch(self.world)
         try:
-            return await asyncio.wait_for(self.world.execute_action(action), self.settings.timeout)
+            async with asyncio.timeout(self.settings.timeout):
+                return await self.world.execute_action(action)
         except (TimeoutError, Refusal) as exc:
             if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                 raise _Lost("world lost", f"the world refused Execute action: {exc}") from None
@@ -270,7 +275,8 @@ class Runner:
         while True:
             self._touch(self.world)
             try:
-                return await asyncio.wait_for(call(), self.settings.timeout)
+                async with asyncio.timeout(self.settings.timeout):
+                    return await call()
             except (TimeoutError, Refusal) as exc:
                 if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                     raise _Lost("world lost", f"the world refused {name}: {exc}") from None

@@ -20,23 +20,25 @@ __all__ = ["ServerApp", "make_app", "serve"]
 
 def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
-             idle_seconds: float = 3600.0, max_runs: int = 10_000) -> ServerApp:
+             idle_seconds: float = 3600.0, max_runs: int = 10_000,
+             tcp: tuple[str, int] | None = None) -> ServerApp:
     if getattr(cls, "role", None) not in ("world", "mind"):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
-    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body)
+    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body, tcp=tcp)
 
 
 def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
           public_url: str | None = None, log_level: str = "warning", ws: str = "websockets-sansio",
-          **options: Any) -> None:
+          tcp_port: int | None = None, **options: Any) -> None:
     """Serve ``cls`` until interrupted (uvicorn with httptools and uvloop where available)."""
     import uvicorn
 
     url = public_url or f"http://{host}:{port}/"
-    app = make_app(cls, url=url, defaults=defaults, state_path=state_path, **options)
+    tcp = (host, tcp_port) if tcp_port else None
+    app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
                 lifespan="on", ws=ws, timeout_keep_alive=30)

@@ -8,7 +8,8 @@
 - ``GET /trail``: the credit trail alone (JSON).
 - ``GET /display/{token}``: a run's display page (section 9's display URL), refreshed live;
   ``/display/{token}.json`` for programs. The token is not the secret run ID.
-- ``WS /ws``: a persistent binding for clients that want speed: each message is one query.
+- ``WS /ws``: a persistent binding for clients that want speed: each message is one query
+  (and, when started with a TCP port, the plain TCP binding of :mod:`.tcp`).
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ class ServerApp:
     """ASGI callable: the query endpoint plus the description, display and WebSocket routes."""
 
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
-                 sweep_seconds: float = 30.0) -> None:
+                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None) -> None:
         self.dispatcher = dispatcher
+        self.tcp = tcp  # (host, port) of the TCP binding, if offered
+        if tcp is not None:
+            dispatcher.bindings["tcp"] = f"tcp://{tcp[0]}:{tcp[1]}"
         self.max_body = max_body
         self.sweep_seconds = sweep_seconds
         self._sweeper: asyncio.Task | None = None
@@ -59,10 +63,17 @@ class ServerApp:
         if restored:
             log.info("resumed %d run(s) from the snapshot file", restored)
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        tcp_server = None
+        if self.tcp is not None:
+            from .tcp import start
+
+            tcp_server = await start(self.dispatcher, *self.tcp, self.max_body)
         try:
             yield
         finally:
             self._sweeper.cancel()
+            if tcp_server is not None:
+                tcp_server.close()
             self.dispatcher.runs.close()
 
     async def _sweep(self) -> None:

@@ -37,6 +37,7 @@ class Dispatcher:
         self.runs = runs or RunTable(cls)
         self.trail = CreditTrail(url)
         self.url = url
+        self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
         self._accepts: dict[str, set[str] | None] = {}
 
     async def answer(self, query: Query) -> Response:

@@ -32,6 +32,8 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "websocket": base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/ws",
         "query_sets": sorted(d.query_sets),
         "queries": [s.name for s in Q.queries_of(d.role, d.query_sets)],
+        "bindings": {"http": d.url, "websocket": base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/ws",
+                     **d.bindings},
         "encodings": ["application/xml", "application/json"],
         "state_format": getattr(cls, "state_format", "opaque text"),
         "action_format": getattr(cls, "action_format", "opaque text"),
