@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .errors import CODES
 from .queries import PROTOCOL_VERSION, QUERIES, QUERY_SETS, Kind
-from .schemas import RETURN_ITEMS
+from .schemas import RETURN_ITEMS, load_extensions
 
 INTRO = f"""# The World-Wide-Mind protocol, version {PROTOCOL_VERSION}
 
@@ -85,6 +85,7 @@ Over HTTP the status code says the same (listed below); the body is the authorit
 
 
 def render() -> str:
+    load_extensions()
     lines = [INTRO, "| code | HTTP | meaning | from |", "|---|---|---|---|"]
     for code in CODES.values():
         lines.append(f"| `{code.code}` | {code.http_status} | {code.meaning} | {code.source} |")

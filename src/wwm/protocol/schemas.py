@@ -11,8 +11,19 @@ import sys
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+import importlib
+
 from .errors import CODES
 from .queries import PROTOCOL_VERSION, QUERIES, Kind, QuerySpec, Returns
+
+# Extension query sets that ship with wwm and register themselves on import.
+EXTENSIONS = ("wwm.acl.envelope",)
+
+
+def load_extensions() -> None:
+    """Register every shipped extension query set, so what is published is the whole set."""
+    for module in EXTENSIONS:
+        importlib.import_module(module)
 
 _VALUE = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"},
                     {"type": "array", "items": {"type": "string"}}, {"type": "null"}]}
@@ -43,6 +54,7 @@ RETURN_ITEMS: dict[Returns, list[str]] = {
 
 
 def _names() -> list[str]:
+    load_extensions()
     return sorted({s.name for s in QUERIES.values()})
 
 
@@ -66,6 +78,7 @@ def _query_rule(spec: QuerySpec) -> dict:
 def json_schema() -> dict:
     """JSON Schema (2020-12) of a message. A query's items are checked per query name; a
     query sent to a World and one sent to a Mind share a name only where the tables do."""
+    load_extensions()
     rules = []
     by_name: dict[str, list[QuerySpec]] = {}
     for spec in QUERIES.values():
