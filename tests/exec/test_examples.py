@@ -5,8 +5,10 @@ command's own errors."""
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -82,6 +84,41 @@ async def test_javascript_mind_persistent(grid_world):
         # two runs at once on one server: two processes, neither disturbs the other
         first, second = await asyncio.gather(drive(server, grid_world, seed=1), drive(server, grid_world, seed=1))
         assert [s.action for s in first.steps] == [s.action for s in second.steps]
+
+
+SEED_NEW_RUN = b"""<xml>
+<query name="New run">
+<data name="world run ID"> 40031 </data>
+<data name="world display URL"> http://worldserver/currentruns/40031.html </data>
+</query>
+</xml>
+"""
+
+
+def post(url: str, body: bytes) -> str:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/xml"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return reply.read().decode()
+
+
+def test_the_seeds_own_xml_reaches_a_shell_mind_and_back():
+    """Section 11.2.1's queries, sent verbatim over HTTP to a shell script behind serve-exec."""
+    with serve_exec("per-query", "sh", str(EXAMPLES / "mind.sh")) as server:
+        started = post(server.url, SEED_NEW_RUN)
+        assert started.startswith("<xml>\n<response name=\"New run\">")
+        run_id = re.search(r'<data name="mind run ID">([^<]+)</data>', started).group(1)
+        assert len(run_id) >= 20                                  # the server's secret, not the script's
+        state = "size=8 step=0 x=4 y=4 fd=2 hd=6 food=4,6 hazard=0,0"
+        action = post(server.url, f"""<xml>
+<query name="Get action">
+<data name="mind run ID"> {run_id} </data>
+<data name="state">
+{state}
+</data>
+</query>
+</xml>
+""".encode())
+        assert re.search(r'<response name="Get action">\s*<data name="action">north</data>', action), action
 
 
 async def test_a_program_that_crashes_mid_run_is_a_clear_refusal_over_http(tmp_path):

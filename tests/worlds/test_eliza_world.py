@@ -119,3 +119,14 @@ async def test_a_random_mind_bores_the_patient():
     result = await run(RandomMind(seed=1), world, FREE)
     assert result.status == "ended by world" and len(result.steps) == 3
     assert result.total_score == 0.0 and "Goodbye" in world.said
+
+
+@pytest.mark.parametrize("policy", ["requery", "ignore-late"])
+async def test_a_mind_too_slow_for_the_time_out_loses_the_run(policy):
+    """10.1.1 with time-outs: the client gives up on a mind slower than it allows."""
+    world = ElizaWorld(seed=0)
+    settings = RunSettings(steps=5, keepalive=None, timeout=0.1, mind_wait=0.5, policy=policy)
+    result = await run(ElizaMind(delay=0.3), world, settings)
+    assert result.status == "mind lost" and result.steps == []
+    assert any(e.kind == "timeout" for e in result.events)
+    assert world.turn == 0                                   # nothing the slow mind said was used
