@@ -1,0 +1,193 @@
+"""``wwm tworld``: serve the Tileworld page (with the proxy), run the proxy alone, run headless
+batches over γ and dynamism (table and plot), and check a recording by replaying it.
+
+    wwm tworld serve --port 8330 --proxy-port 3313
+    wwm tworld proxy --port 3313
+    wwm tworld batch --gammas 0.1,0.3,1,3 --dynamisms 6,12 --trials 5 --out results/tworld
+    wwm tworld replay tworld-recordings/some-run.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
+    if not values or min(values) <= 0:
+        raise argparse.ArgumentTypeError(f"expected positive numbers separated by commas, got {text!r}")
+    return values
+
+
+def _ints(text: str) -> list[int]:
+    values = _floats(text)
+    if any(v != int(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, got {text!r}")
+    return [int(v) for v in values]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tworld_command", metavar="ACTION", required=True)
+    serve = sub.add_parser("serve", help="the browser page and its game server, with the proxy")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8330)
+    serve.add_argument("--proxy-port", type=int, default=3313, help="run the proxy here (0: any free port)")
+    serve.add_argument("--proxy-url", help="use a proxy already running (ws://host:port/) instead")
+    serve.add_argument("--recordings", default="tworld-recordings", help="folder for recorded runs")
+    proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
+    proxy.add_argument("--host", default="127.0.0.1")
+    proxy.add_argument("--port", type=int, default=3313)
+    proxy.add_argument("-v", "--verbose", action="store_true")
+    batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
+    batch.add_argument("--agents", default="reactive,deliberative")
+    batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
+    batch.add_argument("--dynamisms", type=_ints, default=[6, 12], help="holes live and recur every d..2d s")
+    batch.add_argument("--trials", type=int, default=5)
+    batch.add_argument("--time", type=float, default=100.0, help="world seconds per run")
+    batch.add_argument("--seed", type=int, default=0)
+    batch.add_argument("--rows", type=int, default=9)
+    batch.add_argument("--columns", type=int, default=10)
+    batch.add_argument("--out", default="tworld-batch", help="writes OUT.csv and OUT.png")
+    replay = sub.add_parser("replay", help="replay a recording and check every percept")
+    replay.add_argument("recording")
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"serve": _serve, "proxy": _proxy, "batch": _batch, "replay": _replay}[args.tworld_command](args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import uvicorn
+
+    from wwm.proxy.server import Proxy
+    from wwm.worlds.tileworld.app import create_app
+
+    async def main() -> None:
+        proxy_url = args.proxy_url
+        proxy = None
+        if proxy_url is None:
+            proxy = await Proxy(args.host, args.proxy_port).start()
+            proxy_url = f"ws://{args.host}:{proxy.port}/"
+            print(f"proxy: agents connect to {args.host}:{proxy.port} and send CONNECT:<magic string>", flush=True)
+        app = create_app(proxy_url=proxy_url, recordings=args.recordings)
+        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
+        print(f"T-World page: http://{args.host}:{args.port}/", flush=True)
+        try:
+            await server.serve()
+        finally:
+            if proxy is not None:
+                await proxy.close()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        print(f"wwm tworld serve: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _proxy(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from wwm.proxy.server import Proxy
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+
+    async def main() -> None:
+        proxy = await Proxy(args.host, args.port).start()
+        print(f"T-World proxy on {args.host}:{proxy.port}", flush=True)
+        await proxy.serve_forever()
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        print(f"wwm tworld proxy: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _batch(args: argparse.Namespace) -> int:
+    import csv
+    from dataclasses import asdict
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from wwm.worlds.tileworld.agents import BUILTIN
+    from wwm.worlds.tileworld.batch import sweep
+    from wwm.worlds.tileworld.config import Config, ConfigError
+
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    unknown = [a for a in agents if a not in BUILTIN]
+    if unknown or not agents:
+        print(f"wwm tworld batch: unknown agent(s) {unknown}: choose from {', '.join(BUILTIN)}", file=sys.stderr)
+        return 2
+    if args.trials < 1 or args.time <= 0:
+        print("wwm tworld batch: --trials must be at least 1 and --time positive", file=sys.stderr)
+        return 2
+    try:
+        base = Config(rows=args.rows, columns=args.columns, seed=args.seed, end={"neutral": {"time": args.time}})
+    except ConfigError as exc:
+        print(f"wwm tworld batch: {exc}", file=sys.stderr)
+        return 2
+    total = len(agents) * len(args.gammas) * len(args.dynamisms) * args.trials
+    console = Console()
+    with Progress(console=console) as progress:
+        task = progress.add_task("Tileworld games", total=total)
+        points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=lambda: progress.advance(task))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(asdict(points[0])))
+        writer.writeheader()
+        writer.writerows(asdict(p) for p in points)
+    table = Table(title="Effectiveness ε against γ (world seconds per agent step)")
+    for col in ("agent", "dynamism", "γ", "ε", "±", "holes filled", "score"):
+        table.add_column(col, justify="right")
+    for p in points:
+        table.add_row(p.agent, str(p.dynamism), f"{p.gamma:g}", f"{p.effectiveness:.3f}", f"{p.effectiveness_sd:.3f}",
+                      f"{p.holes_fraction:.3f}", f"{p.score:.1f}")
+    console.print(table)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for agent in agents:
+        for dyn in args.dynamisms:
+            pts = sorted((p for p in points if p.agent == agent and p.dynamism == dyn), key=lambda p: p.gamma)
+            ax.errorbar([p.gamma for p in pts], [p.effectiveness for p in pts], yerr=[p.effectiveness_sd for p in pts],
+                        marker="o", capsize=3, label=f"{agent}, holes every {dyn}-{2 * dyn} s")
+    ax.set_xscale("log")
+    ax.set_xlabel("γ: world seconds per agent step (log)")
+    ax.set_ylabel("effectiveness ε")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"Tileworld {args.rows}x{args.columns}, {args.trials} trials of {args.time:g} s")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=120)
+    console.print(f"wrote {out.with_suffix('.csv')} and {out.with_suffix('.png')}")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from wwm.worlds.tileworld.config import ConfigError
+    from wwm.worlds.tileworld.recording import Recording, RecordingError, replay
+
+    try:
+        checked = replay(Recording.load(args.recording))
+    except (OSError, RecordingError, ConfigError) as exc:
+        print(f"wwm tworld replay: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.recording}: {checked} percepts reproduced exactly")
+    return 0

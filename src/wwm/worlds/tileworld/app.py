@@ -1,0 +1,184 @@
+"""The browser view: a small Starlette app that starts games, streams them live, plays back
+recordings.
+
+``GET /`` is the page; ``POST /api/start`` starts a configured game whose robots are built-in
+agents or agent programs attached through the proxy by magic string; ``GET /api/view`` and the
+``/api/live`` WebSocket give the observer view; ``/api/recordings`` lists saved runs and
+returns one as frames for playback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from . import percepts
+from .agents import BUILTIN, make_agent
+from .config import Config, ConfigError
+from .engine import Engine
+from .links import BuiltinLink, Link, LinkClosed, ProxyLink
+from .live import Game
+from .recording import Recording, RecordingError, frames
+
+PAGE = Path(__file__).with_name("static") / "index.html"
+_NAME = re.compile(r"^[\w.-]+\.json$")
+
+
+class Hub:
+    """The one game this page shows, its watchers and the saved recordings."""
+
+    def __init__(self, proxy_url: str | None, recordings: Path) -> None:
+        self.proxy_url = proxy_url
+        self.recordings = recordings
+        self.game: Game | None = None
+        self.task: asyncio.Task | None = None
+        self.saved: str | None = None
+        self.version = 0
+        self.changed = asyncio.Event()
+
+    def touch(self, _game: Game | None = None) -> None:
+        self.version += 1
+        self.changed.set()
+
+    def snapshot(self) -> dict[str, Any]:
+        game = self.game
+        if game is None:
+            return {"status": "idle", "view": None, "errors": [], "recording": self.saved, "version": self.version}
+        return {"status": game.status, "view": percepts.observer_view(game.engine), "errors": game.errors,
+                "mode": game.mode, "recording": self.saved, "version": self.version,
+                "robots": [link.name for link in game.links]}
+
+    def links(self, specs: Any, config: Config) -> list[Link]:
+        if not isinstance(specs, list) or len(specs) != config.agents:
+            raise ValueError(f"give one agent per robot: {config.agents} expected")
+        out: list[Link] = []
+        for i, spec in enumerate(specs):
+            kind = spec.get("kind") if isinstance(spec, dict) else None
+            if kind == "builtin":
+                out.append(BuiltinLink(make_agent(str(spec.get("name")), seed=config.seed + i), str(spec.get("name"))))
+            elif kind == "proxy":
+                magic = str(spec.get("magic", "")).strip()
+                if not magic:
+                    raise ValueError(f"robot {i}: a proxy agent needs a magic string")
+                if not self.proxy_url:
+                    raise ValueError("this server runs without a proxy: start it with --proxy-port")
+                out.append(ProxyLink(self.proxy_url, magic))
+            else:
+                raise ValueError(f"robot {i}: kind must be 'builtin' (name: {', '.join(BUILTIN)}) or 'proxy' (magic)")
+        return out
+
+    async def start(self, body: dict[str, Any]) -> None:
+        await self.stop()
+        config = Config.from_dict(body.get("config") or {})
+        links = self.links(body.get("agents"), config)
+        speed = float(body.get("speed", 1.0))
+        game = Game(config, links, mode=body.get("mode", "realtime"), speed=speed,
+                    action_timeout=float(body.get("action_timeout", 10.0)), on_change=self.touch)
+        self.game, self.saved = game, None
+        self.task = asyncio.create_task(self._play(game))
+        self.touch()
+
+    async def _play(self, game: Game) -> None:
+        try:
+            await game.run()
+        except LinkClosed:
+            pass
+        finally:
+            if game.engine.log:
+                name = f"tworld-{time.strftime('%Y%m%d-%H%M%S')}-seed{game.config.seed}.json"
+                game.save(self.recordings / name)
+                self.saved = name
+            self.touch()
+
+    async def stop(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        self.task = None
+
+
+def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-recordings") -> Starlette:
+    hub = Hub(proxy_url, Path(recordings))
+
+    async def page(_: Request) -> Response:
+        return FileResponse(PAGE, media_type="text/html")
+
+    async def defaults(_: Request) -> Response:
+        return JSONResponse({"config": Config(end={"neutral": {"time": 120}}).to_dict(), "agents": list(BUILTIN),
+                             "proxy": proxy_url})
+
+    async def start(request: Request) -> Response:
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise ValueError("the body must be a JSON object with config and agents")
+            await hub.start(body)
+        except json.JSONDecodeError:
+            return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        except (ConfigError, ValueError, TypeError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse(hub.snapshot())
+
+    async def stop(_: Request) -> Response:
+        await hub.stop()
+        return JSONResponse(hub.snapshot())
+
+    async def view(_: Request) -> Response:
+        return JSONResponse(hub.snapshot())
+
+    async def preview(request: Request) -> Response:
+        """The first frame of a config, drawn before anyone starts it."""
+        try:
+            config = Config.from_dict(await request.json())
+            return JSONResponse(percepts.observer_view(Engine(config)))
+        except (ConfigError, ValueError, TypeError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+
+    async def live(ws: WebSocket) -> None:
+        await ws.accept()
+        seen = -1
+        try:
+            while True:
+                if hub.version != seen:
+                    seen = hub.version
+                    await ws.send_text(json.dumps(hub.snapshot()))
+                hub.changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(hub.changed.wait(), 1.0)
+                await asyncio.sleep(0.05)  # at most ~20 frames a second
+        except (WebSocketDisconnect, RuntimeError):
+            return
+
+    async def recordings_list(_: Request) -> Response:
+        names = sorted((p.name for p in hub.recordings.glob("*.json")), reverse=True) if hub.recordings.exists() else []
+        return JSONResponse({"recordings": names})
+
+    async def recording(request: Request) -> Response:
+        name = request.path_params["name"]
+        path = hub.recordings / name
+        if not _NAME.match(name) or not path.is_file():
+            return JSONResponse({"error": f"no recording named {name!r}"}, status_code=404)
+        try:
+            return JSONResponse({"name": name, "frames": frames(Recording.load(path))})
+        except (RecordingError, ConfigError) as exc:
+            return JSONResponse({"error": str(exc)}, status_code=422)
+
+    routes = [Route("/", page), Route("/api/defaults", defaults), Route("/api/start", start, methods=["POST"]),
+              Route("/api/stop", stop, methods=["POST"]), Route("/api/view", view),
+              Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),
+              Route("/api/recordings", recordings_list), Route("/api/recordings/{name}", recording)]
+    app = Starlette(routes=routes)
+    app.state.hub = hub
+    return app
