@@ -231,10 +231,11 @@ class Engine:
         """Undo a message this party applied but could not deliver (delivery failure)."""
         for receiver in msg.receivers:
             talk = self.talk(msg.conversation_id or "", msg.sender.name, receiver.name)  # type: ignore[union-attr]
-            if talk is None or not any(m is msg for m, _ in talk.applied):
+            sent = next((m for m, _ in talk.applied if m.reply_with == msg.reply_with), None) if talk else None
+            if talk is None or sent is None:
                 continue
-            talk.unacknowledged.append(msg)
-            self._rebuild(talk, [m for m, _ in talk.applied if m is not msg])
+            talk.unacknowledged.append(sent)
+            self._rebuild(talk, [m for m, _ in talk.applied if m is not sent])
             if not talk.applied:
                 del self.talks[(talk.conversation, frozenset((talk.initiator, talk.participant)))]
                 self.tracker.forget(talk.conversation, talk.initiator, talk.participant)

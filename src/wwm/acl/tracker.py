@@ -58,7 +58,7 @@ class Commitment:
         return self.active and self.deadline is not None and aware(self.deadline) < now
 
     def describe(self, now: datetime | None = None) -> str:
-        label = {"pwag": "PWAG", "offer": "offer", "duty": "duty", "expect": "expects reply"}[self.kind]
+        label = {"pwag": "PWAG", "offer": "offer", "duty": "duty", "expect": "expected to answer"}[self.kind]
         text = f"#{self.id} {self.holder}: {label} {self.goal}"
         if self.active:
             flags = []
@@ -370,7 +370,7 @@ class _Effects:
             self.close(offer, "superseded")
             self.new("pwag", y, x, a, show(PWAG(y, x, Done(y, a), f"P_{x}")), relative_to=pa.id)
         else:
-            self.new("expect", y, x, a, f"a reply from {y} to the request {a!r}", relative_to=pa.id, doer=y)
+            self.new("expect", y, x, a, f"the request {a!r}", relative_to=pa.id, doer=y)
 
     def _pending_request(self, x: str, y: str, a: str, what: str) -> Commitment:
         pa = self.t.find("pwag", y, a, doer=x)

@@ -1,0 +1,136 @@
+"""The conversation log: every message an agent sends or receives, with what its engine made
+of it, as JSON lines; and replay, which feeds a log through a fresh engine and shows the
+commitments after each act (``wwm acl show``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from . import jsonform
+from .clock import ManualClock
+from .engine import Engine, Verdict
+from .message import ACLMessage, AclError
+
+
+@dataclass(slots=True)
+class Entry:
+    time: str
+    observer: str
+    direction: str            # "sent" or "received"
+    message: ACLMessage
+    verdicts: list[dict[str, Any]]
+
+    def as_json(self) -> str:
+        return json.dumps({"time": self.time, "observer": self.observer, "direction": self.direction,
+                           "message": jsonform.to_dict(self.message), "verdicts": self.verdicts},
+                          ensure_ascii=False)
+
+
+def verdict_dict(v: Verdict) -> dict[str, Any]:
+    return {"receiver": v.receiver, "accepted": v.accepted, "act": v.arc.act if v.arc else None,
+            "before": v.before, "after": v.after, "reason": v.reason, "crossed": v.crossed}
+
+
+class ConversationLog:
+    """Appends entries in memory and, given a path, to a JSON-lines file."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else None
+        self.entries: list[Entry] = []
+
+    def record(self, observer: str, direction: str, message: ACLMessage, verdicts: list[Verdict]) -> Entry:
+        entry = Entry(datetime.now(timezone.utc).isoformat(timespec="milliseconds"), observer,
+                      direction, message, [verdict_dict(v) for v in verdicts])
+        self.entries.append(entry)
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(entry.as_json() + "\n")
+        return entry
+
+
+def read(path: str | Path) -> list[Entry]:
+    """Entries of a log file; a bad line raises :class:`AclError` naming its number."""
+    entries = []
+    with Path(path).open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                doc = json.loads(line)
+                entries.append(Entry(doc["time"], doc["observer"], doc["direction"],
+                                     jsonform.from_dict(doc["message"]), doc.get("verdicts", [])))
+            except (ValueError, KeyError, TypeError, AclError) as exc:
+                raise AclError(f"{path}, line {number}: not a conversation log entry ({exc})") from None
+    return entries
+
+
+@dataclass(slots=True)
+class Step:
+    message: ACLMessage
+    verdicts: list[Verdict]
+    logged: list[dict[str, Any]]
+    commitments: list[str]
+    teams: dict[str, set[str]]
+    agrees: bool
+
+
+def replay(entries: Iterable[Entry], conversation: str | None = None) -> Iterator[Step]:
+    """Feed each distinct message (a message logged by sender and receiver counts once)
+    through a fresh observer engine; yield what it made of each, with the commitments
+    after it and whether that agrees with what was logged at the time."""
+    clock = ManualClock()
+    engine = Engine(clock=clock)  # deadlines judged at the time each message was logged
+    seen: set[tuple] = set()
+    for entry in entries:
+        m = entry.message
+        if conversation is not None and m.conversation_id != conversation:
+            continue
+        key = (m.conversation_id, m.reply_with, m.sender.name if m.sender else None, m.performative)
+        if m.reply_with and key in seen:
+            continue
+        seen.add(key)
+        try:
+            clock.set(datetime.fromisoformat(entry.time))
+        except ValueError:
+            pass
+        verdicts = engine.handle(m)
+        logged = {d["receiver"]: d for d in entry.verdicts}
+        agrees = all(v.receiver not in logged or (logged[v.receiver]["accepted"] == v.accepted
+                                                  and logged[v.receiver]["after"] == v.after)
+                     for v in verdicts)
+        now = engine.tracker.clock.now()
+        lines = [r.describe(now) for r in engine.tracker.records(m.conversation_id)
+                 if r.active or (m.reply_with and r.discharged_by == m.reply_with)]
+        teams = {c: engine.tracker.team(c) for c in {m.conversation_id or ""}}
+        yield Step(m, verdicts, entry.verdicts, lines, teams, agrees)
+
+
+def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
+    """A conversation as text: each act, its arc, and the commitments after it."""
+    out: list[str] = []
+    engine_steps = list(replay(entries, conversation))
+    for n, step in enumerate(engine_steps, 1):
+        m = step.message
+        who = f"{m.sender.name if m.sender else '?'} → {', '.join(r.name for r in m.receivers)}"
+        out.append(f"{n:3}. [{m.conversation_id}] {who}: {m.performative}"
+                   + (f" [X-act {m.act}]" if m.act else "") + (f"  {m.content!r}" if m.content else ""))
+        for v in step.verdicts:
+            if v.accepted and v.arc is not None:
+                out.append(f"       {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else ""))
+            elif v.accepted:
+                out.append(f"       {v.receiver}: {v.reason or 'noted'}")
+            else:
+                out.append(f"       {v.receiver}: REFUSED — {v.reason}")
+        team = next(iter(step.teams.values()))
+        out.append("       team: " + (", ".join(sorted(team)) if team else "none"))
+        out.extend(f"       • {line}" for line in step.commitments or ["no commitment outstanding"])
+        if step.commitments and all(" — discharged" in line for line in step.commitments):
+            out.append("       • no commitment outstanding")
+        if not step.agrees:
+            out.append("       ! differs from what was logged at the time")
+    return "\n".join(out)

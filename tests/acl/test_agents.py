@@ -1,0 +1,142 @@
+"""Agents talking in process (a local bus): requests followed to the end, not-understood for
+out-of-sequence messages, crossing messages, time-outs, and a Contract Net with a team of
+three. The same engine and API run over the network in test_network.py."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from wwm.acl.agent import Agent, LocalBus, Undeliverable
+from wwm.acl.contractnet import contract_net, worker
+from wwm.acl.engine import Engine
+from wwm.acl.log import read, replay, show
+from wwm.acl.message import AID, ACLMessage
+from wwm.acl.tracker import Rejected
+
+
+def society(**workers: tuple[float, str]) -> tuple[LocalBus, Agent]:
+    bus = LocalBus()
+    boss = bus.add(Agent("boss"))
+    for name, (price, mode) in workers.items():
+        bus.add(Agent(name, handler=worker(price, mode, 0.01)))
+    return bus, boss
+
+
+async def test_a_request_is_followed_to_acknowledged_success() -> None:
+    bus, boss = society(w=(1, "honest"))
+    conv = await boss.request(AID("w"), "(paint fence)", timeout=2)
+    assert conv.outcomes == {"w": "success"} and conv.states == {"w": "acknowledged"}
+    assert [m.performative for m in conv.messages] == ["request", "agree", "inform", "inform"]
+    await asyncio.sleep(0.01)
+    w = bus.agents["w"]
+    assert w.tracker.obligations("w") == [] and boss.tracker.obligations("boss") == []
+    assert w.engine.talk(conv.id, "boss", "w").state == "acknowledged"   # both sides agree
+
+
+async def test_failure_and_renege_are_kept_distinct() -> None:
+    bus, boss = society(f=(1, "fail"), r=(1, "renege"))
+    failed = await boss.request(AID("f"), "(x)", timeout=2)
+    reneged = await boss.request(AID("r"), "(x)", timeout=2)
+    assert failed.outcomes == {"f": "failed"} and reneged.outcomes == {"r": "reneged"}
+    records = boss.tracker.records(reneged.id)
+    assert any(r.violated and r.holder == "r" for r in records)
+    assert not any(r.violated for r in boss.tracker.records(failed.id))
+
+
+async def test_silence_is_overdue_then_withdrawn() -> None:
+    bus, boss = society(s=(1, "silent"))
+    conv = await boss.request(AID("s"), "(x)", timeout=0.1)
+    assert conv.outcomes == {"s": "withdrawn"} and conv.states == {"s": "cancelled"}
+    assert boss.tracker.obligations("boss") == []
+
+
+async def test_an_act_the_sender_may_not_perform_never_leaves() -> None:
+    bus, boss = society(w=(1, "honest"))
+    with pytest.raises(Rejected, match="out of sequence"):
+        await boss.send(boss.compose("accept-proposal", AID("w"), "(x)", protocol="fipa-contract-net"))
+    assert bus.agents["w"].log.entries == []
+
+
+async def test_out_of_sequence_is_answered_not_understood_and_rolled_back() -> None:
+    bus = LocalBus()
+    a = bus.add(Agent("a"))
+    b = bus.add(Agent("b"))
+    # a rogue message sent around a's engine: b has no request to agree to
+    rogue = ACLMessage("agree", a.aid, (b.aid,), conversation_id="c1", reply_with="r1",
+                       protocol="fipa-request")
+    await b.deliver(rogue)
+    answer = await a.receive("c1", timeout=1)
+    assert answer.performative == "not-understood" and answer.in_reply_to == "r1"
+    assert "out of sequence" in (answer.content or "")
+    # a real request that b then does not understand is rolled back on a's side
+    request = a.compose("request", b.aid, "(x)", conversation="c2", protocol="fipa-request")
+    await a.send(request)
+    assert a.talk("c2", "b").state == "requested"
+    await a.deliver(request.reply("not-understood", "what?", sender=b.aid))
+    assert a.talk("c2", "b") is None and a.tracker.obligations("a") == []
+
+
+async def test_undeliverable_messages_are_rolled_back() -> None:
+    bus = LocalBus()
+    a = bus.add(Agent("a"))
+    with pytest.raises(Undeliverable, match="nobody"):
+        await a.send(a.compose("request", AID("nobody"), "(x)", conversation="c"))
+    assert a.talk("c", "nobody") is None and a.tracker.obligations("a") == []
+
+
+def test_crossing_messages_reach_the_same_state_on_both_sides() -> None:
+    def start() -> tuple[Engine, Engine, ACLMessage]:
+        a, b = Engine("A"), Engine("B")
+        msgs = [ACLMessage("request", AID("A"), (AID("B"),), content="(x)", conversation_id="c", reply_with="m1"),
+                ACLMessage("agree", AID("B"), (AID("A"),), conversation_id="c", reply_with="m2", in_reply_to="m1")]
+        for m in msgs:
+            a.handle(m)
+            b.handle(m)
+        return a, b, msgs[1]
+
+    # A withdraws while B reports done: participant first, so 3 -4- then A's withdraw 4→9
+    a, b, agree = start()
+    cancel = ACLMessage("cancel", AID("A"), (AID("B"),), conversation_id="c", reply_with="m3", in_reply_to="m2")
+    done = ACLMessage("inform", AID("B"), (AID("A"),), content="(done)", conversation_id="c", reply_with="m4", in_reply_to="m2")
+    a.handle(cancel), b.handle(done)
+    [va], [vb] = a.handle(done), b.handle(cancel)
+    assert va.crossed and va.accepted and vb.accepted
+    assert a.talk("c", "A", "B").state == b.talk("c", "A", "B").state == "9"
+    assert [r.reason for r in a.tracker.records("c")] == [r.reason for r in b.tracker.records("c")]
+
+    # A withdraws while B reneges: B's renege comes first and A's withdraw is void on both sides
+    a, b, agree = start()
+    renege = done.with_(content="(no)", user=(("X-act", "renege"),))
+    a.handle(cancel), b.handle(renege)
+    [va], [vb] = a.handle(renege), b.handle(cancel)
+    assert va.crossed and va.accepted and vb.crossed and not vb.accepted
+    assert va.voided == [cancel] and vb.voided == [cancel]
+    assert a.talk("c", "A", "B").state == b.talk("c", "A", "B").state == "7"
+    assert a.tracker.obligations("A") == b.tracker.obligations("B") == []
+
+
+async def test_contract_net_in_process_with_a_team_of_three(tmp_path) -> None:
+    bus, boss = society(cheap=(1, "renege"), good=(3, "honest"), ok=(5, "honest"), pricey=(9, "honest"),
+                        mute=(0.5, "silent"), no=(2, "refuse"))
+    boss.log.path = tmp_path / "boss.jsonl"
+    everyone = [AID(n) for n in ("cheap", "good", "ok", "pricey", "mute", "no")]
+    result = await contract_net(boss, everyone, "(move piano)", needed=2, deadline=0.2, work_timeout=2)
+    assert result.complete and sorted(result.contractors) == ["good", "ok"]
+    first, second = result.rounds
+    assert first.silent == ["mute"] and first.refused == ["no"] and first.accepted == ["cheap", "good"]
+    assert first.team == {"boss", "cheap", "good"}            # a team of three, while it lasted
+    assert first.dropped == ["cheap"] and second.accepted == ["ok"]
+    for r in result.rounds:                                  # every team disbanded, nothing owed
+        assert boss.tracker.team(r.conversation) == set()
+        assert all(t.final for t in boss.engine.talks_of(r.conversation))
+    assert boss.tracker.obligations("boss", soft=True) == []
+    outcomes = {t.participant: boss.engine.outcome(t) for t in boss.engine.talks_of(first.conversation)}
+    assert outcomes == {"cheap": "reneged", "good": "success", "ok": "countered-rejected",
+                        "pricey": "countered-rejected", "mute": "withdrawn", "no": "refused"}
+    # the log replays to the same account, and shows the commitments after each act
+    entries = read(boss.log.path)
+    assert all(step.agrees for step in replay(entries))
+    text = show(entries, first.conversation)
+    assert "reneged (violated)" in text and "team: boss, cheap, good" in text
