@@ -1,0 +1,170 @@
+"""``wwm lambdastar``: run the Λ* dynamic intelligence test on built-in agents (serially or
+over Ray), or on minds anywhere on the network (``--mind URL [URL ...]``), and print Υ with
+its standard error and the score per band of pattern complexity; save CSV, JSON and plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("expected at least one number")
+    return values
+
+
+def _k_range(text: str) -> tuple[int, int]:
+    lo, sep, hi = text.partition(":")
+    try:
+        pair = (int(lo), int(hi))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LOW:HIGH (e.g. 2:20), got {text!r}") from None
+    if not sep or pair[0] > pair[1] or pair[0] < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 <= LOW <= HIGH, got {text!r}")
+    return pair
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    a = parser.add_argument
+    a("--agents", default="random,local,oracle",
+      help="comma-separated agent types: random, local, oracle, qlearning, sarsa, stigmergy, woc, "
+           "bidding, dictator, imitative, shared-q, shared-sarsa (default: %(default)s)")
+    a("--sizes", type=_ints, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
+    a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
+    a("--iterations", "-t", type=int, default=100, help="iterations ϑ per episode (default: %(default)s)")
+    a("--grid", type=_ints, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
+    a("--range", dest="observation_range", type=int, default=1, help="observation range k (default: 1)")
+    a("--profile", choices=("paper", "original"), default="paper",
+      help="paper definitions, or the authors' code's behaviour (default: %(default)s)")
+    a("--seed", type=_ints, default=[0], help="seed(s); the same seed gives the same numbers")
+    a("--engine", choices=("vector", "plain"), default="vector", help="default: %(default)s")
+    a("--backend", choices=("serial", "ray"), default="serial", help="default: %(default)s")
+    a("--ray-address", default=None, help="address of a running Ray cluster (default: a local one)")
+    a("--k-range", type=_k_range, default=None,
+      help="build the battery with K spread evenly over LOW:HIGH (Definition 3); default: blind sampling")
+    a("--bins", type=int, default=4, help="bands of K in the breakdown (default: %(default)s)")
+    a("--coordination", action="store_true", help="Good pays only when two or more agents are next to it")
+    a("--environment", choices=("lambdastar", "landscape"), default="lambdastar",
+      help="Λ*, or the fitness-landscape environment of section 6.2")
+    a("--drift", type=int, default=0, help="landscape: iterations between moves of its peaks (0: static)")
+    a("--gamma", type=float, default=0.5, help="stigmergy fake-reward factor γ (paper profile)")
+    a("--replays", type=int, default=100, help="learners' training replays per episode (default: 100)")
+    a("--mind", nargs="+", metavar="URL", default=None,
+      help="test the mind(s) at these URLs through the protocol (several: one collective)")
+    a("--world", default=None, metavar="URL", help="with --mind: a Λ* world server already running")
+    a("--oracle-hints", action="store_true", help="with --mind: the served world tells Good's next cell")
+    a("--out", type=Path, default=Path("lambdastar-results"), help="folder for CSV, JSON and plots")
+    a("--no-plots", action="store_true", help="skip the plots")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    console = Console()
+    try:
+        results = _remote(args, console) if args.mind else _local(args, console)
+    except (ValueError, RuntimeError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+    from ..evaluation import report
+
+    console.print(report.table(results, title=_title(args)), width=max(console.width, 140))
+    args.out.mkdir(parents=True, exist_ok=True)
+    saved = [report.write_csv(results, args.out / "results.csv"),
+             report.write_json(results, args.out / "results.json")]
+    if not args.no_plots:
+        saved += report.plots(results, args.out)
+    console.print("saved: " + ", ".join(str(p) for p in saved))
+    return 0
+
+
+def _title(args) -> str:
+    env = "fitness landscape" if args.environment == "landscape" else "Λ*"
+    return (f"{env}, profile {args.profile}, ω={args.episodes}, ϑ={args.iterations}, k={args.observation_range}"
+            + (", coordination" if args.coordination else ""))
+
+
+def _progress(console):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                    TimeRemainingColumn(), console=console, transient=True)
+
+
+def _local(args, console):
+    from ..evaluation import sweep
+    from ..evaluation.agents import TEAMS
+
+    agents = [x.strip() for x in args.agents.split(",") if x.strip()]
+    unknown = [x for x in agents if x not in TEAMS]
+    if unknown:
+        raise ValueError(f"unknown agent type(s) {', '.join(unknown)} (choose from {', '.join(TEAMS)})")
+    if args.episodes < 1 or args.iterations < 1:
+        raise ValueError("--episodes and --iterations must be at least 1")
+    if min(args.sizes) < 1:
+        raise ValueError("--sizes must be at least 1")
+    if args.environment == "landscape" and args.k_range:
+        raise ValueError("--k-range applies to Λ* patterns, not to the fitness landscape")
+    jobs = sweep.jobs(agents, args.sizes, args.grid, args.seed, episodes=args.episodes,
+                      iterations=args.iterations, profile=args.profile,
+                      observation_range=args.observation_range, coordination=args.coordination,
+                      engine=args.engine, environment=args.environment, k_range=args.k_range,
+                      bins=args.bins, gamma=args.gamma, replays=args.replays, drift=args.drift)
+    with _progress(console) as progress:
+        task = progress.add_task(f"{len(jobs)} test(s), {args.backend}", total=len(jobs) * args.episodes)
+        return sweep.run(jobs, backend=args.backend, address=args.ray_address,
+                         progress=lambda k: progress.advance(task, k))
+
+
+def _remote(args, console):
+    import asyncio
+
+    from ..evaluation.battery import bands
+    from ..evaluation.remote import administer
+    from ..evaluation.sweep import Job, JobResult
+    from ..testing import ServerProcess
+    from ..worlds.lambdastar.episodes import generate
+
+    if len(args.grid) != 1 or len(args.seed) != 1:
+        raise ValueError("--mind tests one grid size and one seed at a time")
+    grid, seed = args.grid[0], args.seed[0]
+    world_args = dict(grid=grid, iterations=args.iterations, episodes=args.episodes,
+                      agents=len(args.mind), profile=args.profile, seed=seed,
+                      observation_range=args.observation_range, coordination=args.coordination,
+                      oracle_hints=args.oracle_hints)
+    server = None
+    url = args.world
+    if url is None:
+        server = ServerProcess("wwm.worlds.lambdastar.world:LambdaStarWorld",
+                               args={k: str(v).lower() if isinstance(v, bool) else v for k, v in world_args.items()})
+        server.start()
+        url = server.url
+        console.print(f"Λ* world served at {url} (state and action formats described there)")
+    try:
+        with _progress(console) as progress:
+            task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
+            scores = asyncio.run(administer(url, args.mind, progress=lambda k: progress.advance(task, k)))
+    except OSError as exc:
+        raise RuntimeError(f"cannot reach a server: {exc}") from None
+    finally:
+        if server is not None:
+            server.stop()
+    complexity = generate(grid, args.iterations, args.episodes, args.profile, seed).complexity
+    cuts = bands(int(complexity.min()), int(complexity.max()), args.bins)
+    bands_out = []
+    for lo, hi in cuts:
+        sel = scores.scores[(complexity >= lo) & (complexity <= hi)]
+        bands_out.append({"k_min": lo, "k_max": hi, "episodes": len(sel),
+                          "score": float(sel.mean()) if len(sel) else float("nan"), "stderr": float("nan")})
+    job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
+              episodes=args.episodes, iterations=args.iterations, profile=args.profile,
+              observation_range=args.observation_range, coordination=args.coordination, engine="remote")
+    from ..worlds.lambdastar.torus import torus
+    return [JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(), complexity.tolist(),
+                      torus(grid).entropy(), bands_out)]

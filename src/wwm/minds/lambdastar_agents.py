@@ -1,0 +1,164 @@
+"""The built-in Λ* agents as WWM Mind servers: they read the Λ* world's JSON state and answer
+an action 1..9, so any of them can sit the test over the network (``wwm serve
+wwm.minds.lambdastar_agents:LocalSearchMind``). Minds on one server that share a ``team``
+name form a collective: they share a Q-table, or a layer of fake rewards (stigmergy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import LearningMind, Mind
+from ..protocol.results import Suggestion
+from ..worlds.lambdastar.torus import torus
+from ..worlds.lambdastar.world import ACTION_FORMAT, STATE_FORMAT
+
+
+def read_state(state: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(state)
+    except ValueError:
+        raise Refusal("bad-parameters", "the state is not JSON; is this a Λ* world?") from None
+    if not isinstance(doc, dict) or doc.get("test") != "lambdastar":
+        raise Refusal("bad-parameters", 'the state is not a Λ* state (no "test": "lambdastar")')
+    return doc
+
+
+class LambdaStarMind(Mind):
+    """Base: parses the state, breaks ties with its own seeded generator."""
+
+    state_format: ClassVar[str] = STATE_FORMAT
+    action_format: ClassVar[str] = ACTION_FORMAT
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    async def get_action(self, state: str) -> Suggestion:
+        doc = read_state(state)
+        if doc.get("finished"):
+            return Suggestion.cannot("the test is over")
+        return Suggestion(action=str(self.choose(doc) + 1))
+
+    def choose(self, doc: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def pick(self, values: np.ndarray) -> int:
+        best = np.flatnonzero(values == values.max())
+        return int(best[int(self.rng.random() * len(best))])
+
+    def towards(self, doc: dict[str, Any], cell_id: int) -> int:
+        rows, cols = doc["grid"]
+        return int(torus(rows, cols).approach[cell_id - 1, doc["cell"] - 1])
+
+
+class RandomMind(LambdaStarMind):
+    def choose(self, doc):
+        return int(self.rng.integers(0, 9))
+
+
+class LocalSearchMind(LambdaStarMind):
+    """Step to the observed cell with the highest reward now (ties at random)."""
+
+    def choose(self, doc):
+        rewards = np.asarray(doc["rewards"], dtype=float)
+        return self.towards(doc, doc["cells"][self.pick(rewards)])
+
+
+class OracleMind(LambdaStarMind):
+    """The expert baseline: needs a world serving oracle hints ("good next")."""
+
+    async def get_action(self, state: str) -> Suggestion:
+        doc = read_state(state)
+        if doc.get("finished"):
+            return Suggestion.cannot("the test is over")
+        if "good next" not in doc:
+            return Suggestion.cannot("the world gives no oracle hints (serve it with oracle_hints=true)")
+        return Suggestion(action=str(self.towards(doc, doc["good next"]) + 1))
+
+
+_FAKE: dict[str, dict[int, float]] = defaultdict(dict)
+_FAKE_AT: dict[str, tuple[int, int]] = {}
+
+
+class StigmergyMind(LambdaStarMind):
+    """Local search on fake rewards left in a layer shared by every mind of its ``team`` on
+    this server (Algorithm 2: the layer is cleared each iteration; each mind writes R + r̂ on
+    its cells, r̂ = γ·r_max + (1-γ)·r_min, and steps to its cell of highest fake reward).
+    Minds that act later in an iteration see the marks of those before them."""
+
+    def __init__(self, seed: int = 0, team: str = "stigmergy", gamma: float = 0.5) -> None:
+        super().__init__(seed)
+        self.team, self.gamma = team, gamma
+
+    def choose(self, doc):
+        stamp = (doc["episode"], doc["iteration"])
+        if _FAKE_AT.get(self.team) != stamp:
+            _FAKE[self.team].clear()
+            _FAKE_AT[self.team] = stamp
+        layer = _FAKE[self.team]
+        rewards = np.asarray(doc["rewards"], dtype=float)
+        rhat = self.gamma * rewards.max() + (1 - self.gamma) * rewards.min()
+        for cell, r in zip(doc["cells"], rewards):
+            layer[cell] = max(layer.get(cell, -np.inf), r + rhat)
+        fake = np.array([layer[c] for c in doc["cells"]])
+        return self.towards(doc, doc["cells"][self.pick(fake)])
+
+
+_TABLES: dict[str, dict[tuple[int, int], np.ndarray]] = {}
+_TABLE_EPISODE: dict[str, int] = {}
+
+
+class QLearningMind(LambdaStarMind, LearningMind):
+    """Q-learning over states (iteration, cell), learning while it sits each episode (one
+    episode, one training session) and forgetting at the next. Minds of one ``team`` on this
+    server share one table (the shared-Q collective); an empty team means a private table."""
+
+    alpha, gamma = 0.3, 0.3
+
+    def __init__(self, seed: int = 0, team: str = "") -> None:
+        super().__init__(seed)
+        self.team = team or f"private-{id(self)}"
+        self.previous: tuple[int, int, int, int] | None = None  # episode, iteration, cell, action
+
+    def values(self, episode: int, iteration: int, cell: int) -> np.ndarray:
+        if _TABLE_EPISODE.get(self.team) != episode:  # a new episode: a new training session
+            _TABLES[self.team] = {}
+            _TABLE_EPISODE[self.team] = episode
+        return _TABLES[self.team].setdefault((iteration, cell), np.zeros(9))
+
+    def choose(self, doc):
+        a = self.pick(self.values(doc["episode"], doc["iteration"], doc["cell"]))
+        self.previous = (doc["episode"], doc["iteration"], doc["cell"], a)
+        return a
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        doc = read_state(state)
+        if self.previous is None or score is None:
+            return None
+        episode, iteration, cell, a = self.previous
+        self.previous = None
+        if _TABLE_EPISODE.get(self.team) != episode:
+            return None  # the shared table has moved on to the next episode
+        q = self.values(episode, iteration, cell)
+        going_on = not doc.get("finished") and doc["episode"] == episode
+        future = self.values(episode, doc["iteration"], doc["cell"]).max() if going_on else 0.0
+        q[a] += self.alpha * (float(score) + self.gamma * future - q[a])
+        return float(q[a])
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        if self.team.startswith("private-"):
+            _TABLES.pop(self.team, None)
+            _TABLE_EPISODE.pop(self.team, None)
+        return score
+
+
+MINDS: dict[str, type[LambdaStarMind]] = {
+    "random": RandomMind, "local": LocalSearchMind, "oracle": OracleMind,
+    "stigmergy": StigmergyMind, "qlearning": QLearningMind, "shared-q": QLearningMind,
+}
+"""Agent key -> the Mind class that plays it over the network."""
