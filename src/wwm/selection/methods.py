@@ -351,7 +351,12 @@ class HierarchicalQ(OneMind):
 
     def order(self, x: str, members: list[Member]) -> list[Member]:
         values = [self.table.value(x, m.ident) for m in members]
-        first = rules.boltzmann(values, self.temperature.tick(), self.rng)
+        t = self.temperature.tick()
+        if t > 0:
+            first = rules.boltzmann(values, t, self.rng)
+        else:  # greedy, but ties at random: an unseen state must not always go to mind 0
+            top = max(values)
+            first = self.rng.choice([i for i, v in enumerate(values) if v == top])
         rest = sorted((i for i in range(len(members)) if i != first), key=lambda i: (-values[i], i))
         return [members[first]] + [members[i] for i in rest]
 

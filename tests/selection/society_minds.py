@@ -1,0 +1,164 @@
+"""Small minds for the society tests, with known Q-values, that record what they are told.
+Served with ``wwm serve society_minds:<Class>`` (the tests put this folder on PYTHONPATH)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from wwm import CompetingMind, Mind, RunStarted, Suggestion, Values
+from wwm.minds.learning.rewards import items
+
+
+class TableMind(CompetingMind):
+    """Q(x, a) = ``q[a]`` in every state (``q`` as "a:1,b:0.5"); suggests its best action,
+    or the Mind URL ``call`` instead; W = Q(best) unless ``w`` is given. Records every
+    "Inform it about winner" and "Inform it about state"."""
+
+    def __init__(self, q: str | dict[str, float] = "a:1", w: float | None = None,
+                 call: str | None = None, url: str | None = None, label: str = "") -> None:
+        if isinstance(q, str):
+            q = {k: float(v) for k, v in (p.split(":") for p in q.split(","))}
+        self.q = dict(q)
+        self.w = w
+        self.call = call
+        if url:
+            self.url = url
+        self.label = label
+        self.told: list[dict[str, Any]] = []
+        self.collection_changes = 0
+        self.ended = False
+        self.strength = 1.0
+        self.states: list[str] = []
+
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
+        return RunStarted()
+
+    def best(self) -> str:
+        return max(sorted(self.q), key=lambda a: self.q[a])
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        self.states.append(state)
+        if self.call:
+            return Suggestion(mind_url=self.call, q=self.strength * self.q[self.best()])
+        return Suggestion(self.best(), q=self.strength * self.q[self.best()])
+
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
+        s = await self.get_action(state)
+        w = self.w if self.w is not None else self.q[self.best()]
+        return Suggestion(s.action, q=s.q, w=self.strength * w, mind_url=s.mind_url)
+
+    async def get_values(self, state: str, action: str, **step: Any) -> Values:
+        if action not in self.q:
+            return Values()
+        return Values(q=self.strength * self.q[action],
+                      w=self.strength * (self.q[self.best()] - self.q[action]))
+
+    async def inform_winner(self, state: str, obeyed=None, payment=None, winner_url=None,
+                            action=None, score=None) -> Values:
+        self.told.append({"state": state, "obeyed": obeyed, "winner_url": winner_url,
+                          "action": action, "score": score})
+        loss = 0.0 if obeyed or action is None else self.q[self.best()] - self.q.get(action, 0.0)
+        return Values(q=score, w=loss)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.told.append({"state": state, "score": score, "plain": True})
+        return None
+
+    async def change_strength(self, strength: float) -> None:
+        self.strength = strength
+
+    async def get_strength(self) -> float | None:
+        return self.strength
+
+    async def reset_w_temperature(self, run_length: float | None = None) -> None:
+        self.collection_changes += 1
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        self.ended = True
+        return None
+
+
+class PlainMind(Mind):
+    """A plain Mind (no Mind_i queries): always ``action``; records what it is told."""
+
+    def __init__(self, action: str = "a") -> None:
+        self.action = action
+        self.told: list[tuple[str, float | None]] = []
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion(self.action, q=0.0)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.told.append((state, score))
+        return None
+
+
+class SilentMind(CompetingMind):
+    """Never answers a suggestion (a server that hangs)."""
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        await asyncio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
+        return await self.get_action(state)
+
+
+class DirectionMind(CompetingMind):
+    """A hand-coded Ant World mind: heads the way the item ``key`` points (or away from it
+    with ``flee``), when ``when`` (an item=value) holds. Q = ``value`` for the best move,
+    value/2 for the two next to it, 0 otherwise; W = Q(best) (W = Q)."""
+
+    def __init__(self, key: str = "f", value: float = 1.0, flee: bool = False, when: str = "") -> None:
+        self.key, self.value, self.flee = key, value, flee
+        self.when = tuple(when.split("=")) if when else None
+
+    def qs(self, state: str) -> list[float]:
+        x = items(state)
+        q = [0.0] * 9
+        if self.when and x.get(self.when[0]) != self.when[1]:
+            return q
+        d = int(x.get(self.key, "9"))
+        if d >= 8:
+            return q
+        best = (d + 4) % 8 if self.flee else d
+        q[best] = self.value
+        q[(best + 1) % 8] = q[(best - 1) % 8] = self.value / 2
+        return q
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        q = self.qs(state)
+        a = q.index(max(q)) if max(q) > 0 else 8
+        return Suggestion(str(a), q=q[a])
+
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
+        s = await self.get_action(state)
+        return Suggestion(s.action, q=s.q, w=s.q)
+
+    async def get_values(self, state: str, action: str, **step: Any) -> Values:
+        q = self.qs(state)
+        a = int(action)
+        return Values(q=q[a], w=max(q) - q[a])
+
+
+class Forager(Mind):
+    """A plain hand-coded forager for the Ant World: to the food (wandering at random while
+    none is in sight), then home."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        x = items(state)
+        if x["i"] == "0":
+            return Suggestion(x["f"] if x["f"] not in ("8", "9") else str(self.rng.randrange(8)))
+        return Suggestion(x["n"])
+
+
+class Idle(Mind):
+    """A useless plain mind: always stays still."""
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion("8")

@@ -1,0 +1,256 @@
+"""The Mind_AS server in one process: every method decides on crafted Q tables as the rules
+say, asks its minds in parallel within its time-out, tells every mind what happened, lets
+minds leave mid-run, shows each mind its sub-space, follows Mind URLs, competes as a Mind_i
+in a higher-level AS, remembers winners, and Hierarchical Q-learning learns whom to obey."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from society_minds import DirectionMind, Forager, Idle, PlainMind, SilentMind, TableMind
+
+from wwm import Refusal
+from wwm.client.runner import RunSettings, run
+from wwm.selection import METHODS, ActionSelectionMind
+from wwm.worlds.ant import AntWorld
+
+# the hand-computed table of test_as_rules: MBH a0, MWU a1, MCU = MCH a1
+Q = ["a0:5,a1:4,a2:0", "a0:0,a1:3,a2:4", "a0:1,a1:2,a2:0"]
+
+
+async def decide(method: str, q=Q, **kwargs) -> tuple[str | None, ActionSelectionMind]:
+    as_ = ActionSelectionMind([TableMind(t) for t in q], method=method, seed=0, **kwargs)
+    await as_.new_run()
+    return (await as_.get_action("x")).action, as_
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("w=q", "a0"), ("max-best-happiness", "a0"), ("static-w", "a0"),
+    ("min-worst-unhappiness", "a1"), ("min-collective-unhappiness", "a1"),
+    ("max-collective-happiness", "a1"), ("damn", "a1"), ("collective-equality", "a1"),
+    ("negotiated-collective-w", "a1"), ("product-mch", "a1"), ("most-popular", None)])
+async def test_each_method_on_a_crafted_table_over_the_suggested_actions(method, expected):
+    # the minds suggest a0, a2 and a1, so the candidates are the whole table; by hand:
+    # negotiated collective: W(a0) = 4+1, W(a2) = 5+2, W(a1) = 1+1 -> a1
+    action, _ = await decide(method)
+    if expected is not None:
+        assert action == expected
+    else:
+        assert action in {"a0", "a1", "a2"}
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("min-worst-unhappiness", "a1"), ("min-collective-unhappiness", "a1"),
+    ("max-collective-happiness", "a1"), ("collective-equality", "a1"), ("product-mch", "a1")])
+async def test_global_methods_over_the_shared_suite_find_the_compromise(method, expected):
+    # mind 2's best action is a1 here, so make it prefer a0 to leave a1 a pure compromise
+    q = [Q[0], Q[1], "a0:2,a1:1.5,a2:0"]
+    action, as_ = await decide(method, q, candidates="shared", actions="a0,a1,a2")
+    assert action == expected
+    assert as_.last.winner is None and as_.last.note == "compromise action"
+
+
+async def test_damn_weights_are_held_by_the_as():
+    assert (await decide("damn", weights="1,1,1"))[0] == "a1"      # 6, 9, 4
+    assert (await decide("damn", weights="1,0.1,0.1"))[0] == "a0"  # 5.1, 4.5, 0.4
+    assert (await decide("damn", weights="1,10,1"))[0] == "a2"     # 6, 36, 40
+    with pytest.raises(ValueError, match="weights gives 2 numbers for 3 minds"):
+        ActionSelectionMind([TableMind(t) for t in Q], method="damn", weights="1,2")
+
+
+async def test_negotiated_w_walks_to_the_mind_that_loses_most():
+    # from every start the walk ends with mind 0 (a0) leading: it would lose 5 by a2
+    for seed in range(5):
+        as_ = ActionSelectionMind([TableMind(t) for t in Q], method="negotiated-w", seed=seed)
+        await as_.new_run()
+        assert (await as_.get_action("x")).action == "a0"
+        assert as_.last.rounds >= 1
+    first = ActionSelectionMind([TableMind(t) for t in Q], method="negotiated-w", start="first")
+    await first.new_run()
+    # start mind 0 (a0): losses (-, 4, 1) -> mind 1 leads with 4; vs a2: (5, -, 2): mind 0 with 5;
+    # vs a0: (-, 4, 1): 4 < 5, stop. Mind 0 leads.
+    assert (await first.get_action("x")).action == "a0"
+    assert first.last.w == 5.0 and first.last.rounds == 3
+
+
+async def test_asks_in_parallel_and_decides_within_its_time_out():
+    minds = [TableMind("a:1"), SilentMind(), TableMind("b:2"), SilentMind()]
+    as_ = ActionSelectionMind(minds, method="w=q", timeout=0.3)
+    await as_.new_run()
+    t0 = time.monotonic()
+    s = await as_.get_action("x")
+    elapsed = time.monotonic() - t0
+    assert s.action == "b" and 0.29 < elapsed < 0.6  # one time-out, not one per silent mind
+    t0 = time.monotonic()
+    await as_.inform("y", 1.0)  # the silent ones are told in the background, not waited for
+    assert time.monotonic() - t0 < 0.2
+    assert [m["misses"] for m in as_.status()] == [0, 1, 0, 1]
+    assert as_.status()[1]["last_error"] == "no answer within the time-out"
+
+
+async def test_every_mind_is_told_what_happened():
+    minds = [TableMind("a:1,b:0"), TableMind("b:2,a:0"), TableMind("b:1,a:0.5")]
+    minds[1].url = "http://winner.example/"
+    plain = PlainMind("a")
+    as_ = ActionSelectionMind(minds + [plain], method="w=q", views="*;*;*;i")
+    await as_.new_run()
+    assert (await as_.get_action("i=1 j=2")).action == "b"
+    await as_.inform("i=3 j=4", 0.5)
+    told = [m.told[-1] for m in minds]
+    assert [t["obeyed"] for t in told] == [False, True, True]  # mind 2 wanted b too: obeyed
+    assert {t["winner_url"] for t in told} == {"http://winner.example/"}
+    assert {t["action"] for t in told} == {"b"} and {t["score"] for t in told} == {0.5}
+    assert {t["state"] for t in told} == {"i=3 j=4"}
+    assert plain.told == [("i=3", 0.5)]  # a plain Mind: Inform it about state, its own view
+
+
+async def test_each_mind_sees_its_own_sub_space():
+    minds = [TableMind("a:1"), TableMind("b:1"), TableMind("c:1")]
+    as_ = ActionSelectionMind(minds, method="w=q", views="i,f;n;*")
+    await as_.new_run()
+    await as_.get_action("i=0 n=3 f=2 p=9")
+    assert [m.states[-1] for m in minds] == ["i=0 f=2", "n=3", "i=0 n=3 f=2 p=9"]
+    with pytest.raises(ValueError, match="views gives 2 sub-spaces for 3 minds"):
+        ActionSelectionMind(minds, views="i;n")
+    with pytest.raises(ValueError, match="needs 'views'"):
+        ActionSelectionMind(minds, method="w-learning-subspaces")
+
+
+async def test_remove_mind_mid_run_tells_the_others_the_collection_changed():
+    minds = [TableMind("a:1", url="http://one.example/"), TableMind("b:2", url="http://two.example/"),
+             TableMind("c:0.5", url="http://three.example/")]
+    as_ = ActionSelectionMind(minds, method="w=q")
+    await as_.new_run()
+    assert (await as_.get_action("x")).action == "b"
+    await as_.remove_mind("http://two.example/")
+    await asyncio.sleep(0.05)
+    assert minds[1].ended
+    assert [m.collection_changes for m in minds] == [1, 0, 1]
+    assert (await as_.get_action("x")).action == "a"
+    with pytest.raises(Refusal) as info:
+        await as_.remove_mind("http://nowhere.example/")
+    assert info.value.code == "bad-parameters" and "one.example" in info.value.text
+
+
+async def test_add_mind_that_does_not_answer_is_refused():
+    as_ = ActionSelectionMind([TableMind("a:1")], timeout=0.5)
+    await as_.new_run()
+    with pytest.raises(Refusal) as info:
+        await as_.add_mind("http://127.0.0.1:9/")
+    assert info.value.code == "mind-url-invalid" and "127.0.0.1:9" in info.value.text
+    with pytest.raises(Refusal) as info:
+        await as_.add_mind("not a url")
+    assert info.value.code == "mind-url-invalid"
+    assert len(as_.members) == 1
+
+
+async def test_unknown_method_and_bad_minds_are_named():
+    with pytest.raises(ValueError, match="unknown method 'best'; choose one of hierarchical-q"):
+        ActionSelectionMind([], method="best")
+    with pytest.raises(Refusal, match="not the URL of a Mind server"):
+        ActionSelectionMind(["ftp://x"])
+    as_ = ActionSelectionMind([])
+    await as_.new_run()
+    assert not (await as_.get_action("x")).can_suggest
+
+
+async def test_a_mind_url_is_followed_and_a_call_loop_is_cut():
+    target = TableMind("z:0", url="http://target.example/")
+    caller = TableMind("a:5", call="http://target.example/", url="http://caller.example/")
+    as_ = ActionSelectionMind([caller, target, TableMind("b:1")], method="w=q")
+    await as_.new_run()
+    s = await as_.get_action("x")
+    assert s.action == "z" and as_.last.note == "via http://target.example/"
+    # A calls B, B calls A: the chain stops at max_depth and the next best mind acts
+    a = TableMind("a:5", call="http://b.example/", url="http://a.example/")
+    b = TableMind("b:4", call="http://a.example/", url="http://b.example/")
+    loop = ActionSelectionMind([a, b, TableMind("c:1")], method="w=q", max_depth=3)
+    await loop.new_run()
+    assert (await loop.get_action("x")).action == "c"
+    assert "gave no action" in loop.last.note and len(a.states) + len(b.states) == 2 + 3
+
+
+async def test_an_as_competes_in_a_higher_level_as_passing_w_up_and_defeat_down():
+    inner_minds = [TableMind("a:1,b:0", w=0.7), TableMind("b:1,a:0", w=0.2)]
+    inner = ActionSelectionMind(inner_minds, method="static-w", strength=2.0)
+    rival = TableMind("c:1", w=1.0, url="http://rival.example/")
+    outer = ActionSelectionMind([inner, rival], method="static-w")
+    await outer.new_run()
+    assert (await outer.get_action("x")).action == "a"   # inner bids 2 * 0.7 = 1.4 > 1.0
+    await outer.inform("y", 1.0)
+    assert [m.told[-1]["obeyed"] for m in inner_minds] == [True, False]
+    await inner.change_strength(1.0)                      # now it bids 0.7 < 1.0
+    assert (await outer.get_action("x")).action == "c"
+    await outer.inform("y", 0.0)
+    for m in inner_minds:
+        assert m.told[-1]["obeyed"] is False and m.told[-1]["action"] == "c"
+        assert m.told[-1]["winner_url"] == "http://rival.example/"
+    v = await inner.get_values("x", "b")
+    assert v.w == 1.0 and v.q == 1.0  # the worst loss, and the best Q, among its minds
+
+
+async def test_remembering_the_winner_saves_queries():
+    minds = [TableMind(t) for t in Q]
+    as_ = ActionSelectionMind(minds, method="negotiated-w", start="first", remember=True)
+    await as_.new_run()
+    first = (await as_.get_action("x")).action
+    asked = as_.panel.queries
+    assert (await as_.get_action("x")).action == first
+    assert as_.panel.queries - asked == 1 and as_.memory.hits == 1
+    await as_.remove_mind(as_.members[2].url)  # the collection changed: forget k(x)
+    assert not as_.memory.winners
+
+
+ANT_MINDS = lambda: [DirectionMind("f", 1.0, when="i=0"), DirectionMind("n", 0.8, when="i=1"),  # noqa: E731
+                     DirectionMind("p", 0.6, flee=True)]
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+async def test_every_method_runs_a_society_in_the_ant_world(method):
+    kwargs = {"views": "*;*;*"} if method == "w-learning-subspaces" else {}
+    as_ = ActionSelectionMind(ANT_MINDS(), method=method, seed=1, **kwargs)
+    result = await run(as_, AntWorld(seed=4), RunSettings(steps=150, keepalive=None))
+    assert result.status == "completed" and len(result.steps) == 150
+    per_step = as_.panel.queries / 150 - 3  # minus the three informs
+    kind = as_.method.kind
+    if kind == "neither":
+        assert per_step == pytest.approx(1.0)
+    elif kind == "AS_s":
+        assert per_step == pytest.approx(3.0)
+    else:
+        assert per_step > 3.0
+
+
+async def _play(minds, method: str, steps: int = 300) -> list[str]:
+    as_ = ActionSelectionMind(minds, method=method, seed=0)
+    result = await run(as_, AntWorld(seed=6), RunSettings(steps=steps, keepalive=None))
+    return [s.action for s in result.steps]
+
+
+async def test_copies_of_a_mind_change_nothing_under_mwu_and_w_eq_q_but_do_under_mch():
+    def society(copies: int):
+        food, nest, flee = ANT_MINDS()
+        return [food, nest, flee] + [DirectionMind("p", 0.6, flee=True) for _ in range(copies)]
+    for method in ("min-worst-unhappiness", "w=q"):
+        assert await _play(society(0), method) == await _play(society(3), method)
+    assert await _play(society(0), "max-collective-happiness") != await _play(society(3), "max-collective-happiness")
+
+
+async def test_hierarchical_q_learns_to_let_the_good_mind_through():
+    """A useless mind (it stays still) and a good one (a forager): the switch learns Q(x,i)
+    from the World's score alone. Learning curve: score and share of steps obeying the
+    forager per window of 500 steps (printed with -s)."""
+    as_ = ActionSelectionMind([Idle(), Forager()], method="hierarchical-q", seed=2,
+                              q_temperature=0.05, run_length=2000, gamma=0.9)
+    window, curve, obeyed = 500, [], []
+    result = await run(as_, AntWorld(seed=2, predators=0), RunSettings(steps=4000, keepalive=None),
+                       on_step=lambda step, r: obeyed.append(as_.last.winner.ident))
+    scores = result.step_scores
+    for i in range(0, len(scores), window):
+        curve.append((sum(scores[i:i + window]), obeyed[i:i + window].count(1) / window))
+    print("hierarchical Q-learning curve (score, share obeying the forager):", curve)
+    assert curve[0][1] < 0.65 and min(share for _, share in curve[-3:]) > 0.9, curve
+    late = sum(score for score, _ in curve[-3:]) / 3
+    assert late > 1.2 * curve[0][0], curve
