@@ -40,8 +40,8 @@ class Counter(World):
 
 
 class Echo(Mind):
-    """Action "a<i>" for state "x<i>"; Q = i; cannot suggest in ``stuck`` steps; answers
-    ``slow_at`` steps only after ``slow`` seconds."""
+    """Action "a<i>" for state "x<i>"; Q = i; the first time it sees a state in ``stuck`` it
+    cannot suggest; it answers the first question in a ``slow_at`` state after ``slow`` s."""
 
     def __init__(self, stuck: tuple[int, ...] = (), slow_at: tuple[int, ...] = (), slow: float = 0.0) -> None:
         self.stuck = set(stuck)
@@ -54,7 +54,8 @@ class Echo(Mind):
         if i in self.slow_at and i not in self.asked:
             self.asked.add(i)
             await asyncio.sleep(self.slow)
-        if i in self.stuck:
+        if i in self.stuck:  # once: asked again in the same state, it answers
+            self.stuck.discard(i)
             return Suggestion.cannot(f"stuck at {i}")
         return Suggestion(f"a{i}", q=float(i))
 

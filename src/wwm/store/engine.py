@@ -37,7 +37,12 @@ def resolve_url(url: str | None = None) -> URL:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(parsed.database).expanduser().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot open the run store at {shown(parsed)}: cannot make the "
+                             f"folder {str(folder)!r}: {exc.strerror or exc}") from None
     return parsed
 
 
