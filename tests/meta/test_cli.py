@@ -34,8 +34,10 @@ def test_a_person_typing_the_original_session_sees_its_screens_and_the_answer(tm
     assert "saved as computation 1" in out
 
     # Another process reads the stored computation back as a tree.
-    shown = wwm_meta("tree", "--db", str(db), "--steps")
+    page = tmp_path / "tree.html"
+    shown = wwm_meta("tree", "--db", str(db), "--steps", "--html", str(page))
     assert shown.returncode == 0, shown.stderr
+    assert "which character is it, as a letter?" in page.read_text()
     assert "@4: which character is it, as a letter?" in shown.stdout
     assert "budget 9999999, spent 2" in shown.stdout
     assert "→ out of budget, sorry" in shown.stdout
@@ -77,3 +79,22 @@ def test_bad_settings_and_files_are_explained():
     missing = wwm_meta("tree", "--db", "/nonexistent/x.db")
     assert missing.returncode == 2 and "no such file /nonexistent/x.db" in missing.stderr
     assert "no file of lines" in wwm_meta("act", "-a", "lines:/nonexistent").stderr
+
+
+@pytest.mark.slow
+def test_the_loop_goes_on_with_the_next_observation_and_the_state_it_left():
+    # Act on "test" as in the original, then on "a" with the state that act left behind.
+    # Screens the person has already answered come from the memo (and say so): the first
+    # screen of every act, and the decoding of an empty string.
+    second = ["reply the string with list of characters (the empty list)", "reply #0"]
+    done = wwm_meta(stdin="\n".join(LINES + ["a"] + second + [""]) + "\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("Meta(A) returned ''") == 2
+    later = out.split("next observation")[1]
+    assert ("what string should be returned by an agent in state #0 who observes #1?\n"
+            "[Remaining budget is 100000000]\n>>> view #0    (answered from the memo)") in later
+    # its state #0 is what the first act's A chose
+    assert "the state of an agent who has seen #2 and output #3\n[Remaining budget is 99999999]" in later
+    assert "is #0 empty? (respond yes/no)\n[Remaining budget is 100000000]\n>>> reply yes    (answered from the memo)" in later
+    assert "2 calls to A, 3 answered from the memo" in later

@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show.add_argument("id", nargs="?", type=int, help="computation number (default: the last)")
     show.add_argument("--db", metavar="FILE", required=True)
     show.add_argument("--steps", action="store_true", help="show every screen and the line typed")
+    show.add_argument("--html", metavar="FILE", help="also write the tree as a web page")
     forget = sub.add_parser("forget", help="remove memo answers whose key starts with PREFIX")
     forget.add_argument("prefix")
     forget.add_argument("--db", metavar="FILE", required=True)
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         if command == "list":
             return _list(console, db)
         if command == "tree":
-            return _tree(console, db, args.id, args.steps)
+            return _tree(console, db, args.id, args.steps, args.html)
         if command == "forget":
             return _forget(db, args.prefix)
         return asyncio.run(_compute(console, args, command))
@@ -92,43 +93,63 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _compute(console, args: argparse.Namespace, command: str) -> int:
+    from ..meta.messages import Message
     from ..meta.session import Session, Settings
-    from ..meta.tree import summary, tree
 
     settings = Settings(args.amplify, args.budget, not args.no_memo, args.db,
                         "rounded" if args.rounded else "exact", args.split)
     session = await Session.open(settings, out=sys.stdout)
-    if args.amplify == "human":
+    human = args.amplify == "human"
+    if human:
         session.hch.on_step = lambda call, step: step.cached and print(
             f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
-    if command == "act":
-        step = await session.meta.step(args.observation)
-        calls, label = step.calls, f"act {args.observation!r}"
-        console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
-        console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
-    elif command == "hch":
-        from ..meta.messages import Message
-
+    if command == "hch":
         answer = await session.hch.ask(Message.of(args.question))
-        calls, label = [answer.call], f"hch {args.question!r}"
         console.print(f"\n[bold]HCH replied[/] {answer.reply.expand()}")
-    else:
-        question = "what is the sorted version of the list []?"
-        value, calls = await session.meta.compute(question, args.numbers, returns=list[int])
-        label = f"sort {args.numbers}"
+        _report(console, args, session, f"hch {args.question!r}", [answer.call])
+    elif command == "sort":
+        value, calls = await session.meta.compute("what is the sorted version of the list []?", args.numbers,
+                                                  returns=list[int])
         console.print(f"[bold]sorted:[/] {' '.join(map(str, value))}")
         console.print(f"the sort itself spent {calls[0].spent} of its budget of {calls[0].budget}")
+        _report(console, args, session, f"sort {args.numbers}", calls)
+    else:  # act, again and again while a person is A
+        observation: str | None = args.observation
+        while observation is not None:
+            step = await session.meta.step(observation)
+            session.meta = step.meta
+            console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
+            console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
+            _report(console, args, session, f"act {observation!r}", step.calls)
+            observation = _next_observation() if human else None
+    return 0
+
+
+def _report(console, args: argparse.Namespace, session, label: str, calls: list) -> None:
+    """Totals, the accounts checked, the computation saved and drawn if asked."""
+    from ..meta.tree import summary, tree
+
+    for call in calls:
+        call.check()
     totals = summary(calls)
     console.print(f"{totals['calls']} questions, {totals['ops']} operations, {totals['a_calls']} calls to A, "
                   f"{totals['cache_hits']} answered from the memo, {totals['loops']} loops refused")
-    for call in calls:
-        call.check()
     if args.db:
         number = session.store.record(label, calls)
         console.print(f"saved as computation {number} in {args.db}")
     if args.tree:
         console.print(tree(calls, label))
-    return 0
+
+
+def _next_observation() -> str | None:
+    """The next observation for Meta(A) from the person; None when they stop."""
+    try:
+        line = input("\nnext observation for Meta(A) (an empty line or the end of input stops)\n>>> ")
+    except EOFError:
+        return None
+    if not sys.stdin.isatty():
+        print(line)
+    return line or None
 
 
 def _list(console, db: str) -> int:
@@ -139,7 +160,7 @@ def _list(console, db: str) -> int:
     return 0
 
 
-def _tree(console, db: str, number: int | None, steps: bool) -> int:
+def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -> int:
     from ..meta.store import Store
     from ..meta.tree import summary, tree
 
@@ -155,6 +176,15 @@ def _tree(console, db: str, number: int | None, steps: bool) -> int:
     totals = summary(calls)
     console.print(f"budget {totals['budget']}, spent {totals['spent']}; {totals['calls']} questions, "
                   f"{totals['a_calls']} calls to A, {totals['cache_hits']} from the memo")
+    if html:
+        import io
+
+        from rich.console import Console
+
+        page = Console(record=True, width=160, file=io.StringIO())
+        page.print(tree(calls, f"computation {number}: {label}", steps=steps))
+        page.save_html(html, theme=None)
+        console.print(f"wrote {html}")
     return 0
 
 

@@ -67,10 +67,12 @@ def _act(state: str, observation: str) -> Script:
         yield f"reply the state of an agent who last saw #{observation}"
 
 
-def _characters(p: str) -> Script:
-    s = yield f"view #{p}"
-    match = re.fullmatch(r"the string with list of characters #(\d+)", s)
-    yield f"reply #{match.group(1)}" if match else "reply <<that is not a string>>"
+def _inside(pattern: str, what: str) -> Callable[[str], Script]:
+    """A script that views #p, which should read ``pattern``, and replies with its one slot."""
+    def script(p: str) -> Script:
+        match = re.fullmatch(pattern, (yield f"view #{p}"))
+        yield f"reply #{match.group(1)}" if match else f"reply <<that is not {what}>>"
+    return script
 
 
 def _is_empty(p: str) -> Script:
@@ -92,12 +94,6 @@ def _is_empty(p: str) -> Script:
             followup = yield "reply <<I was asked something I did not expect>>"
 
 
-def _ascii(p: str) -> Script:
-    s = yield f"view #{p}"
-    match = re.fullmatch(r"the character with ASCII code #(\d+)", s)
-    yield f"reply #{match.group(1)}" if match else "reply <<that is not a character>>"
-
-
 def _sign(p: str) -> Script:
     s = yield f"view #{p}"
     inverse = re.fullmatch(r"the additive inverse of #(\d+)", s)
@@ -105,8 +101,8 @@ def _sign(p: str) -> Script:
     if s == "zero":
         yield "reply zero"
     elif inverse:
-        followup = yield "reply negative"
-        yield f"reply #{inverse.group(1)}"
+        yield "reply negative"
+        yield f"reply #{inverse.group(1)}"  # what is its additive inverse?
     elif double:
         followup = yield "reply positive"
         parity = "odd" if double.group(2) else "even"
@@ -190,9 +186,10 @@ def _list_literal(reply: str) -> str:
 
 SCRIPTS: list[tuple[re.Pattern, Callable[..., Script]]] = [
     (re.compile(r"what string should be returned by an agent in state #(\d+) who observes #(\d+)\?"), _act),
-    (re.compile(r"what is the list of characters in #(\d+)\?"), _characters),
+    (re.compile(r"what is the list of characters in #(\d+)\?"),
+     _inside(r"the string with list of characters #(\d+)", "a string")),
     (re.compile(r"is #(\d+) empty\? \(respond yes/no\)"), _is_empty),
-    (re.compile(r"what is the ASCII code of #(\d+)\?"), _ascii),
+    (re.compile(r"what is the ASCII code of #(\d+)\?"), _inside(r"the character with ASCII code #(\d+)", "a character")),
     (re.compile(r"is #(\d+) negative, zero, or positive\? \(respond verbatim\)"), _sign),
     (re.compile(r"represent #(\d+) as A \* 2\^B; what is A\?"), _float),
     (re.compile(r"is #(\d+) less than #(\d+)\? answer yes or no"), _less),
