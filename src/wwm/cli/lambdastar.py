@@ -64,9 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from rich.console import Console
 
-    console = Console()
+    console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
         results = _remote(args, console) if args.mind else _local(args, console)
     except (ValueError, RuntimeError) as exc:
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from ..evaluation import report
 
-    console.print(report.table(results, title=_title(args)), width=max(console.width, 140))
+    console.print(report.table(results, title=_title(args)))
     args.out.mkdir(parents=True, exist_ok=True)
     saved = [report.write_csv(results, args.out / "results.csv"),
              report.write_json(results, args.out / "results.json")]

@@ -95,8 +95,9 @@ def play(setting: Setting, episodes: EpisodeSet,
 
 
 def _episode(setting: Setting, episodes: EpisodeSet, e: int) -> Episode:
-    return Episode(episodes, e, setting.size, observation_range=setting.observation_range,
-                   coordination=setting.coordination)
+    """Λ* or the fitness landscape: each set makes its own episodes."""
+    return episodes.episode(e, setting.size, observation_range=setting.observation_range,
+                            coordination=setting.coordination)
 
 
 def _run(team: Team, env: Episode, draws: np.ndarray) -> float:

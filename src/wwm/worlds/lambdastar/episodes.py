@@ -82,6 +82,13 @@ class EpisodeSet:
             out[:, :, j, :] = rng.random((replays, self.iterations, 2))
         return out
 
+    def episode(self, index: int, agents: int, observation_range: int = 1,
+                coordination: bool = False):
+        """The plain engine's :class:`~.engine.Episode` for episode ``index``."""
+        from .engine import Episode
+        return Episode(self, index, agents, observation_range=observation_range,
+                       coordination=coordination)
+
     def select(self, which: np.ndarray) -> EpisodeSet:
         """The episodes at positions ``which`` (a battery picks some out of candidates)."""
         starts = None if self._starts is None else self._starts[which]
