@@ -118,7 +118,6 @@ class HCH:
         self.split = split
         self.loop_check = loop_check
         self.on_step = on_step
-        self._active: list[str] = []
 
     async def ask(self, question: Message, to: HCHAgent | None = None,
                   budget: int | None = None) -> Answer:
@@ -194,27 +193,25 @@ class HCH:
         question = addressed(agent, _as_message(resolve(command.body, agent.env)))
         default = budget // 10 if self.split == "tenth" else budget - 1
         sub_budget = max(0, min(budget - 1, default if command.budget is None else command.budget))
-        loop_key = self._loop_key(recipient, question)
-        if loop_key in self._active:
+        situation = self._situation(recipient, question)
+        if situation is not None and any(c.situation == situation for c in call.path()):
             call.events.append(f"loop: refused an ask repeating {question.render(len(recipient.env))!r}")
             return Message.of("loop detected: an agent above you is already answering this very "
                               "question with these very pointers; asking it again would never end, "
                               "so answer another way"), None, 1
-        child = call.child(question, sub_budget, recipient.key)
-        self._active.append(loop_key)
-        try:
-            reply, final = await self._run(recipient, question, sub_budget, child)
-        finally:
-            self._active.pop()
+        child = call.child(question, sub_budget, recipient.key, situation)
+        reply, final = await self._run(recipient, question, sub_budget, child)
         observation = addressed(final, reply)
         if command.budget is not None and command.budget > sub_budget:
             observation = observation + Message.of(f"\n[you offered ${command.budget} but had {budget}, "
                                                    f"so the ask handed over {sub_budget}]")
         return observation, None, 1 + child.spent
 
-    def _loop_key(self, recipient: HCHAgent, question: Message) -> str:
+    def _situation(self, recipient: HCHAgent, question: Message) -> str | None:
+        """What makes two asks the same question: who is asked, the text they will see, and
+        the messages (not the sender channels) its pointers lead to."""
         if not self.loop_check:
-            return digest("no-loop-check", str(id(question)))
+            return None
         pointers = [r.key if isinstance(r, Message) else "@" for r in question.args]
         return digest("loop", recipient.a.key, question.render(len(recipient.env)), *pointers)
 

@@ -41,6 +41,7 @@ class Call:
     children: list[Call] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
+    situation: str | None = None  # what loop detection compares (see HCH._situation)
 
     @property
     def done(self) -> bool:
@@ -50,10 +51,17 @@ class Call:
     def spent(self) -> int:
         return self.budget - (self.remaining if self.remaining is not None else self.budget)
 
-    def child(self, question: Message, budget: int, agent_key: str) -> Call:
-        call = Call(question, budget, agent_key, parent=self)
+    def child(self, question: Message, budget: int, agent_key: str, situation: str | None = None) -> Call:
+        call = Call(question, budget, agent_key, parent=self, situation=situation)
         self.children.append(call)
         return call
+
+    def path(self):
+        """This call and the calls above it, up to the top-level question."""
+        call: Call | None = self
+        while call is not None:
+            yield call
+            call = call.parent
 
     def walk(self):
         yield self

@@ -53,6 +53,8 @@ class MetaMind(Mind):
             step = await session.meta.step(state)
         except DecodeError as exc:
             return Suggestion.cannot(f"Meta(A) could not read the answer: {exc}")
+        except (Refusal, OSError, TimeoutError) as exc:  # A is a Mind server that failed
+            return Suggestion.cannot(f"A did not answer: {exc}")
         session.meta = step.meta
         self.steps += 1
         session.store.record(f"step {self.steps}: {state[:60]}", step.calls)
