@@ -125,8 +125,8 @@ def test_wwm_envelope_round_trip_in_both_encodings(m: ACLMessage) -> None:
         raw = xmlcodec.encode(query)
     except ValueError:
         return
-    if any(ord(c) < 32 and c not in "\t\n\r" for c in raw.decode()):
-        return  # XML 1.0 cannot carry these characters at all: JSON is the encoding for them
+    if any(ord(c) < 32 and c not in "\t\n" for c in raw.decode()):
+        return  # XML 1.0 cannot carry these (and turns \r into \n): JSON is exact for them
     assert envelope.from_items(xmlcodec.decode(raw).data) == _strip(m)
 
 

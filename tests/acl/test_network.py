@@ -1,0 +1,117 @@
+"""ACL over the World-Wide-Mind network, end to end: six contractor servers in their own
+processes (one never answers, one reneges, one refuses), found through the directory built
+from their server cards, and a manager with its own loopback endpoint that allocates a task
+by Contract Net, speaking the XML of section 11.2.1 while the contractors answer in JSON."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from wwm.acl.agent import Agent
+from wwm.acl.contractnet import contract_net
+from wwm.acl.directory import Directory, listing_from_card
+from wwm.acl.log import replay, show
+from wwm.acl.message import AclError
+from wwm.acl.network import serve_agent
+from wwm.testing import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+CONTRACTORS = {"c1": (5, "honest"), "c2": (7, "honest"), "c3": (9, "honest"),
+               "mute": (1, "silent"), "flake": (2, "renege"), "busy": (3, "refuse")}
+
+
+@pytest.fixture(scope="module")
+def contractors():
+    servers = {name: ServerProcess("wwm.acl.contractnet:Contractor",
+                                   args={"name": name, "price": price, "mode": mode,
+                                         "services": "haulage, storage", "work_seconds": 0.05})
+               for name, (price, mode) in CONTRACTORS.items()}
+    with ThreadPoolExecutor(len(servers)) as pool:
+        list(pool.map(lambda s: s.start(), servers.values()))
+    try:
+        yield servers
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
+async def test_contract_net_over_six_agent_servers(contractors) -> None:
+    directory = Directory()
+    for server in contractors.values():
+        await directory.register(server.url)
+    found = directory.find("haulage")
+    assert sorted(a.name for a in found) == sorted(CONTRACTORS) and directory.find("flying") == []
+
+    boss = Agent("boss")
+    async with serve_agent(boss, encoding="xml") as url:
+        assert boss.aid.url == url
+        result = await contract_net(boss, found, "(haul crates)", needed=2, deadline=1.0, work_timeout=5)
+        # the honest bidders got the work; the cheap reneger and the silent one did not
+        assert result.complete and result.contractors == ["c1", "c2"]
+        first, second = result.rounds
+        assert first.silent == ["mute"] and first.refused == ["busy"]
+        assert first.accepted == ["flake", "c1"] and first.team == {"boss", "c1", "flake"}
+        assert first.dropped == ["flake"] and second.accepted == ["c2"] and second.done == ["c2"]
+        outcomes = {t.participant: boss.engine.outcome(t) for t in boss.engine.talks_of(first.conversation)}
+        assert outcomes == {"c1": "success", "flake": "reneged", "mute": "withdrawn", "busy": "refused",
+                            "c2": "countered-rejected", "c3": "countered-rejected"}
+        assert any(r.violated and r.holder == "flake" for r in boss.tracker.records(first.conversation))
+        for r in result.rounds:   # every team formed was disbanded; nothing is owed by anyone
+            assert boss.tracker.team(r.conversation) == set()
+            assert all(t.final for t in boss.engine.talks_of(r.conversation))
+            assert [c for c in boss.tracker.records(r.conversation) if c.active] == []
+        # a plain FIPA request to one of them, over the same channels
+        asked = await boss.request(directory.aid("c3"), "(count crates)", timeout=5)
+        assert asked.outcomes == {"c3": "success"}
+    steps = list(replay(boss.log.entries))
+    assert steps and all(step.agrees for step in steps)
+    assert "flake → boss: inform [X-act renege]" in show(boss.log.entries, first.conversation)
+    assert "boss: renege  accepted → reneged" in show(boss.log.entries, first.conversation)
+
+
+def _post(url: str, body: str) -> tuple[int, str]:
+    request = urllib.request.Request(url, body.encode(), {"Content-Type": "application/xml"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode()
+
+
+def test_send_message_in_the_xml_of_the_seed_and_bad_messages(contractors) -> None:
+    url = contractors["c3"].url
+    card = json.loads(urllib.request.urlopen(url + "?format=json", timeout=5).read())
+    assert "Mind_ACL" in card["query_sets"] and "Send message" in card["queries"]
+    assert listing_from_card(card).services == ("haulage", "storage")
+    status, text = _post(url, '<xml><query name="New run"></query></xml>')
+    run_id = text.split('name="mind run ID">')[1].split("<")[0]
+
+    def send(*items: str) -> tuple[int, str]:
+        data = "".join(items)
+        return _post(url, f'<xml><query name="Send message"><data name="mind run ID">{run_id}</data>'
+                          f'{data}</query></xml>')
+
+    status, text = send('<data name="performative">inform</data><data name="receiver">c3</data>',
+                        '<data name="sender">(agent-identifier :name someone)</data>',
+                        '<data name="content">hello</data><data name="conversation-id">x1</data>')
+    assert status == 200 and "<refusal" not in text
+    status, text = send('<data name="performative">inform</data>',
+                        '<data name="sender">(agent-identifier :nom someone)</data>')
+    assert status == 400 and 'code="bad-parameters"' in text and "sender" in text and "position" in text
+    status, text = send('<data name="performative">shout</data>')
+    assert status == 400 and "unknown performative" in text
+    status, text = send('<data name="performative">inform</data><data name="receiver">c1</data>')
+    assert status == 400 and "this server is agent 'c3'" in text
+    status, text = send('<data name="performative">inform</data><data name="reply-by">soon</data>')
+    assert status == 400 and "YYYYMMDDThhmmssmmm" in text
+
+
+def test_the_directory_refuses_servers_that_do_not_talk_acl() -> None:
+    with pytest.raises(AclError, match="not an ACL agent"):
+        listing_from_card({"role": "mind", "query_sets": ["Mind"], "url": "http://x/"})
