@@ -1,0 +1,76 @@
+"""The Tileworld on the WWM network: served by ``wwm serve`` (state = percept JSON, action =
+action string), played by a remote Mind, by ``wwm run``, and refusing bad input clearly."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+import wwm
+from wwm.protocol.errors import Refusal
+from wwm.testing import ServerProcess
+
+pytestmark = pytest.mark.slow
+WORLD = "wwm.worlds.tileworld.wwm_world:TileworldWorld"
+MIND = "wwm.worlds.tileworld.wwm_world:TileworldMind"
+
+
+@pytest.fixture(scope="module")
+def servers():
+    with ServerProcess(WORLD) as world, ServerProcess(MIND) as mind:
+        yield world, mind
+
+
+async def test_a_remote_mind_plays_the_remote_tileworld(servers):
+    world_server, mind_server = servers
+    world = wwm.connect(world_server.url, seed=4, time=30, gamma=0.5, opponents="deliberative")
+    mind = wwm.connect(mind_server.url, agent="reactive")
+    await world.new_run()
+    await mind.new_run()
+    state = await world.get_state()
+    first = json.loads(state)
+    assert first["header"] == "start" and len(first["data"]["environment"]["agents"]) == 2
+    steps, total = 0, 0.0
+    while True:
+        suggestion = await mind.get_action(state)
+        outcome = await world.execute_action(suggestion.action)
+        steps, total, state = steps + 1, total + (outcome.score or 0), outcome.state
+        if outcome.finished:
+            break
+    assert steps == 60 and json.loads(state)["header"] == "end"
+    assert total == await world.get_current_score() > 0
+    with pytest.raises(Refusal) as info:
+        await world.execute_action("north")
+    assert info.value.code == "run-ended"
+
+
+async def test_bad_actions_and_settings_are_refused_with_reasons(servers):
+    world_server, mind_server = servers
+    world = wwm.connect(world_server.url)
+    await world.new_run()
+    with pytest.raises(Refusal) as info:
+        await world.execute_action("fly away")
+    assert info.value.code == "bad-parameters" and 'invalid action "fly away"' in str(info.value)
+    outcome = await world.execute_action("team_message:nobody listens")  # not an action: no step
+    assert json.loads(outcome.state)["data"]["environment"]["time"] == 0
+    bad = wwm.connect(world_server.url, config='{"rows": 0}')
+    with pytest.raises(Refusal, match="rows and columns"):
+        await bad.new_run()
+    mind = wwm.connect(mind_server.url)
+    await mind.new_run()
+    with pytest.raises(Refusal, match="not a T-World percept"):
+        await mind.get_action("hello")
+
+
+def test_wwm_run_plays_the_tileworld_with_the_built_in_mind(servers):
+    world_server, mind_server = servers
+    result = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", "--mind", mind_server.url, "--world",
+                             world_server.url, "--world-arg", "time=20", "--world-arg", "seed=3"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    score = re.search(r"world's score at End run\s*│\s*(\d+)", result.stdout)
+    assert score and int(score.group(1)) > 0
