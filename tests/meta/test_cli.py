@@ -98,3 +98,17 @@ def test_the_loop_goes_on_with_the_next_observation_and_the_state_it_left():
     assert "the state of an agent who has seen #2 and output #3\n[Remaining budget is 99999999]" in later
     assert "is #0 empty? (respond yes/no)\n[Remaining budget is 100000000]\n>>> reply yes    (answered from the memo)" in later
     assert "2 calls to A, 3 answered from the memo" in later
+
+
+@pytest.mark.slow
+def test_a_session_cut_short_resumes_from_the_answers_saved_as_typed(tmp_path):
+    db = str(tmp_path / "resume.db")
+    cut = wwm_meta("act", "--db", db, stdin="\n".join(LINES[:8]) + "\n")
+    assert cut.returncode == 1 and "input ended" in cut.stderr
+    resumed = wwm_meta("act", "--db", db, stdin="\n".join(LINES[8:]) + "\n")
+    assert resumed.returncode == 0, resumed.stderr
+    # The eight answers typed before the cut are replayed; the person types only the rest.
+    assert resumed.stdout.count("(answered from the memo)") == 8
+    assert ">>> ask$1 say hi    (answered from the memo)" in resumed.stdout
+    assert "Meta(A) returned ''" in resumed.stdout
+    assert "8 calls to A, 8 answered from the memo" in resumed.stdout

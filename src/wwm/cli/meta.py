@@ -100,6 +100,7 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
                         "rounded" if args.rounded else "exact", args.split)
     session = await Session.open(settings, out=sys.stdout)
     human = args.amplify == "human"
+    session.store.memo.durable = human  # each answer saved as typed: a cut-short session resumes
     if human:
         session.hch.on_step = lambda call, step: step.cached and print(
             f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)

@@ -207,10 +207,12 @@ class Store:
 
 
 class SqlMemo:
-    """The memo kept in the store: read into memory once, written back on each flush."""
+    """The memo kept in the store: read into memory once, written back on each flush, or
+    at once when ``durable`` (a person's answers: a session cut short replays them)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.durable = False
         with store.engine.connect() as db:
             self.answers: dict[str, str] = {r.key: r.action for r in db.execute(select(memo))}
         self._new: dict[str, str] = {}
@@ -229,6 +231,9 @@ class SqlMemo:
         self.answers[key] = action
         self._new[key] = action
         self._dropped.discard(key)
+        if self.durable:
+            with self.store.engine.begin() as db:
+                self._write(db)
 
     def invalidate(self, key_prefix: str) -> int:
         """Forget every cached answer whose key starts with ``key_prefix``; how many."""
