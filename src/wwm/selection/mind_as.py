@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -110,7 +111,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         shared = tuple(a for a in _split(actions) if a)
         if candidates == "shared" and not shared:
             raise ValueError("candidates='shared' needs the shared suite in 'actions'")
-        entries = [minds] if isinstance(minds, (str, Mind)) else list(minds or [])
+        if isinstance(minds, str):  # one text: URLs separated by white space or commas
+            entries: list[str | Mind] = [u for u in re.split(r"[\s,]+", minds) if u]
+        else:
+            entries = [minds] if isinstance(minds, Mind) else list(minds or [])
         self.timeout = timeout
         self.members: list[Member] = []
         self._next_ident = 0

@@ -1,0 +1,184 @@
+"""Societies across real server processes on loopback: an AS server over mind servers in
+both encodings, minds added and removed over the wire; broken links (mind servers killed
+one by one during a run: the run goes on and the score declines gradually); a nested
+society three levels deep over seven processes, each page showing its credit trail."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from wwm import Refusal
+from wwm.client.remote import RemoteMind
+from wwm.client.runner import RunSettings, run
+from wwm.selection import ActionSelectionMind
+from wwm.testing import ServerProcess
+from wwm.worlds.ant import AntWorld
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
+AS = "wwm.selection.mind_as:ActionSelectionMind"
+
+
+def servers(*specs: tuple[str, dict]) -> list[ServerProcess]:
+    """Start several servers at once (each takes a second or so to import)."""
+    procs = [ServerProcess(target, args=args, env=ENV) for target, args in specs]
+    with ThreadPoolExecutor(len(procs)) as pool:
+        list(pool.map(lambda p: p.start(), procs))
+    return procs
+
+
+def stop(procs: list[ServerProcess]) -> None:
+    for p in procs:
+        p.stop()
+
+
+def card(url: str) -> dict:
+    with urllib.request.urlopen(url + "?format=json", timeout=5) as reply:
+        return json.loads(reply.read())
+
+
+@pytest.mark.parametrize("encoding", ["xml", "json"])
+async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
+    procs = servers(("society_minds:TableMind", {"q": "a:1,b:0"}),
+                    ("society_minds:TableMind", {"q": "b:2,a:0"}),
+                    ("society_minds:TableMind", {"q": "c:0.5"}),
+                    (AS, {"method": "min-worst-unhappiness"}))
+    a, b, c, as_server = procs
+    try:
+        # the method is the server's default here: RemoteMind.query's own first parameter is
+        # called "method", so a New run argument of that name cannot pass through it yet
+        society = RemoteMind(as_server.url, encoding=encoding, minds=[a.url, b.url], timeout=2)
+        await society.new_run("http://client.example/")
+        s = await society.get_suggestion("x")          # the AS is itself a Mind_i
+        assert s.action in ("a", "b") and s.w is not None
+        v = await society.get_values("x", "a")
+        assert v.w == 2.0                               # mind b loses 2 by a
+        await society.inform_winner("y", obeyed=True, score=1.0)
+        await society.add_mind(c.url)
+        assert (await society.get_action("x")).action in ("a", "b", "c")
+        await society.remove_mind(b.url)
+        assert (await society.get_action("x")).action == "a"  # a loses 0, c loses 1 by c
+        with pytest.raises(Refusal) as info:
+            await society.remove_mind("http://127.0.0.1:9/")
+        assert info.value.code == "bad-parameters"
+        with pytest.raises(Refusal) as info:
+            await society.add_mind("http://127.0.0.1:9/")
+        assert info.value.code == "mind-url-invalid"
+        await society.end_run()
+        await society.aclose()
+        trail = card(as_server.url)["credit_trail"]
+        assert {link["url"] for link in trail["calls"]} >= {a.url, b.url, c.url}
+        assert "http://client.example/" in {link["url"] for link in trail["called_by"]}
+        assert as_server.url in {link["url"] for link in card(a.url)["credit_trail"]["called_by"]}
+        # bad New run arguments come back as refusals naming what was wrong
+        bad = RemoteMind(as_server.url, encoding=encoding, minds=[a.url], start="middle")
+        with pytest.raises(Refusal) as info:
+            await bad.new_run()
+        assert info.value.code == "bad-parameters" and "start must be 'random' or 'first'" in info.value.text
+        dead = RemoteMind(as_server.url, encoding=encoding, minds=[a.url, "http://127.0.0.1:9/"], timeout=1)
+        with pytest.raises(Refusal) as info:
+            await dead.new_run()
+        assert info.value.code == "mind-url-invalid" and "127.0.0.1:9" in info.value.text
+    finally:
+        stop(procs)
+
+
+async def test_broken_links_the_run_goes_on_and_the_score_declines_gradually(tmp_path):
+    """Nine mind servers, three copies of each of three minds; one server killed after each
+    segment of the run. Under W=Q (individual-driven) nothing changes while a copy of each
+    mind is left; then the society degrades, one lost skill at a time."""
+    kinds = [("f", {"key": "f", "value": 1.0, "when": "i=0"}),
+             ("n", {"key": "n", "value": 0.8, "when": "i=1"}),
+             ("p", {"key": "p", "value": 0.6, "flee": True})]
+    specs = [("society_minds:DirectionMind", args) for _ in range(3) for _, args in kinds]
+    procs = servers(*specs)
+    try:
+        as_ = ActionSelectionMind([p.url for p in procs], method="w=q", timeout=1.0, seed=0)
+        # kill order: a predator-fleer, a homer, a forager, ... so skills go one at a time
+        order = [procs[i] for i in (2, 1, 0, 5, 4, 3, 8, 7, 6)]
+        segment, lost, rows = 120, [], []
+
+        def on_step(step, result):
+            if (step.index + 1) % segment == 0 and order:
+                lost.append(order.pop(0))
+                lost[-1].kill()
+
+        result = await run(as_, AntWorld(seed=11), RunSettings(steps=segment * 10, keepalive=None, timeout=5.0),
+                           on_step=on_step)
+        assert result.status == "completed" and len(result.steps) == segment * 10
+        scores = result.step_scores
+        for k in range(10):
+            part = result.steps[k * segment:(k + 1) * segment]
+            acted = sum(1 for s in part if s.action is not None)
+            rows.append((k / 9, sum(scores[k * segment:(k + 1) * segment]), acted / segment))
+        table = "\n".join(f"{frac:8.2f} {score:7.1f} {acted:8.2f}" for frac, score, acted in rows)
+        (tmp_path / "broken_links.txt").write_text("fraction lost, score, share of steps acted\n" + table)
+        print("\nfraction of servers lost, score per segment, share of steps with an action\n" + table)
+        _plot(rows, tmp_path / "broken_links.png")
+        # every segment with at least one mind alive acted on every step: no stop, no hang
+        assert all(acted == 1.0 for _, _, acted in rows[:9])
+        assert rows[9][2] == 0.0  # all nine gone: "Cannot suggest action", still no crash
+        intact = [score for _, score, _ in rows[:7]]   # a copy of every mind still alive
+        assert min(intact) > 0
+        assert rows[8][1] < sum(intact) / len(intact)  # no homer left: the food stays out
+        assert rows[9][1] <= 0
+    finally:
+        stop(procs)
+
+
+def _plot(rows, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([r[0] for r in rows], [r[1] for r in rows], marker="o")
+    ax.set_xlabel("fraction of mind servers lost")
+    ax.set_ylabel("score per segment")
+    ax.set_title("Broken links: 9 mind servers (3 x 3 copies), W=Q")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    assert path.stat().st_size > 1000
+
+
+async def test_a_nested_society_three_levels_deep_over_seven_processes():
+    """client -> AS (top) -> [Mind_M region -> [AS (lower) -> [forager, homer], fleer], fleer]
+    Each server's arguments are its defaults (``--arg``), as a society's author would serve it."""
+    forager, homer, fleer, fleer2 = [
+        ServerProcess("society_minds:DirectionMind", args=args, env=ENV) for args in (
+            {"key": "f", "value": 1.0, "when": "i=0"}, {"key": "n", "value": 0.8, "when": "i=1"},
+            {"key": "p", "value": 0.6, "flee": True}, {"key": "p", "value": 0.3, "flee": True})]
+    lower = ServerProcess(AS, env=ENV, args={"minds": f"{forager.url},{homer.url}",
+                                             "method": "min-worst-unhappiness", "timeout": 2})
+    region = ServerProcess("wwm.selection.region:RegionMind", env=ENV,
+                           args={"minds": f"{lower.url},{fleer.url}", "region": "p==9"})
+    top = ServerProcess(AS, env=ENV, args={"minds": f"{region.url},{fleer2.url}", "timeout": 4})
+    procs = [forager, homer, fleer, fleer2, lower, region, top]
+    with ThreadPoolExecutor(len(procs)) as pool:
+        list(pool.map(lambda p: p.start(), procs))
+    try:
+        society = RemoteMind(top.url)
+        result = await run(society, AntWorld(seed=3), RunSettings(steps=60, keepalive=None, timeout=10))
+        assert result.status == "completed" and all(s.action is not None for s in result.steps)
+        assert result.total_score != 0 or any(s.new_state.startswith("i=1") for s in result.steps)
+        calls = {p.url: {l["url"] for l in card(p.url)["credit_trail"]["calls"]} for p in procs}
+        called_by = {p.url: {l["url"] for l in card(p.url)["credit_trail"]["called_by"]} for p in procs}
+        assert calls[top.url] == {region.url, fleer2.url}
+        assert calls[region.url] == {lower.url, fleer.url}
+        assert calls[lower.url] == {forager.url, homer.url}
+        assert top.url in called_by[region.url] and region.url in called_by[lower.url]
+        assert lower.url in called_by[forager.url] and lower.url in called_by[homer.url]
+        assert region.url in called_by[fleer.url] and top.url in called_by[fleer2.url]
+        page = urllib.request.urlopen(lower.url, timeout=5).read().decode()
+        assert forager.url in page and region.url in page  # the HTML page shows the trail too
+    finally:
+        stop(procs)
