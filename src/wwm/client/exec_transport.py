@@ -263,10 +263,16 @@ class _Program:
                 return Reply("".join(lines), complete=False)
 
     async def wait(self, seconds: float) -> int | None:
+        """Wait for the program to exit, throwing away anything more it prints meanwhile (a
+        pipe left full would pause, and its end would never be noticed); None on time-out."""
+        stdout = self.process.stdout
         try:
-            return await asyncio.wait_for(self.process.wait(), seconds)
-        except TimeoutError:
-            return None
+            async with asyncio.timeout(seconds):
+                while stdout is not None and await stdout.read(65536):
+                    pass
+                return await self.process.wait()
+        except (TimeoutError, OSError, ValueError):
+            return self.process.returncode
 
     async def settle(self, seconds: float = 0.5) -> None:
         """Let the error output of a program that has exited be collected."""
@@ -296,13 +302,6 @@ class _Program:
         is left behind for the event loop to clean up later."""
         self.kill()
         await self.wait(2.0)
-        stdout = self.process.stdout
-        try:
-            async with asyncio.timeout(0.5):
-                while stdout is not None and await stdout.read(65536):
-                    pass
-        except (TimeoutError, OSError, ValueError):
-            pass
         await asyncio.sleep(0)  # let the subprocess transport see its pipes close
 
     def kill(self) -> None:
