@@ -1,0 +1,71 @@
+"""``wwm acl``: show and replay a logged conversation, check the protocols, run the demo,
+and clear errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from wwm.acl.agent import Agent, LocalBus
+from wwm.acl.contractnet import contract_net, worker
+from wwm.acl.message import AID
+from wwm.cli.main import main
+
+
+@pytest.fixture
+async def logged(tmp_path):
+    bus = LocalBus()
+    boss = bus.add(Agent("boss", log_path=str(tmp_path / "boss.jsonl")))
+    for name, price, mode in (("a", 1, "renege"), ("b", 2, "honest"), ("c", 3, "honest")):
+        bus.add(Agent(name, handler=worker(price, mode, 0.01)))
+    await contract_net(boss, [AID("a"), AID("b"), AID("c")], "(lift)", needed=1, deadline=0.5)
+    return tmp_path / "boss.jsonl"
+
+
+async def test_show_prints_each_act_with_the_commitments_after_it(logged, capsys) -> None:
+    assert main(["acl", "show", str(logged)]) == 0
+    out = capsys.readouterr().out
+    assert "boss → a, b, c: cfp  '(lift)'" in out
+    assert "a: renege" not in out and "boss: renege  accepted → reneged" in out
+    assert "team: a, boss" in out and "reneged (violated)" in out
+    assert out.rstrip().endswith("no commitment outstanding")
+
+
+async def test_replay_agrees_with_the_log_and_catches_a_forged_one(logged, capsys) -> None:
+    assert main(["acl", "replay", str(logged)]) == 0
+    assert "0 differ from the log" in capsys.readouterr().out
+    text = logged.read_text().replace('"after": "closed"', '"after": "rejected"', 1)
+    logged.write_text(text)
+    assert main(["acl", "replay", str(logged)]) == 1
+    assert "1 differ from the log" in capsys.readouterr().out
+
+
+def test_protocols_are_listed_and_checked(capsys) -> None:
+    assert main(["acl", "protocols"]) == 0
+    out = capsys.readouterr().out
+    assert "wf-conversation-for-action: 15 arcs" in out and out.count("checked, no problem") == 6
+
+
+def test_bad_input_is_named(tmp_path, capsys) -> None:
+    assert main(["acl", "show", str(tmp_path / "missing.jsonl")]) == 2
+    assert "No such file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"time": "t", "observer": "x", "direction": "sent", "message": {"performative": "yell"}}\n')
+    assert main(["acl", "replay", str(bad)]) == 2
+    assert "line 1" in (err := capsys.readouterr().err) and "unknown performative 'yell'" in err
+    assert main(["acl", "demo", "--contractors", "2"]) == 2
+    assert "at least 3" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_demo_allocates_the_task_over_loopback(tmp_path) -> None:
+    log = tmp_path / "demo.jsonl"
+    done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "acl", "demo", "--contractors", "5",
+                           "--needed", "2", "--deadline", "0.8", "--log", str(log)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "task allocated to ['c1', 'c2']" in done.stdout
+    assert "every team formed was disbanded; nothing is owed" in done.stdout
+    assert main(["acl", "replay", str(log)]) == 0
