@@ -18,6 +18,10 @@ class HumanPolicy:
     name = "human"
 
     def __init__(self, out: TextIO, read: Callable[[str], str] = input, echo: bool = False) -> None:
+        try:
+            import readline  # noqa: F401  (line editing and history for input())
+        except ImportError:
+            pass
         self.out = out
         self.read = read
         self.echo = echo  # print the typed line too (when stdin is not a terminal)

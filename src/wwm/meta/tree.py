@@ -2,6 +2,7 @@
 
 :func:`tree` builds a ``rich`` tree (with each agent's screens if ``steps``); :func:`summary`
 gives the totals (questions, operations, calls to A, memo hits, loops) of a list of ledgers.
+Each screen shows the start of its memo key, which ``wwm meta forget`` takes.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ def _add(parent: Tree, call: Call, steps: bool) -> None:
         node.add(f"[red]{escape(event)}[/]")
     if steps:
         for step in call.steps:
-            mark = " [cyan](memo)[/]" if step.cached else ""
-            node.add(f"[dim]{escape(_short(step.observation))}[/]  >>> {escape(step.action)}{mark}")
+            mark = " [cyan](from the memo)[/]" if step.cached else ""
+            key = f"  [dim]memo {step.memo_key[:12]}[/]" if step.memo_key else ""
+            node.add(f"[dim]{escape(_short(step.observation))}[/]  >>> {escape(step.action)}{mark}{key}")
     for child in call.children:
         _add(node, child, steps)
 
