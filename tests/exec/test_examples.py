@@ -16,6 +16,7 @@ import pytest
 from wwm import Refusal
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
+from wwm.minds.random_mind import RandomMind
 from wwm.testing import ServerProcess, free_port
 from wwm.worlds.grid import ACTIONS
 
@@ -132,6 +133,18 @@ async def test_a_program_that_crashes_mid_run_is_a_clear_refusal_over_http(tmp_p
             await mind.get_action("x=1")
         assert ended.value.code == "run-ended"
         await mind.aclose()
+
+
+async def test_a_world_program_served_with_role_world():
+    world_program = Path(__file__).with_name("counter_world.sh")
+    with serve_exec("persistent", "sh", str(world_program), options=("--role", "world")) as server:
+        world = RemoteWorld(server.url, goal=7)                   # a New run argument reaches it
+        result = await run(RandomMind(actions="+1,+2", seed=0), world,
+                           RunSettings(steps=None, keepalive=None, timeout=10.0))
+        await world.aclose()
+        assert result.status == "ended by world"
+        assert result.steps[-1].new_state == f"n={int(result.total_score)}"
+        assert 7 <= result.total_score <= 8 and result.world_score == result.total_score
 
 
 def test_serve_exec_names_a_missing_program():

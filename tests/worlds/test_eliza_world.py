@@ -130,3 +130,27 @@ async def test_a_mind_too_slow_for_the_time_out_loses_the_run(policy):
     assert result.status == "mind lost" and result.steps == []
     assert any(e.kind == "timeout" for e in result.events)
     assert world.turn == 0                                   # nothing the slow mind said was used
+
+
+@pytest.mark.slow
+async def test_eliza_mind_server_talks_to_eliza_world_server():
+    """10.1.1 over the network: both served, talking in the XML of 11.2.1."""
+    import asyncio
+
+    from wwm.client.remote import RemoteMind, RemoteWorld
+    from wwm.testing import ServerProcess
+
+    servers = [ServerProcess("wwm.minds.eliza:ElizaMind"), ServerProcess("wwm.worlds.eliza_world:ElizaWorld")]
+    try:
+        await asyncio.gather(*(asyncio.to_thread(s.start) for s in servers))
+        mind = RemoteMind(servers[0].url, encoding="xml")
+        world = RemoteWorld(servers[1].url, encoding="xml", seed=2, turns=40)
+        remote = await run(mind, world, FREE)
+        await mind.aclose(), await world.aclose()
+        local = await run(ElizaMind(), ElizaWorld(seed=2, turns=40), FREE)
+        assert remote.status == "ended by world" and remote.total_score == local.total_score
+        assert [(s.state, s.action) for s in remote.steps] == [(s.state, s.action) for s in local.steps]
+        assert any("'" in s.state for s in remote.steps)    # text with quotes crossed the XML intact
+    finally:
+        for server in servers:
+            server.stop()
