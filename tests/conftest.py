@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from wwm.testing import ServerProcess
-
-TESTS = Path(__file__).resolve().parent
-PROBE_ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
-
-
-def probe_server(target: str, **kwargs) -> ServerProcess:
-    """A ``wwm serve probes:<Class>`` process (not started)."""
-    return ServerProcess(f"probes:{target}", env=PROBE_ENV, **kwargs)
+from probes import probe_server
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,20 @@ so a test can tell that each argument crossed the wire. Served with ``wwm serve 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from pathlib import Path
 
 from wwm import Mind, Outcome, RunStarted, Suggestion, World
+from wwm.testing import ServerProcess
+
+TESTS = Path(__file__).resolve().parent
+PROBE_ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+
+
+def probe_server(target: str, **kwargs) -> ServerProcess:
+    """A ``wwm serve probes:<Class>`` process (not started)."""
+    return ServerProcess(f"probes:{target}", env=PROBE_ENV, **kwargs)
 
 
 class ProbeWorld(World):

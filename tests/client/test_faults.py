@@ -12,7 +12,7 @@ from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, Runner
 from wwm.store import RunStore, StoreRecorder
 
-from conftest import probe_server
+from probes import probe_server
 
 pytestmark = pytest.mark.slow
 

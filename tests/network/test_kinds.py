@@ -12,7 +12,7 @@ import pytest
 from wwm import Refusal
 from wwm.client import RemoteMind, RemoteWorld
 
-from conftest import probe_server
+from probes import probe_server
 
 
 def get(url: str, accept: str = "text/html") -> tuple[int, str]:

@@ -95,7 +95,7 @@ async def test_websocket_binding_answers_the_same(probe_world, encoding):
 
 
 async def test_tcp_binding_answers_the_same(encoding):
-    from conftest import probe_server
+    from probes import probe_server
     from wwm.testing import free_port
 
     port = free_port()
