@@ -46,22 +46,37 @@ def number(value: Any) -> float | None:
     return None if value != value else value
 
 
-def step_row(run_id: int, step: StepRecord) -> dict[str, Any]:
-    """The ``wwm_steps`` row for ``step`` (any object with :class:`StepRecord`'s fields)."""
-    return {
-        "run_id": run_id,
-        "step": int(step.index),
-        "state": clean_text(step.state) or "",
-        "action": clean_text(step.action),
-        "new_state": clean_text(step.new_state) or "",
-        "score": number(step.score),
-        "mind_q": number(step.mind_q),
-        "seconds_get_state": float(step.seconds_get_state),
-        "seconds_get_action": float(step.seconds_get_action),
-        "seconds_execute": float(step.seconds_execute),
-        "seconds_inform": float(step.seconds_inform),
-        "note": clean_text(step.note),
-    }
+STEP_COLUMNS = [c.name for c in schema.steps.columns if c.name != "id"]
+
+
+def step_row(run_id: int, step: StepRecord) -> tuple[Any, ...]:
+    """The ``wwm_steps`` row for ``step`` (any object with :class:`StepRecord`'s fields), in
+    the order of :data:`STEP_COLUMNS`."""
+    return (run_id, int(step.index), clean_text(step.state) or "", clean_text(step.action),
+            clean_text(step.new_state) or "", number(step.score), number(step.mind_q),
+            float(step.seconds_get_state), float(step.seconds_get_action),
+            float(step.seconds_execute), float(step.seconds_inform), clean_text(step.note))
+
+
+def insert_steps(conn: Any, rows: list[tuple[Any, ...]]) -> None:
+    """Insert step rows inside ``conn``'s transaction by the cheapest road each backend has:
+    ``executemany`` on the sqlite3 cursor, ``COPY FROM STDIN`` on PostgreSQL (each ~2.5x
+    faster than SQLAlchemy's executemany, measured in benchmarks/store_write.py), else Core."""
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        cursor = conn.connection.dbapi_connection.cursor()
+        marks = ", ".join("?" * len(STEP_COLUMNS))
+        cursor.executemany(f"INSERT INTO {schema.steps.name} ({', '.join(STEP_COLUMNS)}) "
+                           f"VALUES ({marks})", rows)
+        cursor.close()
+    elif dialect == "postgresql" and conn.dialect.driver == "psycopg":
+        cursor = conn.connection.dbapi_connection.cursor()
+        with cursor.copy(f"COPY {schema.steps.name} ({', '.join(STEP_COLUMNS)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        cursor.close()
+    else:
+        conn.execute(insert(schema.steps), [dict(zip(STEP_COLUMNS, row)) for row in rows])
 
 
 class Writer:
@@ -139,7 +154,7 @@ class Writer:
         try:
             with self.engine.begin() as conn:
                 if step_rows:
-                    conn.execute(insert(schema.steps), step_rows)
+                    insert_steps(conn, step_rows)
                 if event_rows:
                     conn.execute(insert(schema.events), event_rows)
                 self._beat_in(conn, sorted({r for r, _, _ in taken}))
