@@ -150,6 +150,12 @@ async def test_served_wrapper_calls_its_minds_over_the_network():
             for server in (avoider, seeker):                            # and they know who called
                 called_by = json.load(urllib.request.urlopen(server.url + "trail"))["called_by"]
                 assert [c["url"] for c in called_by] == [wrapper.url]
+            # a region it cannot read is refused by name, before any mind is called
+            bad = RemoteMind(wrapper.url, encoding="xml", minds=[avoider.url, seeker.url], region="hd<<2")
+            with pytest.raises(Refusal) as refused:
+                await bad.new_run()
+            assert refused.value.code == "bad-parameters" and "region 'hd<<2'" in refused.value.text
+            await bad.aclose()
             # a wrapper given a dead mind refuses clearly instead of hanging
             avoider.kill()
             mind = RemoteMind(wrapper.url, minds=[avoider.url, seeker.url], region="hd<=2")

@@ -136,3 +136,27 @@ async def test_unknown_action_is_refused_by_name():
     assert refused.value.code == "bad-parameters"
     assert "'jump'" in refused.value.text and all(a in refused.value.text for a in ACTIONS)
     assert world.engine.step_count == 0
+
+
+@pytest.mark.slow
+async def test_served_grid_world_refuses_bad_input_by_name_and_serves_on():
+    from wwm.client.remote import RemoteWorld
+    from wwm.testing import ServerProcess
+
+    with ServerProcess("wwm.worlds.grid:GridWorld") as server:
+        for args, words in [({"size": 2}, "size must be between 3 and 100"),
+                            ({"size": "big"}, "'size'"), ({"colour": "red"}, "unknown argument 'colour'")]:
+            bad = RemoteWorld(server.url, encoding="xml", **args)
+            with pytest.raises(Refusal) as refused:
+                await bad.new_run()
+            assert refused.value.code == "bad-parameters" and words in refused.value.text
+            await bad.aclose()
+        world = RemoteWorld(server.url, encoding="xml", size=5, seed=1)
+        await world.new_run()
+        with pytest.raises(Refusal) as refused:
+            await world.execute_action("fly")
+        assert refused.value.code == "bad-parameters" and "'fly'" in refused.value.text
+        outcome = await world.execute_action("north")                 # the run goes on
+        assert "size=5 step=1" in outcome.state
+        await world.end_run()
+        await world.aclose()

@@ -255,12 +255,10 @@ def open_mind(entry: str | Mind, timeout: float = 10.0) -> Mind:
     return connect_mind(entry, timeout=timeout)
 
 
-def _split(value: str | list[str], what: str) -> list[str]:
-    if isinstance(value, str):
-        parts = [p for p in re.split(r"[;\n]" if what == "region" else r"[\s,]+", value) if p.strip()]
-    else:
-        parts = [p for p in value if str(p).strip()]
-    return [str(p).strip() if isinstance(p, str) else p for p in parts]
+def _entries(value: Any, separator: str) -> list[Any]:
+    """A list argument that may also come as one text (``separator`` between entries)."""
+    items = re.split(separator, value) if isinstance(value, str) else list(value)
+    return [i.strip() if isinstance(i, str) else i for i in items if not isinstance(i, str) or i.strip()]
 
 
 class RegionMind(Mind):
@@ -277,8 +275,8 @@ class RegionMind(Mind):
 
     def __init__(self, minds: list[str | Mind] | str = (), region: list[str] | str = "",
                  timeout: float = 10.0) -> None:
-        self.regions = [parse_region(r) for r in _split(region, "region")]
-        entries = _split(minds, "minds")
+        self.regions = [parse_region(r) for r in _entries(region, r"[;\n]")]
+        entries = _entries(minds, r"[\s,]+")
         if not self.regions:
             raise ValueError("RegionMind needs at least one region, e.g. region='x<3'")
         if len(entries) != len(self.regions) + 1:
