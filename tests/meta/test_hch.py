@@ -25,7 +25,7 @@ async def test_mistakes_come_back_as_observations_and_cost_one():
         "there is no #9: your pointers are numbered 0 to 0",
         "@0 is not an agent but a message: write #0 to view it",
         "@0 is not an agent but a message: write #0 to view it",
-        "malformed command: the '(' at column 5 is never closed",
+        "malformed command: the '(' at column 9 is never closed",
         "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'",
     ]
     assert answer.reply == Message.of("done")

@@ -55,10 +55,10 @@ def test_commands_parse_to(line, command):
     ("ask$x hi", "'$' after 'ask' must be followed by a budget, as in ask$50"),
     ("ask@1@2 hi", "an ask has one recipient; '@' appears twice"),
     ("ask$1$2 hi", "an ask has one budget; '$' appears twice"),
-    ("reply (unclosed", "the '(' at column 2 is never closed"),
-    ("reply a) b", "unmatched ')' at column 3"),
+    ("reply (unclosed", "the '(' at column 7 is never closed"),
+    ("reply a) b", "unmatched ')' at column 8"),
     ("reflect now", "'reflect' takes nothing after it (got 'now')"),
-    ("reply a\tb", "unexpected control character '\\t' at column 3"),
+    ("reply a\tb", "unexpected control character '\\t' at column 8"),
 ])
 def test_bad_lines_say_what_is_wrong(line, reason):
     with pytest.raises(ParseError) as info:

@@ -61,3 +61,12 @@ async def test_a_computation_survives_a_restart_and_its_snapshots_can_be_forked(
     # Without its policy the snapshot can still be loaded and inspected.
     bare = later.load_agent(child.final_agent_key)
     assert bare.key == snapshot.key and bare.env[1] == Message.of("the secret")
+
+
+def test_keys_tell_apart_sequences_that_join_to_the_same_text():
+    from wwm.meta.messages import digest
+
+    assert digest("a\x1fb") != digest("a", "b")
+    assert digest("a", "b\x1fc") != digest("a\x1fb", "c")
+    assert digest("a", "b") == digest("a", "b") != digest("ab")
+    assert Message.of("x\x1fy").key != Message(("x", "y"), (Message.of(""),)).key

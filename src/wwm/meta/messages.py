@@ -18,12 +18,15 @@ SLOT = "[]"
 
 
 def digest(*parts: str) -> str:
-    """A short content key: sha256 of the parts, hex, 32 characters."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\x1f")
-    return h.hexdigest()[:32]
+    """A content key for a sequence of strings: blake2b, 32 hex characters.
+
+    Parts are joined with a unit separator; if a part itself holds one, each part is
+    prefixed with its length instead, so different sequences never share a key.
+    """
+    joined = "\x1f".join(parts)
+    if joined.count("\x1f") != len(parts) - 1:
+        joined = "\x1e" + "".join(f"{len(part)}\x1f{part}" for part in parts)
+    return hashlib.blake2b(joined.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True, eq=False, slots=True)

@@ -15,6 +15,7 @@ from typing import Union
 KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
 VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
 _NUM = re.compile(r"\d+")
+_PROSE = re.compile(r"[^()#@]+")
 
 
 class ParseError(ValueError):
@@ -95,8 +96,8 @@ def parse_command(line: str) -> Command:
             raise ParseError(f"'{keyword}' takes nothing after it (got {rest.strip()!r})")
         return Reflect() if keyword == "reflect" else Spawn()
     if keyword == "ask":
-        return _parse_ask(rest)
-    body = parse_message(rest)
+        return _parse_ask(rest, len(keyword))
+    body = parse_message(rest, len(keyword))
     if keyword == "view":
         return View(body)
     if keyword == "note":
@@ -121,7 +122,7 @@ def _keyword(text: str) -> str | None:
     return None
 
 
-def _parse_ask(rest: str) -> Ask:
+def _parse_ask(rest: str, offset: int) -> Ask:
     recipient = budget = None
     i = 0
     while True:
@@ -145,22 +146,34 @@ def _parse_ask(rest: str) -> Ask:
             i = number.end()
             continue
         break
-    return Ask(parse_message(rest[i:]), recipient, budget)
+    return Ask(parse_message(rest[i:], offset + i), recipient, budget)
 
 
-def parse_message(text: str) -> Body:
-    """A message: a bare ``#n`` (the referent itself) or text with ``#n``, ``@n``, ``(...)``."""
-    body, end = _message(text, 0, nested=False)
+def parse_message(text: str, offset: int = 0) -> Body:
+    """A message: a bare ``#n`` (the referent itself) or text with ``#n``, ``@n``, ``(...)``.
+
+    ``offset`` is where ``text`` starts in the typed line, so errors name the line's columns.
+    """
+    body, end = _message(text, 0, offset, nested=False)
     if end != len(text):  # only an unmatched ')' stops the top level early
-        raise ParseError(f"unmatched ')' at column {end + 1}")
+        raise ParseError(f"unmatched ')' at column {offset + end + 1}")
     return body
 
 
-def _message(text: str, i: int, nested: bool) -> tuple[Body, int]:
+def _message(text: str, i: int, offset: int, nested: bool) -> tuple[Body, int]:
     texts: list[str] = []
     args: list[Body] = []
-    chunk: list[str] = []
+    chunk = ""
     while i < len(text):
+        prose = _PROSE.match(text, i)
+        if prose:
+            run = prose.group()
+            if not run.isprintable():
+                bad = next(j for j, c in enumerate(run) if not c.isprintable())
+                raise ParseError(f"unexpected control character {run[bad]!r} at column {offset + i + bad + 1}")
+            chunk += run
+            i = prose.end()
+            continue
         c = text[i]
         if c == ")":
             if not nested:
@@ -168,33 +181,27 @@ def _message(text: str, i: int, nested: bool) -> tuple[Body, int]:
             break
         if c == "(":
             opened = i
-            sub, i = _message(text, i + 1, nested=True)
+            sub, i = _message(text, i + 1, offset, nested=True)
             if i >= len(text):
-                raise ParseError(f"the '(' at column {opened + 1} is never closed")
-            texts.append("".join(chunk))
-            chunk = []
+                raise ParseError(f"the '(' at column {offset + opened + 1} is never closed")
+            texts.append(chunk)
+            chunk = ""
             args.append(sub)
             i += 1
             continue
-        if c in "#@":
-            number = _NUM.match(text, i + 1)
-            if number is None:
-                kind = "a message" if c == "#" else "an agent"
-                raise ParseError(f"'{c}' must be followed by the number of {kind}, as in {c}3")
-            texts.append("".join(chunk))
-            chunk = []
-            args.append(Pointer(int(number.group()), c))
-            i = number.end()
-            continue
-        if c in "\n\r\t" or not c.isprintable() and c != " ":
-            raise ParseError(f"unexpected control character {c!r} at column {i + 1}")
-        chunk.append(c)
-        i += 1
+        number = _NUM.match(text, i + 1)  # c is '#' or '@'
+        if number is None:
+            kind = "a message" if c == "#" else "an agent"
+            raise ParseError(f"'{c}' must be followed by the number of {kind}, as in {c}3")
+        texts.append(chunk)
+        chunk = ""
+        args.append(Pointer(int(number.group()), c))
+        i = number.end()
     return _finish(texts, chunk, args), i
 
 
-def _finish(texts: list[str], chunk: list[str], args: list[Body]) -> Body:
-    texts = texts + ["".join(chunk)]
+def _finish(texts: list[str], chunk: str, args: list[Body]) -> Body:
+    texts = texts + [chunk]
     texts[0] = texts[0].lstrip()
     texts[-1] = texts[-1].rstrip()
     if len(args) == 1 and isinstance(args[0], Pointer) and args[0].symbol == "#" and texts == ["", ""]:
