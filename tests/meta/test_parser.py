@@ -77,6 +77,8 @@ def test_view_of_a_bare_pointer_dereferences_whatever_the_whitespace():
 def test_a_forced_reply_is_the_line_itself_or_the_body_of_a_reply_command():
     assert parse_forced_reply("out of budget, sorry") == lit("out of budget, sorry")
     assert parse_forced_reply("reply #2") == Pointer(2, "#")
+    assert parse_forced_reply("reply#2") == Pointer(2, "#")
+    assert parse_forced_reply("return") == lit("")
     assert parse_forced_reply("view #2") == lit("view ", Pointer(2, "#"), "")
 
 

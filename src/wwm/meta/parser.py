@@ -108,8 +108,9 @@ def parse_command(line: str) -> Command:
 def parse_forced_reply(line: str) -> Body:
     """What an agent with no budget typed: its reply. ``reply M`` counts as ``M``."""
     text = line.strip()
-    if _keyword(text) in ("reply", "return"):
-        text = text.split(None, 1)[1] if " " in text or "\t" in text else ""
+    keyword = _keyword(text)
+    if keyword in ("reply", "return"):
+        return parse_message(text[len(keyword):], len(keyword))
     return parse_message(text)
 
 
