@@ -72,8 +72,8 @@ def dump_aid(aid: AID) -> str:
     return "".join(parts) + ")"
 
 
-def dumps(msg: ACLMessage) -> str:
-    """One message in the string representation, one parameter per line."""
+def dumps(msg: ACLMessage, *, one_line: bool = False) -> str:
+    """One message in the string representation, one parameter per line (or all on one)."""
     lines = [f"({msg.performative}"]
     if msg.sender is not None:
         lines.append(f" :sender {dump_aid(msg.sender)}")
@@ -97,7 +97,7 @@ def dumps(msg: ACLMessage) -> str:
         lines.append(f" :reply-by {format_time(msg.reply_by)}")
     for key, value in msg.user:
         lines.append(f" :{key} {_expr(value)}")
-    return "\n".join(lines) + ")"
+    return ("" if one_line else "\n").join(lines) + ")"
 
 
 # ---- reading --------------------------------------------------------------------------------
