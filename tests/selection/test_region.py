@@ -98,6 +98,13 @@ async def test_a_fixed_action_overrides_one_region():
     assert (await mind.get_action(far)).action == (await FoodSeeker().get_action(far)).action
 
 
+async def test_minds_and_regions_may_come_as_one_text_each():
+    mind = RegionMind("action:north, action:south action:stay", "x<1;\n y<1")
+    assert [m.action for m in mind.minds] == ["north", "south", "stay"]
+    assert [r.text for r in mind.regions] == ["x<1", "y<1"]
+    assert [(await mind.get_action(s)).action for s in ("x=0 y=0", "x=5 y=0", "x=5 y=5")] == ["north", "south", "stay"]
+
+
 @pytest.mark.parametrize("minds,region,message", [
     (["action:a"], "x<1", "2 minds, 1 given"),
     (["action:a", "action:b", "action:c"], "x<1", "2 minds, 3 given"),

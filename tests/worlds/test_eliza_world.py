@@ -154,3 +154,15 @@ async def test_eliza_mind_server_talks_to_eliza_world_server():
     finally:
         for server in servers:
             server.stop()
+
+
+async def test_a_conversation_survives_a_snapshot():
+    import pickle
+
+    world, mind = ElizaWorld(seed=1), ElizaMind()
+    for _ in range(3):
+        await world.execute_action((await mind.get_action(world.said)).action)
+    world2, mind2 = pickle.loads(pickle.dumps(world)), pickle.loads(pickle.dumps(mind))
+    for _ in range(4):
+        a, b = await mind.get_action(world.said), await mind2.get_action(world2.said)
+        assert a == b and await world.execute_action(a.action) == await world2.execute_action(b.action)

@@ -160,3 +160,15 @@ async def test_served_grid_world_refuses_bad_input_by_name_and_serves_on():
         assert "size=5 step=1" in outcome.state
         await world.end_run()
         await world.aclose()
+
+
+async def test_a_run_survives_a_snapshot():
+    """Servers snapshot own-copy runs (pickle) so a restarted server resumes them."""
+    import pickle
+
+    world = GridWorld(seed=3)
+    for action in ("north", "east", "east"):
+        await world.execute_action(action)
+    copy = pickle.loads(pickle.dumps(world))
+    for action in ("south", "west", "stay", "north"):
+        assert await copy.execute_action(action) == await world.execute_action(action)

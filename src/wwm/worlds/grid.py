@@ -63,6 +63,7 @@ class GridEngine:
     hazards: list[Cell] = field(default_factory=list)
     step_count: int = 0
     score: float = 0.0
+    rng: random.Random = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 3 <= self.size <= 100:
