@@ -128,10 +128,14 @@ def test_obstacles_and_tiles_expire_in_a_dynamic_world_but_never_in_a_static_one
     first_obstacles = {o.id for o in dyn.obstacles.values()}
     first_tiles = {t.id for t in dyn.tiles.values()}
     assert first_obstacles and first_tiles
-    dyn.advance(40)  # lifetimes are at most 13 + 1 s
+    seen_obstacles, seen_tiles = set(), set()
+    for _ in range(40):  # lifetimes are at most 13 + 1 s
+        dyn.advance(1)
+        seen_obstacles |= {o.id for o in dyn.obstacles.values()}
+        seen_tiles |= {t.id for t in dyn.tiles.values()}
     assert first_obstacles.isdisjoint(o.id for o in dyn.obstacles.values())
     assert first_tiles.isdisjoint(t.id for t in dyn.tiles.values())
-    assert dyn.obstacles and dyn.tiles  # and new ones have come
+    assert seen_obstacles - first_obstacles and seen_tiles - first_tiles  # and new ones came
     static = Engine(Config(seed=2, dynamic=STATIC, end={}))
     snapshot = drawn(static)
     static.advance(100)

@@ -177,18 +177,27 @@ class Engine:
         return [(r, c) for r in range(self.config.rows) for c in range(self.config.columns) if self.is_free((r, c))]
 
     def _random_free_cell(self) -> Cell:
-        cells = self._free_cells()
-        if not cells:
+        cell = self._some_free_cell()
+        if cell is None:
             raise ConfigError(f"the {self.config.rows}x{self.config.columns} grid has no free cell left")
-        return self.rng.choice(cells)
+        return cell
+
+    def _some_free_cell(self) -> Cell | None:
+        """A uniformly random free cell (a few random probes, then a scan), or None if full."""
+        rows, cols = self.config.rows, self.config.columns
+        for _ in range(32):
+            cell = (self.rng.randrange(rows), self.rng.randrange(cols))
+            if self.is_free(cell):
+                return cell
+        cells = self._free_cells()
+        return self.rng.choice(cells) if cells else None
 
     # ---- spawning -----------------------------------------------------------------------------
     def _hole_batch(self, initial: bool = False) -> None:
         for _ in range(self.config.num_holes.draw(self.rng)):
-            free = self._free_cells()
-            if not free:
+            start = self._some_free_cell()
+            if start is None:
                 return
-            start = self.rng.choice(free)
             size = self.config.holes_size.draw(self.rng)
             cells, frontier = [start], [start]
             seen = {start}
@@ -250,10 +259,9 @@ class Engine:
     def _obstacle_batch(self) -> None:
         cfg = self.config
         for _ in range(cfg.num_obstacles.draw(self.rng)):
-            free = self._free_cells()
-            if not free:
+            cell = self._some_free_cell()
+            if cell is None:
                 return
-            cell = self.rng.choice(free)
             expires = self.time + cfg.hostility.draw(self.rng) + 1 if cfg.dynamic == DYNAMIC else None
             self.obstacles[cell] = Thing(self._new_id(), cell, self.time, expires)
 

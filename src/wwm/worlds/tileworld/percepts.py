@@ -69,6 +69,14 @@ def agent_summary(engine: Engine, agent_id: int) -> dict[str, Any]:
 
 
 def builtin_knowledge(engine: Engine) -> dict[str, Any]:
+    """The run's constants (computed once per engine: config and teams never change)."""
+    cached = getattr(engine, "_builtin_knowledge", None)
+    if cached is None:
+        cached = engine._builtin_knowledge = _builtin_knowledge(engine)  # type: ignore[attr-defined]
+    return cached
+
+
+def _builtin_knowledge(engine: Engine) -> dict[str, Any]:
     cfg = engine.config
     end = {group: {k: cfg.end.get(group, {}).get(k) for k in END_KEYS} for group in ("neutral", "success", "failure")}
     moa = cfg.model_of_action
