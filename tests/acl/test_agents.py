@@ -140,3 +140,35 @@ async def test_contract_net_in_process_with_a_team_of_three(tmp_path) -> None:
     assert all(step.agrees for step in replay(entries))
     text = show(entries, first.conversation)
     assert "reneged (violated)" in text and "team: boss, cheap, good" in text
+
+
+async def test_fipa_query_is_answered_and_acknowledged() -> None:
+    bus, boss = society(oracle=(1, "honest"))
+    conv = await boss.request(AID("oracle"), "(iota ?x (price plum ?x))", protocol="fipa-query",
+                              performative="query-ref", timeout=2)
+    assert conv.outcomes == {"oracle": "success"} and conv.states == {"oracle": "acknowledged"}
+
+
+async def test_fipa_subscribe_reports_in_a_team_until_cancelled() -> None:
+    async def publisher(agent: Agent, msg: ACLMessage) -> None:
+        if msg.performative == "subscribe":
+            await agent.reply(msg, "agree")
+            for n in range(3):
+                await agent.reply(msg, "inform", f"(temperature {20 + n})")
+
+    bus = LocalBus()
+    reader = bus.add(Agent("reader"))
+    bus.add(Agent("station", handler=publisher))
+    sub = reader.compose("subscribe", AID("station"), "(temperature ?t)", protocol="fipa-subscribe")
+    await reader.send(sub)
+    got = [await reader.receive(sub.conversation_id, timeout=1) for _ in range(4)]
+    assert [m.performative for m in got] == ["agree", "inform", "inform", "inform"]
+    assert [m.content for m in got[1:]] == ["(temperature 20)", "(temperature 21)", "(temperature 22)"]
+    assert reader.talk(sub.conversation_id, "station").state == "agreed"
+    assert reader.tracker.team(sub.conversation_id) == {"reader", "station"}
+    await reader.send(reader.compose("cancel", AID("station"), conversation=sub.conversation_id,
+                                     protocol="fipa-subscribe"))
+    for agent in (reader, bus.agents["station"]):
+        assert agent.engine.talk(sub.conversation_id, "reader", "station").state == "cancelled-team"
+        assert agent.tracker.team(sub.conversation_id) == set()
+        assert [r for r in agent.tracker.records(sub.conversation_id) if r.active] == []
