@@ -1,0 +1,59 @@
+"""``wwm compare``: run one society under each Action Selection method in one world, over
+several seeds, and print a table (and save a plot) of the scores with their spread."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--world", default="ant", choices=["ant", "house"],
+                        help="the Ant World or the House Robot (default: ant)")
+    parser.add_argument("--methods", default="all",
+                        help="comma-separated method names, or 'all' (default)")
+    parser.add_argument("--seeds", type=int, default=3, help="how many seeds (default 3)")
+    parser.add_argument("--steps", type=int, default=2000, help="steps per run (default 2000)")
+    parser.add_argument("--train", type=int, default=10000,
+                        help="steps each goal mind learns alone first (default 10000)")
+    parser.add_argument("--plot", metavar="PNG", help="save a bar chart of the scores here")
+    parser.add_argument("--json", metavar="FILE", help="save every score as JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from ..selection.compare import parse_methods, plot, run_compare
+
+    console = Console()
+    try:
+        methods = parse_methods(args.methods)
+        if args.seeds < 1:
+            raise ValueError("--seeds must be at least 1")
+        if args.steps < 1 or args.train < 0:
+            raise ValueError("--steps must be at least 1 and --train at least 0")
+    except ValueError as exc:
+        print(f"wwm compare: {exc}", file=sys.stderr)
+        return 2
+    seeds = list(range(args.seeds))
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
+        result = run_compare(args.world, methods, seeds, args.steps, args.train,
+                             progress=lambda text: bar.update(task, advance=1, description=text))
+    table = Table(title=f"{args.world} world: {args.steps} steps, {args.seeds} seed(s), childhood {args.train} steps")
+    for column in ("method", "mean", "sd", "min", "max"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    for method, mean, sd, low, high in result.rows():
+        table.add_row(method, f"{mean:.1f}", f"{sd:.1f}", f"{low:.1f}", f"{high:.1f}")
+    console.print(table)
+    if args.plot:
+        console.print(f"plot saved to {plot(result, args.plot)}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(result.as_dict(), out, indent=2)
+        console.print(f"scores saved to {args.json}")
+    return 0

@@ -1,0 +1,134 @@
+"""Compare Action Selection methods: one society of goal minds, each method in turn, several
+seeds, in the Ant World or the House Robot. Each goal mind first learns Q alone in the world
+("childhood", [PhD] ch. 4); then every method runs the same minds, from that knowledge, in a
+fresh world with the same seed. The W-learning methods go on learning W during their run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..client.runner import RunSettings, run
+from ..minds.learning.qlearning import QLearningMind
+from ..protocol.interfaces import World
+from ..worlds.ant import AntWorld
+from ..worlds.house_robot import HouseRobotWorld
+from .methods import METHODS, method_class
+from .mind_as import ActionSelectionMind
+
+# world -> (factory, goal minds as (reward, view))
+WORLDS: dict[str, tuple[Callable[[int], World], list[tuple[str, str]]]] = {
+    "ant": (lambda seed: AntWorld(seed=seed),
+            [("ant.food", "i,f"), ("ant.nest", "n"), ("ant.predator", "p")]),
+    "house": (lambda seed: HouseRobotWorld(seed=seed),
+              [("house.dirt", "dirt,full"), ("house.plug", "plug"), ("house.smoke", "smoke"),
+               ("house.intruder", "human,class"), ("house.family", "human,class")]),
+}
+LEARNS_W = {"w-learning", "w-learning-subspaces", "w-learning-full", "w-learning-stochastic", "dynamic-w"}
+
+
+@dataclass
+class Comparison:
+    world: str
+    steps: int
+    train: int
+    seeds: list[int]
+    scores: dict[str, list[float]] = field(default_factory=dict)
+
+    def rows(self) -> list[tuple[str, float, float, float, float]]:
+        """(method, mean, standard deviation, min, max), best mean first."""
+        out = []
+        for method, values in self.scores.items():
+            sd = statistics.stdev(values) if len(values) > 1 else 0.0
+            out.append((method, statistics.fmean(values), sd, min(values), max(values)))
+        return sorted(out, key=lambda r: (-r[1], r[0]))
+
+    def as_dict(self) -> dict:
+        return {"world": self.world, "steps": self.steps, "train": self.train, "seeds": self.seeds,
+                "scores": self.scores,
+                "summary": [dict(zip(("method", "mean", "sd", "min", "max"), r)) for r in self.rows()]}
+
+
+def parse_methods(text: str) -> list[str]:
+    if text.strip() in ("", "all"):
+        return list(METHODS)
+    return [method_class(name).name for name in text.split(",") if name.strip()]
+
+
+async def childhood(world: str, seed: int, steps: int) -> str:
+    """Each goal mind learns Q alone; returns the client URL its knowledge is kept under."""
+    make, goals = WORLDS[world]
+    client = f"urn:wwm:compare:{world}:seed{seed}:train{steps}"
+    for k, (goal, view) in enumerate(goals):
+        mind = QLearningMind(reward=goal, view=view, q_temperature=None, run_length=steps, seed=seed * 31 + k)
+        await run(mind, make(seed * 1000 + k), RunSettings(steps=steps, keepalive=None, client_url=client))
+    return client
+
+
+async def one(world: str, method: str, seed: int, steps: int, client: str) -> float:
+    make, goals = WORLDS[world]
+    learns = method in LEARNS_W
+    minds = [QLearningMind(reward=g, view=v, pretrained=client, learn=learns, q_temperature=0.0,
+                           w="learned" if learns else "q",
+                           w_initial=-0.01, seed=seed) for g, v in goals]
+    society = ActionSelectionMind(minds, method=method, seed=seed, run_length=steps,
+                                  q_temperature=0.1, views=";".join(v for _, v in goals)
+                                  if method == "w-learning-subspaces" else "")
+    result = await run(society, make(seed), RunSettings(steps=steps, keepalive=None))
+    return result.total_score
+
+
+async def compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
+                  progress: Callable[[str], None] | None = None) -> Comparison:
+    if world not in WORLDS:
+        raise ValueError(f"unknown world {world!r}; choose one of {', '.join(WORLDS)}")
+    if steps < 1 or train < 0:
+        raise ValueError("steps must be at least 1 and train at least 0")
+    out = Comparison(world, steps, train, seeds, {m: [] for m in methods})
+    saved = os.environ.get("WWM_KNOWLEDGE_DIR")
+    with tempfile.TemporaryDirectory(prefix="wwm-compare-") as tmp:
+        os.environ["WWM_KNOWLEDGE_DIR"] = tmp  # childhood knowledge lives only for this comparison
+        try:
+            for seed in seeds:
+                client = await childhood(world, seed, train)
+                if progress:
+                    progress(f"seed {seed}: childhood done")
+                for method in methods:
+                    out.scores[method].append(await one(world, method, seed, steps, client))
+                    if progress:
+                        progress(f"seed {seed}: {method}")
+        finally:
+            if saved is None:
+                os.environ.pop("WWM_KNOWLEDGE_DIR", None)
+            else:
+                os.environ["WWM_KNOWLEDGE_DIR"] = saved
+    return out
+
+
+def plot(result: Comparison, path: str | Path) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result.rows()
+    fig, ax = plt.subplots(figsize=(8, 0.35 * len(rows) + 1.5))
+    names = [r[0] for r in rows][::-1]
+    ax.barh(names, [r[1] for r in rows][::-1], xerr=[r[2] for r in rows][::-1], color="#5b8bd0", capsize=3)
+    ax.set_xlabel(f"score over {result.steps} steps (mean ± sd over {len(result.seeds)} seeds)")
+    ax.set_title(f"Action Selection methods in the {result.world} world")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def run_compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
+                progress: Callable[[str], None] | None = None) -> Comparison:
+    return asyncio.run(compare(world, methods, seeds, steps, train, progress))

@@ -1,0 +1,37 @@
+"""``wwm compare``: a table and a plot of every chosen method's scores over seeds, and clear
+errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+from wwm.cli.main import main
+from wwm.selection.compare import run_compare
+
+
+def test_compare_prints_a_table_saves_a_plot_and_the_scores(tmp_path, capsys):
+    plot, scores = tmp_path / "methods.png", tmp_path / "scores.json"
+    code = main(["compare", "--world", "ant", "--methods", "w=q,mwu,hierarchical-q", "--seeds", "2",
+                 "--steps", "60", "--train", "300", "--plot", str(plot), "--json", str(scores)])
+    out = capsys.readouterr().out
+    assert code == 0
+    for name in ("w=q", "min-worst-unhappiness", "hierarchical-q", "mean", "sd"):
+        assert name in out
+    assert plot.stat().st_size > 2000 and plot.read_bytes()[:4] == b"\x89PNG"
+    doc = json.loads(scores.read_text())
+    assert doc["seeds"] == [0, 1] and set(doc["scores"]) == {"w=q", "min-worst-unhappiness", "hierarchical-q"}
+    assert all(len(v) == 2 for v in doc["scores"].values())
+    assert [row["method"] for row in doc["summary"]][0] in doc["scores"]
+
+
+def test_the_same_seed_gives_the_same_scores():
+    a = run_compare("house", ["w=q", "max-collective-happiness"], [3], steps=40, train=200)
+    b = run_compare("house", ["w=q", "max-collective-happiness"], [3], steps=40, train=200)
+    assert a.scores == b.scores
+
+
+def test_bad_input_is_named(capsys):
+    assert main(["compare", "--methods", "w=q,loudest"]) == 2
+    assert "unknown method 'loudest'" in capsys.readouterr().err
+    assert main(["compare", "--seeds", "0"]) == 2
+    assert "--seeds must be at least 1" in capsys.readouterr().err
