@@ -118,10 +118,6 @@ def _batch(args: argparse.Namespace) -> int:
     from dataclasses import asdict
     from pathlib import Path
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
@@ -143,6 +139,11 @@ def _batch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"wwm tworld batch: {exc}", file=sys.stderr)
         return 2
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     total = len(agents) * len(args.gammas) * len(args.dynamisms) * args.trials
     console = Console()
     with Progress(console=console) as progress:
