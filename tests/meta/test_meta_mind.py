@@ -41,6 +41,18 @@ async def test_meta_mind_drives_a_run_in_a_world_over_http(echo_world, tmp_path)
 
 
 @pytest.mark.slow
+async def test_an_amplified_listener_talks_with_the_projects_eliza_patient():
+    # Every reply is computed by copies of A appending "?" to the patient's words one list
+    # cell each, then decoded character by character; the memo makes the copies cheap.
+    with ServerProcess("wwm.worlds.eliza_world:ElizaWorld") as world, \
+            ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": "scripted-listener"}) as mind:
+        result = await run(connect(mind.url), connect(world.url), RunSettings(steps=4, timeout=60))
+    assert [s.action for s in result.steps] == [s.state + "?" for s in result.steps]
+    assert all(s.score >= 1 for s in result.steps)  # each reply engaged the patient
+    assert result.total_score >= 4
+
+
+@pytest.mark.slow
 async def test_a_can_be_any_mind_on_the_network(echo_world):
     with ServerProcess("wwm.minds.meta_mind:ScriptedMind") as a:
         with ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:

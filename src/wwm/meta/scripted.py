@@ -4,7 +4,9 @@ Each question is answered by a small generator script (``screen = yield command`
 replays the script over its transcript to find the next line, so it is a pure function of
 what it has seen, which the memo relies on. It reads Meta's decoding questions by viewing,
 compares two integers it can only see through pointers, sorts lists by insertion (asking
-fresh copies of itself), and as the top-level mind echoes what it observes.
+fresh copies of itself), and as the top-level mind either echoes what it observes
+(``echo``) or hands it back as a question, appending "?" one list cell per copy of itself
+(``listener``: a patient listener for the Eliza world).
 """
 
 from __future__ import annotations
@@ -29,13 +31,25 @@ def question(observation: str) -> str:
     return text[match.end():] if match else text
 
 
+MODES = ("echo", "listener")
+
+
 class ScriptedPolicy:
     """The policy: first screen -> script; replays the script over the transcript."""
 
-    name = "scripted"
+    def __init__(self, mode: str = "echo") -> None:
+        if mode not in MODES:
+            raise ValueError(f"the scripted policy's mode is one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.name = "scripted" if mode == "echo" else f"scripted-{mode}"
 
     async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str:
-        script = choose_script(question(observations[0]))
+        q = question(observations[0])
+        match = _ACT.fullmatch(q)
+        if match:
+            script = (_act if self.mode == "echo" else _listen)(*match.groups())
+        else:
+            script = choose_script(q)
         try:
             action = next(script)
             for later in observations[1:]:
@@ -65,6 +79,30 @@ def _act(state: str, observation: str) -> Script:
     followup = yield f"reply #{observation}"
     if followup == "what should the agent's state be after responding?":
         yield f"reply the state of an agent who last saw #{observation}"
+
+
+QUESTION_MARK = "the character with ASCII code (two times (two times (two times (two times (two times " \
+                "(two times (zero) plus one) plus one) plus one) plus one) plus one) plus one)"  # 63
+
+
+def _listen(state: str, observation: str) -> Script:
+    """The top-level question: say the observation back with a question mark."""
+    s = yield f"view #{observation}"
+    characters = re.fullmatch(r"the string with list of characters #(\d+)", s).group(1)
+    appended = yield f"ask what is the list #{characters} with a question mark added at the end?"
+    followup = yield f"reply the string with list of characters ({question(appended)})"
+    if followup == "what should the agent's state be after responding?":
+        yield f"reply the state of an agent who last heard #{observation}"
+
+
+def _append_question_mark(p: str) -> Script:
+    s = yield f"view #{p}"
+    if s == "the empty list":
+        yield f"reply the list with first element ({QUESTION_MARK}) and remaining elements in the list #{p}"
+        return
+    first, rest = _LIST.fullmatch(s).groups()
+    appended = yield f"ask what is the list #{rest} with a question mark added at the end?"
+    yield f"reply the list with first element #{first} and remaining elements in the list ({question(appended)})"
 
 
 def _inside(pattern: str, what: str) -> Callable[[str], Script]:
@@ -184,8 +222,9 @@ def _list_literal(reply: str) -> str:
     return question(reply)
 
 
+_ACT = re.compile(r"what string should be returned by an agent in state #(\d+) who observes #(\d+)\?")
 SCRIPTS: list[tuple[re.Pattern, Callable[..., Script]]] = [
-    (re.compile(r"what string should be returned by an agent in state #(\d+) who observes #(\d+)\?"), _act),
+    (re.compile(r"what is the list #(\d+) with a question mark added at the end\?"), _append_question_mark),
     (re.compile(r"what is the list of characters in #(\d+)\?"),
      _inside(r"the string with list of characters #(\d+)", "a string")),
     (re.compile(r"is #(\d+) empty\? \(respond yes/no\)"), _is_empty),

@@ -1,6 +1,7 @@
 """Building Meta(HCH(A, n)) from settings: which A, budget, memo, store, display.
 
-A is named by a string: ``scripted`` (the built-in scripted policy), ``human`` (the person
+A is named by a string: ``scripted`` (the built-in scripted policy, which echoes),
+``scripted-listener`` (the same, handing each observation back as a question), ``human`` (the person
 at this terminal), ``lines:FILE`` (a file of typed lines, one per screen), or the URL of any
 WWM Mind server, which is sent the rendered transcript as its state.
 """
@@ -47,6 +48,8 @@ async def make_policy(spec: str, out=None) -> Policy:
     """The policy named by ``spec`` (see the module docstring)."""
     if spec == "scripted":
         return ScriptedPolicy()
+    if spec == "scripted-listener":
+        return ScriptedPolicy("listener")
     if spec == "human":
         from .terminal import HumanPolicy
 
@@ -62,7 +65,8 @@ async def make_policy(spec: str, out=None) -> Policy:
         mind = connect_mind(spec)
         await mind.new_run()
         return MindPolicy(mind, name=f"mind:{spec}")
-    raise SettingsError(f"unknown A {spec!r}: use 'scripted', 'human', 'lines:FILE' or a Mind server URL")
+    raise SettingsError(f"unknown A {spec!r}: use 'scripted', 'scripted-listener', 'human', 'lines:FILE' "
+                        f"or a Mind server URL")
 
 
 class Session:

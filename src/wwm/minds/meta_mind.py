@@ -2,6 +2,7 @@
 
 Each "Get action" is one act of Meta(HCH(A, n)) on the state x; Meta's state message carries
 over between steps of a run. A is the scripted policy or any Mind server (``amplify=URL``).
+``amplify=scripted-listener`` makes a patient listener for ``wwm.worlds.eliza_world``.
 When Meta cannot read the tree's answer as a string the mind says "Cannot suggest action"
 with the reason. :class:`ScriptedMind` serves the scripted policy itself as a Mind, so a
 Meta(A) whose A sits across the network can be tried end to end.
@@ -27,8 +28,9 @@ class MetaMind(Mind):
     def __init__(self, amplify: str = "scripted", budget: int = 10 ** 6, memo: bool = True,
                  store: str = "", budget_display: str = "rounded", split: str = "all",
                  retries: int = 3) -> None:
-        if amplify in ("human",) or amplify.startswith("lines:"):
-            raise Refusal("bad-parameters", f"amplify={amplify!r} cannot serve a mind: use 'scripted' or a Mind URL")
+        if amplify == "human" or amplify.startswith("lines:"):
+            raise Refusal("bad-parameters", f"amplify={amplify!r} cannot serve a mind: use 'scripted', "
+                                            f"'scripted-listener' or a Mind server URL")
         self.settings = Settings(amplify, budget, memo, store or None, budget_display, split, retries)
         try:
             self.settings.check()
