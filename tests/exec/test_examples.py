@@ -147,10 +147,41 @@ async def test_a_world_program_served_with_role_world():
         assert 7 <= result.total_score <= 8 and result.world_score == result.total_score
 
 
-def test_serve_exec_names_a_missing_program():
+async def test_a_restarted_server_resumes_per_query_runs_and_ends_persistent_ones(tmp_path, grid_world):
+    """11.4.1's save-to-disk state outlives even the server: killed and restarted with the
+    same --state and --state-dir, it carries on each per-query run where it was."""
+    def options(name: str) -> tuple[str, ...]:
+        return ("--state", str(tmp_path / f"{name}.db"), "--state-dir", str(tmp_path / name))
+
+    with serve_exec("per-query", "sh", str(EXAMPLES / "mind.sh"), options=options("q")) as server, \
+            serve_exec("persistent", "sh", str(BEHAVE), options=options("p")) as persistent:
+        mind, world = RemoteMind(server.url, encoding="xml"), RemoteWorld(grid_world.url, seed=7, steps=STEPS)
+        other = RemoteMind(persistent.url)
+        for remote in (mind, world, other):
+            await remote.new_run()
+        total = 0.0
+        for step in range(8):
+            if step == 4:
+                await asyncio.gather(asyncio.to_thread(server.restart), asyncio.to_thread(persistent.restart))
+            outcome = await world.execute_action((await mind.get_action(await world.get_state())).action)
+            await mind.inform(outcome.state, outcome.score)
+            total += outcome.score
+        assert await mind.end_run(total) == total           # its tally spans the restart
+        with pytest.raises(Refusal) as gone:
+            await other.get_action("x")
+        assert gone.value.code == "run-ended" and "server restarted" in gone.value.text
+        for remote in (mind, world, other):
+            await remote.aclose()
+
+
+def test_serve_exec_names_what_is_wrong_with_its_command_line(capsys):
+    from wwm.cli.main import main
+
     for command, words in [(["--", "no-such-program-xyz"], "cannot find the program 'no-such-program-xyz'"),
                            ([], "no command given"),
-                           (["--", "./nowhere/mind"], "cannot find the program './nowhere/mind'")]:
-        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "serve-exec", *command],
-                              capture_output=True, text=True, timeout=30)
-        assert done.returncode == 2 and words in done.stderr, done.stderr
+                           (["--", "./nowhere/mind"], "cannot find the program './nowhere/mind'"),
+                           (["--", str(EXAMPLES / "README.md")], "is not executable"),
+                           (["--timeout", "0", "--", "sh"], "--timeout must be positive"),
+                           (["--state", "x.db", "--", "sh"], "--state needs --state-dir")]:
+        assert main(["serve-exec", *command]) == 2
+        assert words in capsys.readouterr().err

@@ -4,7 +4,8 @@ stdout, in the XML of section 11.2.1 (section 11.4: the lowest common denominato
 
 The server is an ordinary ``wwm serve`` server whose per-run object is a remote Mind or World
 over an exec transport (:mod:`wwm.client.exec_transport`): clients see run IDs the server
-mints; the program sees the run ID it minted itself.
+mints; the program sees the run ID it minted itself. With ``--state`` the server snapshots
+each run (the program's run ID and arguments), so a restarted server resumes per-query runs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 MODES = ("per-query", "persistent")
+_SERVED: dict[str, type] = {}   # the classes this process serves, by name, for snapshots
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-dir", metavar="DIR",
                         help="the program's working directory, where it keeps state between queries "
                              "(default: a fresh temporary directory, removed at exit)")
+    parser.add_argument("--state", metavar="FILE",
+                        help="snapshot runs to this SQLite file so a restarted server resumes them; "
+                             "a per-query program's own state stays in --state-dir (required with it), "
+                             "a persistent program's run ends with its process")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
                         help="an argument sent with every New run (a run's own arguments win)")
     parser.add_argument("--state-format", help="how to read the state, for the server's description")
@@ -91,8 +97,15 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
         base.__init__(self, transport(command, workdir=workdir, timeout=timeout, env=env))
         self.args = args  # sent to the program with New run
 
+    def __reduce__(self: Any) -> tuple:
+        # a snapshot keeps the program's run ID, not the transport: see _restore
+        return (_restore, (type(self).__name__, {"args": self.args, "run_id": self.run_id,
+                                                 "display_url": self.display_url,
+                                                 "client_url": self.client_url}))
+
     attrs: dict[str, Any] = {
         "__init__": __init__,
+        "__reduce__": __reduce__,
         "__module__": __name__,
         "__doc__": f"The program `{' '.join(command)}` served {mode} (section 11.4) as a {role}; "
                    "every argument of New run is passed on to it.",
@@ -104,7 +117,25 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
     if action_format:
         attrs["action_format"] = action_format
     name = "Exec" + role.title() + ("PerQuery" if mode == "per-query" else "Persistent")
-    return type(name, (base,), attrs)
+    cls = type(name, (base,), attrs)
+    _SERVED[name] = cls
+    return cls
+
+
+def _restore(name: str, state: dict[str, Any]) -> Any:
+    """A run taken back from a snapshot after a restart. A per-query program keeps its state
+    on disk, so the run goes on under the program's run ID; a persistent program died with
+    the old server, so its run answers every query with ``run-ended``."""
+    from ..client.exec_transport import PersistentTransport
+
+    cls = _SERVED.get(name)
+    if cls is None:
+        raise ValueError(f"this server does not serve {name}")
+    obj = cls(**state["args"])
+    obj.run_id, obj.display_url, obj.client_url = state["run_id"], state["display_url"], state["client_url"]
+    if isinstance(obj.transport, PersistentTransport):
+        obj.transport.lost("the server restarted and the program serving this run is gone; start a new run")
+    return obj
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,6 +147,9 @@ def run(args: argparse.Namespace) -> int:
         defaults = parse_pairs(args.arg)
         if args.timeout <= 0:
             raise ValueError(f"--timeout must be positive, got {args.timeout}")
+        if args.state and not args.state_dir:
+            raise ValueError("--state needs --state-dir too: a restarted server can only resume "
+                             "runs whose program state is still where it left it")
     except (ValueError, UsageError) as exc:
         print(f"wwm serve-exec: {exc}", file=sys.stderr)
         return 2
@@ -130,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
                      state_format=args.state_format, action_format=args.action_format)
     try:
         serve(cls, host=args.host, port=args.port, defaults=defaults, public_url=args.public_url,
-              log_level=args.log_level, idle_seconds=args.idle_timeout)
+              log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state)
     finally:
         if made:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -178,6 +178,13 @@ class PersistentTransport(ExecTransport):
                 if query.name == "End run" and self._program is program:
                     await self._finish(program)
 
+    def lost(self, reason: str) -> None:
+        """Mark the run's program as gone (e.g. the server restarted): queries get ``run-ended``."""
+        if self._program is not None:
+            self._program.kill()
+            self._program = None
+        self._ended = reason
+
     async def _finish(self, program: _Program) -> None:
         await program.close_input()
         await program.wait(END_GRACE)
