@@ -5,6 +5,7 @@ command's own errors."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import subprocess
 import sys
@@ -122,6 +123,20 @@ def test_the_seeds_own_xml_reaches_a_shell_mind_and_back():
         assert re.search(r'<response name="Get action">\s*<data name="action">north</data>', action), action
 
 
+async def test_a_program_may_declare_further_query_sets(tmp_path):
+    with serve_exec("persistent", "sh", str(BEHAVE), options=("--query-sets", "Mind_i")) as server:
+        card = json.load(urllib.request.urlopen(server.url + "?format=json"))
+        assert card["query_sets"] == ["Mind", "Mind_i"]
+        mind = RemoteMind(server.url)
+        await mind.new_run()
+        assert await mind.get_strength() is None                  # answered by the program
+        with pytest.raises(Refusal) as refused:
+            await mind.get_q_temperature()                        # Mind_L: not declared
+        assert refused.value.code == "unsupported-query"
+        await mind.end_run()
+        await mind.aclose()
+
+
 async def test_a_program_that_crashes_mid_run_is_a_clear_refusal_over_http(tmp_path):
     with serve_exec("persistent", "sh", str(BEHAVE), "crash") as server:
         mind = RemoteMind(server.url, encoding="xml")
@@ -182,6 +197,9 @@ def test_serve_exec_names_what_is_wrong_with_its_command_line(capsys):
                            (["--", "./nowhere/mind"], "cannot find the program './nowhere/mind'"),
                            (["--", str(EXAMPLES / "README.md")], "is not executable"),
                            (["--timeout", "0", "--", "sh"], "--timeout must be positive"),
-                           (["--state", "x.db", "--", "sh"], "--state needs --state-dir")]:
+                           (["--state", "x.db", "--", "sh"], "--state needs --state-dir"),
+                           (["--query-sets", "Mind_i,Mind_X", "--", "sh"], "Mind_X is not a mind query set"),
+                           (["--role", "world", "--query-sets", "Mind_L", "--", "sh"],
+                            "Mind_L is not a world query set")]:
         assert main(["serve-exec", *command]) == 2
         assert words in capsys.readouterr().err

@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a persistent program's run ends with its process")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
                         help="an argument sent with every New run (a run's own arguments win)")
+    parser.add_argument("--query-sets", metavar="SETS", default="",
+                        help="further query sets the program answers, comma-separated "
+                             "(e.g. Mind_L,Mind_i); the server refuses their queries otherwise")
     parser.add_argument("--state-format", help="how to read the state, for the server's description")
     parser.add_argument("--action-format", help="how to write an action, for the server's description")
     parser.add_argument("--public-url", help="the URL clients use, if not http://HOST:PORT/")
@@ -77,9 +80,21 @@ def resolve_command(command: list[str], cwd: Path | None = None) -> list[str]:
     return [found, *rest]
 
 
+def query_sets_of(role: str, extra: list[str] | tuple[str, ...]) -> frozenset[str]:
+    """The query sets a served program answers: its role's own, and the ``extra`` ones."""
+    from ..protocol.queries import QUERY_SETS
+
+    sets = frozenset({"Mind" if role == "mind" else "World", *extra})
+    wrong = sorted(q for q in sets if QUERY_SETS.get(q) != role)
+    if wrong:
+        known = ", ".join(sorted(q for q, r in QUERY_SETS.items() if r == role))
+        raise ValueError(f"--query-sets: {', '.join(wrong)} is not a {role} query set (known: {known})")
+    return sets
+
+
 def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query",
                workdir: str | Path, timeout: float = 10.0, state_format: str | None = None,
-               action_format: str | None = None) -> type:
+               action_format: str | None = None, query_sets: list[str] | tuple[str, ...] = ()) -> type:
     """A Mind or World class whose every instance (one per run) speaks to ``command`` through
     an exec transport in ``mode``; the server layer serves it like any other class."""
     from ..client.exec_transport import PerQueryTransport, PersistentTransport
@@ -90,6 +105,7 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     base = RemoteMind if role == "mind" else RemoteWorld
+    sets = query_sets_of(role, query_sets)
     transport = PerQueryTransport if mode == "per-query" else PersistentTransport
     env = {"WWM_ROLE": role, "WWM_MODE": mode}
 
@@ -111,6 +127,7 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
                    "every argument of New run is passed on to it.",
         "command": list(command),
         "mode": mode,
+        "query_sets": classmethod(lambda cls: sets),
     }
     if state_format:
         attrs["state_format"] = state_format
@@ -147,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
         defaults = parse_pairs(args.arg)
         if args.timeout <= 0:
             raise ValueError(f"--timeout must be positive, got {args.timeout}")
+        query_sets = [q.strip() for q in args.query_sets.split(",") if q.strip()]
+        query_sets_of(args.role, query_sets)
         if args.state and not args.state_dir:
             raise ValueError("--state needs --state-dir too: a restarted server can only resume "
                              "runs whose program state is still where it left it")
@@ -161,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"wwm serve-exec: cannot use --state-dir {args.state_dir}: {exc.strerror}", file=sys.stderr)
         return 2
     cls = exec_class(command, role=args.role, mode=args.mode, workdir=workdir, timeout=args.timeout,
-                     state_format=args.state_format, action_format=args.action_format)
+                     state_format=args.state_format, action_format=args.action_format,
+                     query_sets=query_sets)
     try:
         serve(cls, host=args.host, port=args.port, defaults=defaults, public_url=args.public_url,
               log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state)
