@@ -117,9 +117,9 @@ class Engine:
 
     def _probe(self, talk: Talk, arc: Arc, act) -> None:
         want = talk.protocol.states[arc.target]
-        probe = self.tracker.check(act, talk.conversation)
-        if probe.state != want:
-            raise Rejected(f"{arc.act}: the commitments would be in W&F state {probe.state}, but "
+        state = self.tracker.probe(act, talk.conversation)
+        if state != want:
+            raise Rejected(f"{arc.act}: the commitments would be in W&F state {state}, but "
                            f"{talk.protocol.name} state {arc.target!r} needs {want}")
 
     def _one(self, msg: ACLMessage, sender: str, receiver: str) -> Verdict:
@@ -164,8 +164,11 @@ class Engine:
 
     def _step(self, talk: Talk, msg: ACLMessage, sender: str) -> Arc:
         arc, act = self._arc(talk, msg, sender)
-        self._probe(talk, arc, act)
-        self.tracker.apply(act, talk.conversation, msg.reply_with, msg.reply_by)
+        want = talk.protocol.states[arc.target]
+        try:
+            self.tracker.apply(act, talk.conversation, msg.reply_with, msg.reply_by, expect=want)
+        except Rejected as exc:
+            raise Rejected(f"{exc} (state {arc.target!r} of {talk.protocol.name})") from None
         talk.state = arc.target
         talk.applied.append((msg, arc))
         return arc

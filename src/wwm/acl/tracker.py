@@ -12,7 +12,7 @@ how the conversation ended. Reply-by deadlines mark records overdue without disc
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from .acts import (Act, Always, Assert, Bel, Done, Eventually, Goal, Implies, Not, PWAG,
@@ -79,6 +79,7 @@ class Thread:
     responder: str
     records: list[Commitment] = field(default_factory=list)
     acts: list[tuple[str | None, Act]] = field(default_factory=list)
+    settled: int = 1  # the state after the last act applied (derive_state, cached)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -189,49 +190,68 @@ class Tracker:
     def check(self, act: Act, conversation: str) -> Thread:
         """Raise :class:`Rejected` if ``act`` would be rejected; else the thread as it would
         be after it (a scratch copy: nothing changes)."""
-        return self._run(act, conversation, None, None, commit=False)
+        return self._run(act, conversation, None, None, commit=False)  # type: ignore[return-value]
+
+    def probe(self, act: Act, conversation: str) -> int:
+        """The W&F state ``act`` would lead to; raise :class:`Rejected` if it would be
+        rejected. Nothing changes."""
+        return self._run(act, conversation, None, None, commit=False, clone=False)  # type: ignore[return-value]
 
     def apply(self, act: Act, conversation: str, message_id: str | None = None,
-              deadline: datetime | None = None) -> Thread:
-        """Apply one act (all its primitives, in order) or reject it whole."""
-        return self._run(act, conversation, message_id, deadline, commit=True)
+              deadline: datetime | None = None, expect: int | None = None) -> Thread:
+        """Apply one act (all its primitives, in order) or reject it whole; with ``expect``,
+        also reject it if it would not lead to that W&F state."""
+        return self._run(act, conversation, message_id, deadline, commit=True, expect=expect)  # type: ignore[return-value]
 
     def _run(self, act: Act, conversation: str, message_id: str | None,
-             deadline: datetime | None, commit: bool) -> Thread:
+             deadline: datetime | None, commit: bool, clone: bool = True,
+             expect: int | None = None) -> Thread | int:
         if not act.parts:
             raise Rejected(f"{act.name}: an act needs at least one primitive")
         first = act.parts[0]
         current = self._thread_for(conversation, first.speaker, first.hearer)
-        before = current.state
+        before = current.settled if current.acts else 1
         if before in FINAL_STATES:
             raise Rejected(f"{act.name}: the conversation between {current.initiator} and "
                            f"{current.responder} is over (state {before}, {current.outcome}); "
                            "a new commitment needs a new conversation")
-        scratch = Thread(current.conversation, current.initiator, current.responder,
-                         [replace(r) for r in current.records], list(current.acts))
+        undo: list[tuple[Commitment, tuple]] = []
+        size = len(current.records)
         new_ids = self._ids if commit else itertools.count(10**9)
-        for index, part in enumerate(act.parts):
-            if {part.speaker, part.hearer} != {scratch.initiator, scratch.responder}:
-                raise Rejected(f"{act.name}: {part.speaker}→{part.hearer} is not a party pair of this thread")
-            _Effects(scratch, act, index, message_id, deadline, new_ids).apply(part)
-        scratch.acts.append((message_id, act))
-        after = derive_state(scratch)
-        if after is None:
-            raise Rejected(f"{act.name}: the act would leave commitments that match no state of "
-                           f"the conversation for action ({_kinds(scratch)})")
-        if commit:
-            known = {r.id: r for r in current.records}
-            for i, r in enumerate(scratch.records):  # keep the record objects callers hold
-                if r.id in known:
-                    for name in Commitment.__dataclass_fields__:
-                        setattr(known[r.id], name, getattr(r, name))
-                    scratch.records[i] = known[r.id]
-            current.records[:] = scratch.records
-            current.acts[:] = scratch.acts
-            if current.key not in self.threads:
-                self.threads[current.key] = current
-                self._pairs[(conversation, frozenset((current.initiator, current.responder)))] = current
-        return current if commit else scratch
+        try:
+            for index, part in enumerate(act.parts):
+                if {part.speaker, part.hearer} != {current.initiator, current.responder}:
+                    raise Rejected(f"{act.name}: {part.speaker}→{part.hearer} is not a party pair of this thread")
+                _Effects(current, act, index, message_id, deadline, new_ids, undo).apply(part)
+            current.acts.append((message_id, act))
+            after = derive_state(current)
+            if after is None:
+                raise Rejected(f"{act.name}: the act would leave commitments that match no state of "
+                               f"the conversation for action ({_kinds(current)})")
+            if expect is not None and after != expect:
+                raise Rejected(f"{act.name}: the commitments would be in W&F state {after}, where "
+                               f"the protocol expects {expect}")
+            if not commit:
+                if not clone:
+                    return after
+                return Thread(current.conversation, current.initiator, current.responder,
+                              [_clone(r) for r in current.records], list(current.acts), after)
+        except Rejected:
+            commit = False
+            raise
+        finally:
+            if not commit:  # undo in place: the records callers hold are never replaced
+                for record, old in reversed(undo):
+                    (record.status, record.reason, record.discharged_by, record.violated,
+                     record.owes_inform) = old
+                del current.records[size:]
+                if current.acts and current.acts[-1][1] is act:
+                    current.acts.pop()
+        current.settled = after
+        if current.key not in self.threads:
+            self.threads[current.key] = current
+            self._pairs[(conversation, frozenset((current.initiator, current.responder)))] = current
+        return current
 
     # ---- what it knows --------------------------------------------------------------------
     def state(self, conversation: str, a: str, b: str) -> int:
@@ -281,6 +301,12 @@ class Tracker:
         return record
 
 
+def _clone(r: Commitment) -> Commitment:
+    return Commitment(r.id, r.kind, r.holder, r.counterparty, r.action, r.goal, r.relative_to,
+                      r.created_by, r.deadline, r.status, r.reason, r.discharged_by, r.violated,
+                      r.owes_inform, r.doer)
+
+
 def _kinds(t: Thread) -> str:
     return ", ".join(f"{r.kind} of {r.holder}" for r in t.active()) or "none active"
 
@@ -289,9 +315,9 @@ class _Effects:
     """Apply one primitive to a scratch thread: check its preconditions, then its effects."""
 
     def __init__(self, t: Thread, act: Act, index: int, message_id: str | None,
-                 deadline: datetime | None, ids) -> None:
+                 deadline: datetime | None, ids, undo: list) -> None:
         self.t, self.act, self.index = t, act, index
-        self.msg, self.deadline, self.ids = message_id, deadline, ids
+        self.msg, self.deadline, self.ids, self.undo = message_id, deadline, ids, undo
 
     def new(self, kind: str, holder: str, other: str, action: str, goal: str,
             relative_to: int | None = None, doer: str | None = None) -> Commitment:
@@ -303,6 +329,8 @@ class _Effects:
         return record
 
     def close(self, record: Commitment, reason: str, violated: bool = False) -> None:
+        self.undo.append((record, (record.status, record.reason, record.discharged_by,
+                                   record.violated, record.owes_inform)))
         record.status = "discharged"
         record.reason = reason
         record.discharged_by = self.msg
