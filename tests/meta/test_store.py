@@ -45,7 +45,7 @@ async def test_a_computation_survives_a_restart_and_its_snapshots_can_be_forked(
     store = Store(path)
     answer = await HCH(Agent(counting()), 1000).ask(Message.of("boss [] ", Message.of("the secret")))
     child = answer.call.children[0]
-    number = store.record("fork test", [answer.call], agents=[answer.agent])
+    number = store.record("fork test", [answer.call])
     del store
 
     later = Store(path)  # as a new process would

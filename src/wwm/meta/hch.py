@@ -142,7 +142,8 @@ class HCH:
                 return self._finish(call, agent, reply, budget)
 
     def _finish(self, call: Call, agent: HCHAgent, reply: Message, remaining: int) -> tuple[Message, HCHAgent]:
-        call.reply, call.remaining, call.final_agent_key = reply, remaining, agent.key
+        call.reply, call.remaining = reply, remaining
+        call.final_agent, call.final_agent_key = agent, agent.key
         return reply, agent
 
     async def _act(self, agent: HCHAgent, text: str, call: Call) -> tuple[str, Agent]:

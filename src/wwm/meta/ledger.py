@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 from .messages import Message
 
@@ -38,6 +39,7 @@ class Call:
     remaining: int | None = None
     reply: Message | None = None
     final_agent_key: str | None = None
+    final_agent: Any = field(default=None, repr=False)  # the HCHAgent after replying (not reloaded)
     children: list[Call] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     events: list[str] = field(default_factory=list)

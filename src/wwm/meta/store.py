@@ -100,7 +100,8 @@ class Store:
             node = node.parent
 
     def record(self, label: str, roots: Iterable[Call], agents: Iterable[HCHAgent] = ()) -> int:
-        """Save a finished computation (its ledgers and every message in them); its id."""
+        """Save a finished computation (its ledgers, every message and agent snapshot in them,
+        and any other ``agents``); its number."""
         with self.engine.begin() as db:
             number = db.execute(insert(computations).values(label=label, created=_now())).inserted_primary_key[0]
         rows = []
@@ -109,6 +110,8 @@ class Store:
                 self.save(call.question)
                 if call.reply is not None:
                     self.save(call.reply)
+                if call.final_agent is not None:  # so it can be asked again after a restart
+                    self.save(call.final_agent)
                 rows.append({"computation": number, "number": call.id,
                              "parent": call.parent.id if call.parent else None,
                              "question": call.question.key, "budget": call.budget, "agent": call.agent_key,
