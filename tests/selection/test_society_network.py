@@ -16,6 +16,7 @@ import pytest
 from wwm import Refusal
 from wwm.client.remote import RemoteMind
 from wwm.client.runner import RunSettings, run
+from wwm.protocol.messages import Query
 from wwm.selection import ActionSelectionMind
 from wwm.testing import ServerProcess
 from wwm.worlds.ant import AntWorld
@@ -45,27 +46,36 @@ def card(url: str) -> dict:
         return json.loads(reply.read())
 
 
+async def start_society(url: str, encoding: str, **items) -> RemoteMind:
+    """New run sent as the raw query (wire names as keys), then used as a remote Mind.
+    (RemoteMind.new_run cannot carry an argument called "method" yet: see the report.)"""
+    society = RemoteMind(url, encoding=encoding)
+    response = await society.transport.exchange(Query("New run", {"client URL": "http://client.example/", **items}))
+    society.run_id = response.data["mind run ID"]
+    return society
+
+
 @pytest.mark.parametrize("encoding", ["xml", "json"])
 async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
-    procs = servers(("society_minds:TableMind", {"q": "a:1,b:0"}),
-                    ("society_minds:TableMind", {"q": "b:2,a:0"}),
-                    ("society_minds:TableMind", {"q": "c:0.5"}),
-                    (AS, {"method": "min-worst-unhappiness"}))
+    procs = servers(("society_minds:TableMind", {"q": "a:3,b:2.5,c:0"}),
+                    ("society_minds:TableMind", {"q": "c:3.1,b:2.5,a:0"}),
+                    ("society_minds:TableMind", {"q": "a:1,b:0,c:0"}), (AS, {}))
     a, b, c, as_server = procs
     try:
-        # the method is the server's default here: RemoteMind.query's own first parameter is
-        # called "method", so a New run argument of that name cannot pass through it yet
-        society = RemoteMind(as_server.url, encoding=encoding, minds=[a.url, b.url], timeout=2)
-        await society.new_run("http://client.example/")
-        s = await society.get_suggestion("x")          # the AS is itself a Mind_i
-        assert s.action in ("a", "b") and s.w is not None
+        society = await start_society(as_server.url, encoding, **{
+            "mind URL": [a.url, b.url], "method": "min-worst-unhappiness", "timeout": 2,
+            "candidates": "shared", "actions": "a,b,c"})
+        # MWU finds the compromise b (worst loss 0.6), which W=Q (c) would not
+        assert (await society.get_action("x")).action == "b"
+        s = await society.get_suggestion("x")           # the AS is itself a Mind_i
+        assert s.action == "b" and s.w == pytest.approx(0.6)
         v = await society.get_values("x", "a")
-        assert v.w == 2.0                               # mind b loses 2 by a
+        assert v.w == pytest.approx(3.1)                # mind b loses 3.1 by a
         await society.inform_winner("y", obeyed=True, score=1.0)
-        await society.add_mind(c.url)
-        assert (await society.get_action("x")).action in ("a", "b", "c")
-        await society.remove_mind(b.url)
-        assert (await society.get_action("x")).action == "a"  # a loses 0, c loses 1 by c
+        await society.add_mind(c.url)                   # now a loses at most 3.1, b 2.5 (c: 1-0)
+        assert (await society.get_action("x")).action == "b"
+        await society.remove_mind(b.url)                # only a and c: both want a
+        assert (await society.get_action("x")).action == "a"
         with pytest.raises(Refusal) as info:
             await society.remove_mind("http://127.0.0.1:9/")
         assert info.value.code == "bad-parameters"
@@ -79,13 +89,12 @@ async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
         assert "http://client.example/" in {link["url"] for link in trail["called_by"]}
         assert as_server.url in {link["url"] for link in card(a.url)["credit_trail"]["called_by"]}
         # bad New run arguments come back as refusals naming what was wrong
-        bad = RemoteMind(as_server.url, encoding=encoding, minds=[a.url], start="middle")
         with pytest.raises(Refusal) as info:
-            await bad.new_run()
-        assert info.value.code == "bad-parameters" and "start must be 'random' or 'first'" in info.value.text
-        dead = RemoteMind(as_server.url, encoding=encoding, minds=[a.url, "http://127.0.0.1:9/"], timeout=1)
+            await start_society(as_server.url, encoding, **{"mind URL": [a.url], "method": "loudest"})
+        assert info.value.code == "bad-parameters" and "unknown method 'loudest'" in info.value.text
         with pytest.raises(Refusal) as info:
-            await dead.new_run()
+            await start_society(as_server.url, encoding, **{"mind URL": [a.url, "http://127.0.0.1:9/"],
+                                                             "timeout": 1})
         assert info.value.code == "mind-url-invalid" and "127.0.0.1:9" in info.value.text
     finally:
         stop(procs)
