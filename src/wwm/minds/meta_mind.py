@@ -20,7 +20,14 @@ from ..protocol.results import RunStarted, Suggestion
 
 
 class MetaMind(Mind):
-    """Meta(HCH(A, budget)); every top-level question is recorded in ``store`` if given."""
+    """Meta(HCH(A, budget)): a mind whose every action is worked out by copies of A.
+
+    ``amplify`` names A: ``scripted`` (echoes), ``scripted-listener`` (hands the state back
+    as a question) or a Mind server's URL; ``budget`` is each top-level question's; ``memo``
+    answers screens A has answered before; ``store`` is an SQLite file that records every
+    question (and keeps the memo between runs); ``budget_display`` is ``rounded`` or
+    ``exact``; ``split`` is ``all`` or ``tenth`` (what an ask hands over by default).
+    """
 
     state_format = "any text: it is Meta(A)'s observation"
     action_format = "the string Meta(A) returns"
