@@ -1,6 +1,7 @@
-"""A process recording a run is killed with SIGKILL mid-run: every step it recorded more than
-the flush window before the kill is in the database, intact, and the run reads as "running"
-while the process lives and "interrupted" once it is gone (on SQLite and PostgreSQL)."""
+"""Two processes record runs into one database at once; each is killed with SIGKILL in the
+middle. Every step a process recorded more than the flush window before its kill is in the
+database, intact and in order; a run reads "running" while its process lives and
+"interrupted" once it is gone, whatever the other one does (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -14,42 +15,38 @@ from pathlib import Path
 
 import pytest
 
-from wwm.store import RunStore
-
 from store_inhabitants import score, state
+
+from wwm.store import RunStore
 
 CHILD = Path(__file__).with_name("store_inhabitants.py")
 WINDOW = 0.5  # the store promises: a step is in the database this soon after record_step
 
 
-@pytest.mark.slow
-def test_killed_mid_run_keeps_the_steps_and_reads_interrupted(store_url: str) -> None:
-    child = subprocess.Popen([sys.executable, str(CHILD), store_url], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-    printed: list[int] = []
-    threading.Thread(target=lambda: printed.extend(int(line) for line in child.stdout), daemon=True).start()
-    try:
-        deadline = time.monotonic() + 20
-        while len(printed) < 200 and time.monotonic() < deadline:
-            assert child.poll() is None, child.stderr.read()
-            time.sleep(0.02)
-        assert len(printed) >= 200, "the child did not get going"
-        with RunStore(store_url) as reader:
-            (run,) = reader.list_runs()
-            assert run.status == "running" and run.name == "endless"
-            recorded_before = printed[-1]           # recorded by now ...
-            time.sleep(WINDOW + 0.1)                # ... and older than the window at the kill
-            os.kill(child.pid, signal.SIGKILL)
-            child.wait(timeout=10)
-            last_printed = printed[-1]
+class Child:
+    """A process driving an endless recorded run, printing each step index as it records it."""
 
-            run = reader.get_run(run.id)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == -signal.SIGKILL
-    assert run.status == "interrupted" and run.finished_at is None
+    def __init__(self, url: str) -> None:
+        self.process = subprocess.Popen([sys.executable, str(CHILD), url], stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+        self.printed: list[int] = []
+        threading.Thread(target=lambda: self.printed.extend(int(line) for line in self.process.stdout),
+                         daemon=True).start()
+
+    def wait_for_steps(self, n: int) -> None:
+        deadline = time.monotonic() + 30
+        while len(self.printed) < n:
+            assert self.process.poll() is None, self.process.stderr.read()
+            assert time.monotonic() < deadline, "the child did not get going"
+            time.sleep(0.02)
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        assert self.process.returncode == -signal.SIGKILL
+
+
+def check_steps(run, recorded_before: int, last_printed: int) -> None:  # noqa: ANN001
     indices = [s.index for s in run.steps]
     assert indices == list(range(len(indices))), "steps are contiguous from 0"
     assert recorded_before < len(indices) <= last_printed + 1
@@ -58,4 +55,39 @@ def test_killed_mid_run_keeps_the_steps_and_reads_interrupted(store_url: str) ->
         assert (s.score, s.mind_q) == (score(s.index), score(s.index) * 10)
         assert s.seconds_execute >= 0.002
     assert run.step_count == len(indices) and run.total_score == sum(score(i) for i in indices)
-    assert run.settings["steps"] is None and run.mind_url == "local:Echo"
+    assert run.finished_at is None and run.name == "endless" and run.mind_url == "local:Echo"
+    assert run.settings["steps"] is None
+
+
+@pytest.mark.slow
+def test_killed_writers_keep_their_steps_and_read_interrupted(store_url: str) -> None:
+    first, second = Child(store_url), Child(store_url)
+    try:
+        first.wait_for_steps(150)
+        second.wait_for_steps(150)
+        with RunStore(store_url) as reader:
+            runs = reader.list_runs()
+            assert [r.status for r in runs] == ["running", "running"]
+            by_pid = {reader.get_run(r.id, max_steps=0).pid: r.id for r in runs}
+            first_id, second_id = by_pid[first.process.pid], by_pid[second.process.pid]
+
+            recorded_before = first.printed[-1]   # recorded by now ...
+            time.sleep(WINDOW + 0.1)              # ... and older than the window at the kill
+            first.kill()
+            last_printed = first.printed[-1]
+            run = reader.get_run(first_id)
+            assert run.status == "interrupted"
+            check_steps(run, recorded_before, last_printed)
+            assert reader.get_run(second_id, max_steps=0).status == "running"
+
+            recorded_before = second.printed[-1]
+            time.sleep(WINDOW + 0.1)
+            second.kill()
+            run = reader.get_run(second_id)
+            assert run.status == "interrupted"
+            check_steps(run, recorded_before, second.printed[-1])
+    finally:
+        for child in (first, second):
+            if child.process.poll() is None:
+                child.process.kill()
+                child.process.wait()

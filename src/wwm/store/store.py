@@ -11,12 +11,13 @@ import math
 import os
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from . import schema
 from .engine import StoreError, make_engine, resolve_url, shown
@@ -26,6 +27,7 @@ from .writer import HEARTBEAT_SECONDS, Writer, clean_text, number
 HOST = socket.gethostname()
 STALE_AFTER = timedelta(seconds=6 * HEARTBEAT_SECONDS)  # no heartbeat this long: interrupted
 MAX_KIND, MAX_STATUS, MAX_NAME = 60, 40, 200
+SCHEMA_LOCK_KEY = 0x77776D5F72756E73  # "wwm_runs": serialises table creation on PostgreSQL
 
 
 class UnknownRun(StoreError, LookupError):
@@ -46,7 +48,7 @@ class RunStore:
         self._open: set[int] = set()
         try:
             with self._lock:
-                schema.metadata.create_all(self.engine)
+                _create_tables(self.engine)
         except SQLAlchemyError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the run store at {shown(self.url)}: {_reason(exc)}") from None
@@ -235,6 +237,23 @@ class _Translate:
         if isinstance(exc, SQLAlchemyError):
             raise StoreError(f"{self.prefix}: {_reason(exc)}") from exc
         return False
+
+
+def _create_tables(engine: Any, attempts: int = 4) -> None:
+    """Create the tables that are missing. Several processes may open a new database at the
+    same moment: on PostgreSQL they queue on an advisory lock; elsewhere the loser of a race
+    finds the tables made and tries again."""
+    for attempt in range(attempts):
+        try:
+            with engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+                schema.metadata.create_all(conn)
+            return
+        except (OperationalError, IntegrityError, ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
 
 
 def pid_alive(pid: int) -> bool:
