@@ -19,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, default=3600.0,
                         help="drop a run after this many seconds without a query")
     parser.add_argument("--tcp-port", type=int, help="also offer the plain TCP binding (length-prefixed frames) on this port")
+    parser.add_argument("--http", choices=["granian", "uvicorn"], default="granian",
+                        help="the HTTP server underneath (default granian: the faster, measured)")
     parser.add_argument("--log-level", default="warning")
 
 
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
-              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port)
+              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http)
     except Refusal as exc:
         print(f"wwm serve: bad --arg: {exc.text}", file=sys.stderr)
         return 2

@@ -31,14 +31,53 @@ def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
 
 def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
-          public_url: str | None = None, log_level: str = "warning", ws: str = "websockets-sansio",
+          public_url: str | None = None, log_level: str = "warning", http: str = "granian",
           tcp_port: int | None = None, **options: Any) -> None:
-    """Serve ``cls`` until interrupted (uvicorn with httptools and uvloop where available)."""
-    import uvicorn
+    """Serve ``cls`` until interrupted.
 
+    ``http="granian"`` (the default) runs the app on Granian's embedded server in this
+    process's event loop: measured in ``benchmarks/network.py`` at about 3x uvicorn's rate for
+    one client and 4-5x for 50 concurrent runs on this machine. ``http="uvicorn"`` runs it on
+    uvicorn (httptools, uvloop, websockets-sansio) instead.
+    """
     url = public_url or f"http://{host}:{port}/"
     tcp = (host, tcp_port) if tcp_port else None
     app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                lifespan="on", ws=ws, timeout_keep_alive=30)
+    if http == "granian":
+        _serve_granian(app, host, port, log_level)
+    elif http == "uvicorn":
+        import uvicorn
+
+        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
+                    lifespan="on", ws="websockets-sansio", timeout_keep_alive=30)
+    else:
+        raise ValueError(f"http must be 'granian' or 'uvicorn', not {http!r}")
+
+
+def _serve_granian(app: ServerApp, host: str, port: int, log_level: str) -> None:
+    import asyncio
+    import signal
+
+    from granian.constants import Interfaces
+    from granian.log import LogLevels
+    from granian.server.embed import Server
+
+    level = LogLevels(log_level.lower()) if log_level.lower() in LogLevels._value2member_map_ else LogLevels.warning
+    if level in (LogLevels.warning, LogLevels.warn, LogLevels.info):  # hide "embedded server is experimental"
+        level = LogLevels.error
+
+    async def main() -> None:
+        server = Server(app, address=host, port=port, interface=Interfaces.ASGI, websockets=True,
+                        log_level=level, log_access=False, backlog=1024)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, server.stop)
+        await server.serve()
+
+    try:
+        import uvloop
+
+        uvloop.run(main())
+    except ImportError:
+        asyncio.run(main())
