@@ -57,6 +57,12 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
                 page.screenshot(path=str(tmp_path / "tworld.png"))
                 if os.environ.get("WWM_UPDATE_SCREENSHOTS"):
                     shutil.copy(tmp_path / "tworld.png", ROOT / "docs" / "tworld.png")
+                page.click("#pause")
+                page.wait_for_function("document.getElementById('status').textContent.startsWith('paused')")
+                paused_at = page.get_attribute("#grid", "data-time")
+                page.wait_for_timeout(600)  # 2.4 world seconds if the clock ran
+                assert page.get_attribute("#grid", "data-time") == paused_at
+                page.click("#pause")
                 page.wait_for_function("document.getElementById('status').textContent.startsWith('over')",
                                        timeout=20000)
                 page.wait_for_selector("button.play", timeout=10000)

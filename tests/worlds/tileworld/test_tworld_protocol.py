@@ -158,3 +158,21 @@ async def test_a_silent_agent_counts_as_none_and_a_missing_one_is_reported():
     with pytest.raises(ConnectionError, match="no agent connected with magic string 'nobody'"):
         await link.open(timeout=0.3)
     await proxy.close()
+
+
+async def test_pause_stops_the_world_clock_and_tells_the_robots():
+    game = Game(Config(seed=4, end={"neutral": {"time": 10}}), [BuiltinLink(ReactiveAgent())], mode="realtime", speed=10)
+    task = asyncio.create_task(game.run())
+    await asyncio.sleep(0.3)
+    await game.pause(True)
+    assert game.status == "paused"
+    frozen, moves = game.engine.time, game.engine.agents[0].stats["good_moves"]
+    await asyncio.sleep(0.5)  # 5 world seconds if the clock ran
+    assert game.engine.time == frozen and game.engine.agents[0].stats["good_moves"] <= moves + 1
+    await game.pause(False)
+    result = await asyncio.wait_for(task, 10)
+    assert result["totals"]["time"] == pytest.approx(10)
+    rec = Recording.from_dict(game.recording())
+    pauses = [json.loads(line)["data"] for _, line in rec.percepts_sent() if json.loads(line)["header"] == "pause"]
+    assert pauses == ["on", "off"]
+    assert replay(rec) == len(rec.percepts_sent())

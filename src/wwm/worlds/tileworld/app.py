@@ -3,7 +3,7 @@ recordings.
 
 ``GET /`` is the page; ``POST /api/start`` starts a configured game whose robots are built-in
 agents or agent programs attached through the proxy by magic string; ``GET /api/view`` and the
-``/api/live`` WebSocket give the observer view; ``/api/recordings`` lists saved runs and
+``/api/live`` WebSocket give the observer view; ``POST /api/pause`` pauses and resumes; ``/api/recordings`` lists saved runs and
 returns one as frames for playback.
 """
 
@@ -135,6 +135,18 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         await hub.stop()
         return JSONResponse(hub.snapshot())
 
+    async def pause(request: Request) -> Response:
+        try:
+            body = await request.json()
+            on = body["on"]
+            if not isinstance(on, bool):
+                raise TypeError
+        except (json.JSONDecodeError, KeyError, TypeError):
+            return JSONResponse({"error": 'send {"on": true} or {"on": false}'}, status_code=400)
+        if hub.game is not None:
+            await hub.game.pause(on)
+        return JSONResponse(hub.snapshot())
+
     async def view(_: Request) -> Response:
         return JSONResponse(hub.snapshot())
 
@@ -176,7 +188,8 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
             return JSONResponse({"error": str(exc)}, status_code=422)
 
     routes = [Route("/", page), Route("/api/defaults", defaults), Route("/api/start", start, methods=["POST"]),
-              Route("/api/stop", stop, methods=["POST"]), Route("/api/view", view),
+              Route("/api/stop", stop, methods=["POST"]), Route("/api/pause", pause, methods=["POST"]),
+              Route("/api/view", view),
               Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),
               Route("/api/recordings", recordings_list), Route("/api/recordings/{name}", recording)]
     app = Starlette(routes=routes)

@@ -44,6 +44,29 @@ class Game:
         self.engine = Engine(config)
         self.status = "waiting for agents"
         self.errors: list[str] = []
+        self.running = asyncio.Event()
+        self.running.set()
+        self.paused_seconds = 0.0  # wall-clock seconds spent paused (real-time mode)
+        self._paused_at: float | None = None
+
+    async def pause(self, on: bool) -> None:
+        """Pause or resume the run: the world clock stops, robots get ``pause`` percepts
+        (``"on"``/``"off"``) and actions wait until the run resumes."""
+        if on == (self._paused_at is not None) or self.status not in ("running", "paused"):
+            return
+        now = asyncio.get_running_loop().time()
+        if on:
+            self._paused_at = now
+            self.running.clear()
+            self.status = "paused"
+        else:
+            self.paused_seconds += now - (self._paused_at or now)
+            self._paused_at = None
+            self.running.set()
+            self.status = "running"
+        for i in range(len(self.links)):
+            await self._send(i, percepts.message("pause", "on" if on else "off"))
+        self._changed()
 
     # ---- sending ------------------------------------------------------------------------------
     async def _send(self, agent_id: int, line: str) -> None:
@@ -124,6 +147,8 @@ class Game:
     async def _run_discrete(self) -> None:
         headers = {i: "start" for i in range(len(self.links))}
         while not self.engine.finished:
+            await self.running.wait()
+
             async def turn(i: int) -> Action:
                 await self._percept(i, headers[i])
                 return await self._next_action(i, self.action_timeout)
@@ -139,7 +164,9 @@ class Game:
         start = loop.time()
 
         def catch_up() -> None:
-            now = (loop.time() - start) * self.speed
+            if not self.running.is_set():
+                return
+            now = (loop.time() - start - self.paused_seconds) * self.speed
             if now > self.engine.time:
                 self.engine.advance(now - self.engine.time)
 
@@ -148,6 +175,7 @@ class Game:
             while not self.engine.finished:
                 await self._percept(i, header)
                 action = await self._next_action(i, self.action_timeout)
+                await self.running.wait()
                 if self.engine.finished:
                     return
                 catch_up()

@@ -74,8 +74,8 @@ def replay(recording: Recording) -> int:
         header = json.loads(line)["header"]
         if header == "message":
             want = percepts.message("message", expected_messages.pop(0)[1]) if expected_messages else None
-        elif header == "error":
-            want = line  # built from the invalid action text, which is in the log
+        elif header in ("error", "pause"):
+            want = line  # from the invalid action text in the log, or the person's pause button
         else:
             want = percepts.percept(engine, agent_id, header)
         if want != line:
