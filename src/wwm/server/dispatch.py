@@ -38,7 +38,7 @@ class Dispatcher:
         self.trail = CreditTrail(url)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
-        self._accepts: dict[str, set[str] | None] = {}
+        self._accepts: dict[Any, set[str] | None] = {}
 
     async def answer(self, query: Query) -> Response:
         spec = None
@@ -152,7 +152,7 @@ class Dispatcher:
         return kwargs
 
     def _accepted(self, method: Any) -> set[str] | None:
-        key = method.__func__.__qualname__ if hasattr(method, "__func__") else repr(method)
+        key = getattr(method, "__func__", method)
         if key not in self._accepts:
             params = inspect.signature(method).parameters.values()
             if any(p.kind is p.VAR_KEYWORD for p in params):

@@ -82,7 +82,7 @@ class RunTable:
         elif self.sharing == "shared":
             if self.shared is None:
                 self.shared = build(shared=True)
-                self._start_clock(self.shared, shared=True)
+                self._start_clock(self.shared)
             obj = await self.shared.join(client_url=client_url, **join_args)
         elif self.sharing == "exclusive":
             self._free_if_lease_lapsed()
@@ -91,7 +91,7 @@ class RunTable:
                               f"holds it (free after {self.cls.lease_seconds:g} s without a query)")
             if self.shared is None:
                 self.shared = build()
-                self._start_clock(self.shared, shared=True)
+                self._start_clock(self.shared)
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
@@ -153,7 +153,7 @@ class RunTable:
         self._free_if_lease_lapsed()
         return len(stale)
 
-    def _start_clock(self, obj: Any, run: Run | None = None, shared: bool = False) -> None:
+    def _start_clock(self, obj: Any, run: Run | None = None) -> None:
         if not self.asynchronous:
             return
         task = asyncio.get_running_loop().create_task(_tick(obj, self.cls.tick_seconds))
