@@ -191,3 +191,25 @@ async def test_a_nested_society_three_levels_deep_over_seven_processes():
         assert forager.url in page and region.url in page  # the HTML page shows the trail too
     finally:
         stop(procs)
+
+
+async def test_a_winner_may_answer_with_a_passive_minds_url():
+    """10.17.2: the caller wins with a Mind URL; the passive mind outside the competition is
+    called only then, by the AS, and credits it."""
+    passive = ServerProcess("society_minds:TableMind", args={"q": "p:1"}, env=ENV)
+    with passive:
+        caller = ServerProcess("society_minds:TableMind", args={"q": "c:5", "call": passive.url}, env=ENV)
+        with caller:
+            from society_minds import TableMind
+
+            rival = TableMind("r:1")
+            society = ActionSelectionMind([caller.url, rival], method="w=q", timeout=3)
+            await society.new_run("http://client.example/")
+            assert (await society.get_action("x")).action == "p"
+            assert society.last.note == f"via {passive.url}" and passive.url in society.passive
+            await society.inform("y", 1.0)
+            assert (await society.get_action("x")).action == "p"
+            await society.end_run()
+            # this AS runs in the test's process, so its client's URL is the caller on record
+            assert "http://client.example/" in {l["url"] for l in card(passive.url)["credit_trail"]["called_by"]}
+            assert len(rival.told) == 1 and rival.told[-1]["obeyed"] is False
