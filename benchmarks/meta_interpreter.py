@@ -54,18 +54,31 @@ async def sort_workload(lists: list[list[int]], memo, label: str, store: Store |
     return {"label": label, "ops": ops, "a_calls": a_calls, "hits": hits, "seconds": seconds}
 
 
+def _sqlite(tmp: str) -> tuple:
+    store = Store(Path(tmp) / "bench.db")
+    return store.memo, store
+
+
 async def main() -> None:
     console = Console(width=max(Console().width, 120))
     rng = random.Random(6)
     quick = "--quick" in sys.argv
     lists = [[rng.randrange(16) for _ in range(8)] for _ in range(10 if quick else 40)]
 
-    n_ops, seconds = await trivial_ops(2_000 if quick else 20_000)
-    rows = [await sort_workload(lists, None, "scripted A, no memo"),
-            await sort_workload(lists, DictMemo(), "scripted A, memo in memory")]
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "bench.db")
-        rows.append(await sort_workload(lists, store.memo, "memo + ledgers in SQLite", store))
+    repeats = 1 if quick else 3  # the best of three, as the machine may be busy
+    trials = [await trivial_ops(2_000 if quick else 20_000) for _ in range(repeats)]
+    n_ops, seconds = trials[0][0], min(t for _, t in trials)
+    rows = []
+    for label, make in (("scripted A, no memo", lambda tmp: (None, None)),
+                        ("scripted A, memo in memory", lambda tmp: (DictMemo(), None)),
+                        ("memo + ledgers in SQLite", _sqlite)):
+        best = None
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as tmp:
+                memo, store = make(tmp)
+                row = await sort_workload(lists, memo, label, store)
+            best = row if best is None or row["seconds"] < best["seconds"] else best
+        rows.append(best)
 
     table = Table(title=f"Meta-execution: {len(lists)} lists of 8 integers in 0..15 sorted by Meta(scripted A)")
     for column in ("workload", "operations", "ops/s", "calls to A", "memo hit rate", "seconds"):
