@@ -138,7 +138,7 @@ async def test_served_wrapper_calls_its_minds_over_the_network():
     try:
         await asyncio.gather(*(asyncio.to_thread(s.start) for s in servers))
         avoider, seeker, world_server = servers
-        wrapper = ServerProcess("wwm.selection.region:RegionMind", args={"timeout": 5})
+        wrapper = ServerProcess("wwm.selection.region:RegionMind", args={"timeout": 5}, state=True)
         with wrapper:
             # the wrapper's minds are run arguments: "mind URL", repeated, and the region
             mind = RemoteMind(wrapper.url, encoding="xml", minds=[avoider.url, seeker.url], region="hd<=2")
@@ -157,6 +157,21 @@ async def test_served_wrapper_calls_its_minds_over_the_network():
             for server in (avoider, seeker):                            # and they know who called
                 called_by = json.load(urllib.request.urlopen(server.url + "trail"))["called_by"]
                 assert [c["url"] for c in called_by] == [wrapper.url]
+            # killed and restarted mid-run, the wrapper resumes its run from its snapshot, still
+            # speaking to its minds' runs; the client waits it out and the run is the same
+            halfway = asyncio.Event()
+            mind = RemoteMind(wrapper.url, minds=[avoider.url, seeker.url], region="hd<=2", timeout=2.0)
+            world = RemoteWorld(world_server.url, seed=3, steps=40)
+            settings = RunSettings(steps=None, keepalive=None, timeout=2.0, retry_pause=0.05)
+            task = asyncio.create_task(run(mind, world, settings,
+                                           on_step=lambda step, _: step.index == 20 and halfway.set()))
+            await halfway.wait()
+            await asyncio.to_thread(wrapper.restart)
+            resumed = await task
+            await mind.aclose(), await world.aclose()
+            assert resumed.status == "ended by world"
+            assert [s.action for s in resumed.steps] == [s.action for s in local.steps]
+            assert any(e.kind == "mind-down" for e in resumed.events)
             # a region it cannot read is refused by name, before any mind is called
             bad = RemoteMind(wrapper.url, encoding="xml", minds=[avoider.url, seeker.url], region="hd<<2")
             with pytest.raises(Refusal) as refused:

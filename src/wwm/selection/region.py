@@ -127,6 +127,9 @@ class Region:
     def __repr__(self) -> str:
         return f"Region({self.text!r})"
 
+    def __reduce__(self) -> tuple:
+        return (Region, (self.text,))  # parsed again: the compiled predicate is closures
+
     def __call__(self, state: str | Variables) -> bool:
         variables = state_variables(state) if isinstance(state, str) else state
         missing = sorted(self.names - set(variables))
@@ -255,6 +258,33 @@ def open_mind(entry: str | Mind, timeout: float = 10.0) -> Mind:
     return connect_mind(entry, timeout=timeout)
 
 
+def _is_remote(mind: Mind) -> bool:
+    from ..client.remote import RemoteMind
+
+    return isinstance(mind, RemoteMind)
+
+
+@dataclass(frozen=True)
+class _RemoteRef:
+    """A remote mind in a snapshot: where it is, and which of its runs is ours."""
+
+    url: str
+    run_id: str | None
+    client_url: str | None
+    timeout: float | None
+
+    @classmethod
+    def of(cls, mind: Any) -> _RemoteRef:
+        return cls(mind.url, mind.run_id, mind.client_url, getattr(mind.transport, "timeout", None))
+
+    def open(self) -> Mind:
+        from ..client.remote import connect_mind
+
+        mind = connect_mind(self.url, timeout=self.timeout, client_url=self.client_url)
+        mind.run_id = self.run_id
+        return mind
+
+
 def _entries(value: Any, separator: str) -> list[Any]:
     """A list argument that may also come as one text (``separator`` between entries)."""
     items = re.split(separator, value) if isinstance(value, str) else list(value)
@@ -285,6 +315,21 @@ class RegionMind(Mind):
                              f"{len(entries)} given")
         self.minds: list[Mind] = [open_mind(e, timeout) for e in entries]
         self.chosen: Counter[int] = Counter()
+
+    # A snapshot (the server pickles own runs so a restarted server resumes them) keeps each
+    # remote mind as its URL and run ID, and connects to it again when it is taken back.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        refs: dict[int, Any] = {}
+        state["minds"] = [refs.setdefault(id(m), _RemoteRef.of(m) if _is_remote(m) else m)
+                          for m in self.minds]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        opened: dict[int, Mind] = {}
+        state["minds"] = [opened.setdefault(id(m), m.open() if isinstance(m, _RemoteRef) else m)
+                          for m in state["minds"]]
+        self.__dict__.update(state)
 
     def _distinct(self) -> list[Mind]:
         seen: dict[int, Mind] = {}
