@@ -14,9 +14,9 @@ import pytest
 
 from wwm.acl.agent import Agent
 from wwm.acl.contractnet import contract_net
-from wwm.acl.directory import Directory, listing_from_card
-from wwm.acl.log import replay, show
-from wwm.acl.message import AclError
+from wwm.acl.directory import Directory, listing_from_card, register_with, search
+from wwm.acl.log import read, replay, show
+from wwm.acl.message import AID, AclError
 from wwm.acl.network import serve_agent
 from wwm.testing import ServerProcess
 
@@ -27,10 +27,12 @@ CONTRACTORS = {"c1": (5, "honest"), "c2": (7, "honest"), "c3": (9, "honest"),
 
 
 @pytest.fixture(scope="module")
-def contractors():
+def contractors(tmp_path_factory):
+    logs = tmp_path_factory.mktemp("acl-logs")
     servers = {name: ServerProcess("wwm.acl.contractnet:Contractor",
                                    args={"name": name, "price": price, "mode": mode,
-                                         "services": "haulage, storage", "work_seconds": 0.05})
+                                         "services": "haulage, storage", "work_seconds": 0.05,
+                                         "log": str(logs / f"{name}.jsonl")})
                for name, (price, mode) in CONTRACTORS.items()}
     with ThreadPoolExecutor(len(servers)) as pool:
         list(pool.map(lambda s: s.start(), servers.values()))
@@ -71,6 +73,16 @@ async def test_contract_net_over_six_agent_servers(contractors) -> None:
         assert asked.outcomes == {"c3": "success"}
     steps = list(replay(boss.log.entries))
     assert steps and all(step.agrees for step in steps)
+    # each contractor's own engine, read back from its log, reached the same account
+    for name, state in {"c1": "closed", "flake": "reneged", "mute": "cancelled", "busy": "refused",
+                        "c3": "rejected"}.items():
+        log_file = contractors[name].command[contractors[name].command.index("--arg") + 1:]
+        path = next(a.split("=", 1)[1] for a in log_file if a.startswith("log="))
+        theirs = read(path)
+        mine = [e for e in theirs if e.message.conversation_id == first.conversation]
+        assert all(step.agrees for step in replay(mine))
+        last = [v for e in mine for v in e.verdicts if v["accepted"] and v["after"]][-1]
+        assert last["after"] == state, (name, last)
     assert "flake → boss: inform [X-act renege]" in show(boss.log.entries, first.conversation)
     assert "boss: renege  accepted → reneged" in show(boss.log.entries, first.conversation)
 
@@ -115,3 +127,19 @@ def test_send_message_in_the_xml_of_the_seed_and_bad_messages(contractors) -> No
 def test_the_directory_refuses_servers_that_do_not_talk_acl() -> None:
     with pytest.raises(AclError, match="not an ACL agent"):
         listing_from_card({"role": "mind", "query_sets": ["Mind"], "url": "http://x/"})
+
+
+async def test_the_directory_agent_lists_servers_and_answers_searches(contractors) -> None:
+    with ServerProcess("wwm.acl.directory:DirectoryAgent") as df_server:
+        df = AID("directory", (df_server.url,))
+        me = Agent("me")
+        async with serve_agent(me):
+            for name in ("c1", "flake", "busy"):
+                await register_with(me, df, contractors[name].url)
+            with pytest.raises(AclError, match="not an ACL agent"):
+                await register_with(me, df, df_server.url.replace("/", "/", 1) + "trail")
+            found = await search(me, df, "haulage")
+            assert [(a.name, a.url) for a in found] == [(n, contractors[n].url) for n in ("busy", "c1", "flake")]
+            assert await search(me, df, "flying") == []
+            asked = await me.request(found[1], "(lift one crate)", timeout=5)   # and talk to what was found
+            assert asked.outcomes == {"c1": "success"}

@@ -11,6 +11,8 @@ from typing import Any
 from ..client.remote import _fetch_card
 from ..protocol.errors import Refusal
 from . import envelope
+from .agent import Agent
+from .network import AgentMind
 from .message import AID, AclError
 
 
@@ -75,3 +77,76 @@ class Directory:
             return self.listings[name].aid
         except KeyError:
             raise AclError(f"no agent named {name!r} is registered (known: {', '.join(sorted(self.listings)) or 'none'})") from None
+
+
+# ---- the directory as an agent on the network (FIPA's DF) ------------------------------------
+def aid_set(aids: list[AID]) -> str:
+    """A FIPA ``(set (agent-identifier ...) ...)`` expression."""
+    from .fipa import dump_aid
+
+    return "(set" + "".join(" " + dump_aid(a) for a in aids) + ")"
+
+
+def parse_aid_set(text: str) -> list[AID]:
+    from .fipa import _Parser
+
+    parser = _Parser(text)
+    aids = parser.sequence("set", parser.aid)
+    if parser.peek() != "":
+        raise parser.fail("unexpected text after the set of agent identifiers")
+    return aids
+
+
+def _directory_handler(directory: Directory):
+    async def handle(agent: Agent, msg) -> None:
+        content = (msg.content or "").strip()
+        if msg.performative == "request":
+            parts = content.strip("()").split()
+            if len(parts) != 2 or parts[0] != "register":
+                await agent.reply(msg, "refuse", "(expected (register <server URL>))")
+                return
+            try:
+                listing = await directory.register(parts[1])
+            except AclError as exc:
+                await agent.reply(msg, "refuse", f"({exc})")
+                return
+            await agent.reply(msg, "inform", f"(registered {listing.name})")
+        elif msg.performative == "query-ref":
+            parts = content.strip("()").split()
+            if not parts or parts[0] != "search" or len(parts) > 2:
+                await agent.reply(msg, "refuse", "(expected (search) or (search <service>))")
+                return
+            await agent.reply(msg, "inform", aid_set(directory.find(parts[1] if len(parts) == 2 else None)))
+    return handle
+
+
+class DirectoryAgent(AgentMind):
+    """The directory as an ACL agent: ``request (register URL)`` lists the agent server at
+    URL (read from its card); ``query-ref (search SERVICE)`` answers with the agents that
+    offer it, as a FIPA set of agent identifiers."""
+
+    title = "ACL directory"
+
+    def __init__(self, name: str = "directory", services: str = "directory") -> None:
+        super().__init__(name, services)
+
+    def make_agent(self, *, address: str | None, name: str, services: str = "", **args: Any) -> Agent:
+        return Agent(name, address=address, services=(services,), handler=_directory_handler(Directory()))
+
+
+async def search(agent: Agent, directory: AID, service: str | None = None, timeout: float = 10.0) -> list[AID]:
+    """Ask a directory agent for the agents offering ``service``."""
+    conv = await agent.request(directory, f"(search{' ' + service if service else ''})",
+                               protocol="fipa-query", performative="query-ref", timeout=timeout)
+    answers = [m for m in conv.messages if m.performative == "inform" and m.sender and m.sender.name == directory.name]
+    if conv.outcomes.get(directory.name) != "success" or not answers:
+        raise AclError(f"the directory {directory.name} did not answer the search ({conv.outcomes})")
+    return parse_aid_set(answers[-1].content or "")
+
+
+async def register_with(agent: Agent, directory: AID, url: str, timeout: float = 10.0) -> None:
+    """Ask a directory agent to list the agent server at ``url``."""
+    conv = await agent.request(directory, f"(register {url})", timeout=timeout)
+    if conv.outcomes.get(directory.name) != "success":
+        refusal = next((m.content for m in conv.messages if m.performative == "refuse"), None)
+        raise AclError(f"the directory did not register {url}: {refusal or conv.outcomes}")
