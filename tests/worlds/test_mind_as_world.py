@@ -74,6 +74,20 @@ async def test_a_random_mind_can_be_a_world_too():
     assert len(result.steps) == 6
 
 
+async def test_a_snapshot_keeps_the_wrapped_mind():
+    import pickle
+
+    local = MindAsWorld(Recording(), opening="hi")
+    await local.execute_action("one")
+    copy = pickle.loads(pickle.dumps(local))
+    assert copy.mind.asked == ["one"] and copy.said == "reply to one" and copy.answered
+    remote = MindAsWorld("http://127.0.0.1:9/", opening="hi")
+    remote.mind.run_id = "r-17"
+    again = pickle.loads(pickle.dumps(remote))
+    assert isinstance(again.mind, RemoteMind) and again.mind.url == "http://127.0.0.1:9/"
+    assert again.mind.run_id == "r-17"
+
+
 @pytest.mark.slow
 async def test_two_served_minds_talk_through_a_served_mind_as_world():
     listener, speaker = ServerProcess("wwm.minds.eliza:ElizaMind"), ServerProcess("wwm.minds.eliza:ElizaMind")

@@ -258,10 +258,16 @@ def open_mind(entry: str | Mind, timeout: float = 10.0) -> Mind:
     return connect_mind(entry, timeout=timeout)
 
 
-def _is_remote(mind: Mind) -> bool:
+def freeze(mind: Mind) -> Any:
+    """What a snapshot keeps of a mind: a remote one as its URL and run ID, a local one as is."""
     from ..client.remote import RemoteMind
 
-    return isinstance(mind, RemoteMind)
+    return _RemoteRef.of(mind) if isinstance(mind, RemoteMind) else mind
+
+
+def thaw(kept: Any) -> Mind:
+    """The mind again from what :func:`freeze` kept (a remote one is connected to again)."""
+    return kept.open() if isinstance(kept, _RemoteRef) else kept
 
 
 @dataclass(frozen=True)
@@ -319,17 +325,12 @@ class RegionMind(Mind):
     # A snapshot (the server pickles own runs so a restarted server resumes them) keeps each
     # remote mind as its URL and run ID, and connects to it again when it is taken back.
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
         refs: dict[int, Any] = {}
-        state["minds"] = [refs.setdefault(id(m), _RemoteRef.of(m) if _is_remote(m) else m)
-                          for m in self.minds]
-        return state
+        return {**self.__dict__, "minds": [refs.setdefault(id(m), freeze(m)) for m in self.minds]}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         opened: dict[int, Mind] = {}
-        state["minds"] = [opened.setdefault(id(m), m.open() if isinstance(m, _RemoteRef) else m)
-                          for m in state["minds"]]
-        self.__dict__.update(state)
+        self.__dict__.update(state, minds=[opened.setdefault(id(m), thaw(m)) for m in state["minds"]])
 
     def _distinct(self) -> list[Mind]:
         seen: dict[int, Mind] = {}

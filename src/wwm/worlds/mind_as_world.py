@@ -35,6 +35,16 @@ class MindAsWorld(World):
         self.answered = False   # the wrapped mind has given an answer not yet informed about
         self.turns = 0
 
+    def __getstate__(self) -> dict:
+        from ..selection.region import freeze  # a snapshot keeps a remote mind as URL + run ID
+
+        return {**self.__dict__, "mind": freeze(self.mind)}
+
+    def __setstate__(self, state: dict) -> None:
+        from ..selection.region import thaw
+
+        self.__dict__.update(state, mind=thaw(state["mind"]))
+
     async def new_run(self, client_url: str | None = None) -> RunStarted | None:
         self.client_url = client_url
         await self.mind.new_run()
