@@ -64,16 +64,25 @@ class TempPostgres:
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr}{done.stdout}{log}")
 
     def start(self) -> None:
+        """Make the cluster and start its server."""
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                   "--locale=C", "--no-sync")
+        self.start_server()
+
+    def start_server(self) -> None:
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
                    "-c fsync=off -c full_page_writes=off")
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
 
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop the server, keeping the cluster (``mode``: smart, fast or immediate)."""
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
     def stop(self) -> None:
+        """Stop the server and delete the cluster."""
         try:
-            if (self.data / "postmaster.pid").exists():
-                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            self.stop_server("immediate")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
 

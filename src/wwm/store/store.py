@@ -10,6 +10,7 @@ import dataclasses
 import math
 import os
 import socket
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -55,7 +56,7 @@ class RunStore:
         self._writer = Writer(self.engine, self._lock, lambda: sorted(self._open),
                               batch=batch, interval=interval)
         self._closed = False
-        atexit.register(self.close)
+        atexit.register(self._close_at_exit)
 
     def __repr__(self) -> str:
         return f"RunStore({shown(self.url)!r})"
@@ -132,18 +133,36 @@ class RunStore:
         with self._database("write steps"):
             self._writer.flush()
 
+    @property
+    def pending(self) -> int:
+        """Steps and events queued and not yet written."""
+        return self._writer.pending
+
+    @property
+    def write_error(self) -> str | None:
+        """Why the last background write failed, while the database is refusing writes (the
+        rows stay queued and are retried); None when writing works."""
+        error = self._writer.last_error
+        return None if error is None else f"cannot write to {shown(self.url)}: {_reason(error)}"
+
     def close(self) -> None:
         """Write what is queued; runs left open are finished as "interrupted"."""
         if self._closed:
             return
         self._closed = True
-        atexit.unregister(self.close)
+        atexit.unregister(self._close_at_exit)
         try:
             for run_id in sorted(self._open):
                 self.finish_run(run_id, "interrupted")
         finally:
             self._writer.stop()
             self.engine.dispose()
+
+    def _close_at_exit(self) -> None:
+        try:
+            self.close()
+        except StoreError as exc:  # one line, not a traceback, as the interpreter exits
+            print(f"wwm: run records not fully written: {exc}", file=sys.stderr)
 
     # ---- reading ---------------------------------------------------------------------------
     def list_runs(self, limit: int = 20, status: str | None = None) -> list[RunSummary]:
@@ -271,10 +290,9 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def _reason(exc: SQLAlchemyError) -> str:
-    if isinstance(exc, OperationalError) and exc.orig is not None:
-        return str(exc.orig).strip().splitlines()[0]
-    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+def _reason(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _utc(value: datetime | None) -> datetime | None:

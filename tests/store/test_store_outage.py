@@ -1,0 +1,51 @@
+"""The PostgreSQL server stops in the middle of a run and comes back: the run loop keeps
+recording (nothing blocks), the store says why it cannot write, and once the server is back
+every step queued meanwhile is written, none lost, none doubled."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from wwm.store import RunStore, StepRecord
+
+
+def wait_for(condition, seconds: float) -> bool:  # noqa: ANN001
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.slow
+def test_postgresql_restart_mid_run_loses_nothing(postgres) -> None:  # noqa: ANN001
+    url = postgres.new_schema()
+    with RunStore(url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w")
+        for i in range(100):
+            store.record_step(run_id, StepRecord(i, f"x{i}", "a", f"x{i + 1}", 1.0))
+        store.flush()
+
+        postgres.stop_server("fast")
+        try:
+            started = time.perf_counter()
+            for i in range(100, 300):
+                store.record_step(run_id, StepRecord(i, f"x{i}", "a", f"x{i + 1}", 1.0))
+            assert time.perf_counter() - started < 0.1, "recording must not wait for the database"
+            assert wait_for(lambda: store.write_error is not None, 5)
+            assert store.write_error.startswith(f"cannot write to {url.split('?')[0].replace('postgresql', 'postgresql+psycopg')}")
+            assert store.pending >= 200
+        finally:
+            postgres.start_server()
+
+        for i in range(300, 400):
+            store.record_step(run_id, StepRecord(i, f"x{i}", "a", f"x{i + 1}", 1.0))
+        assert wait_for(lambda: store.pending == 0 and store.write_error is None, 15)
+        store.finish_run(run_id, "completed")
+        run = store.get_run(run_id)
+    assert [s.index for s in run.steps] == list(range(400))
+    assert [s.state for s in run.steps] == [f"x{i}" for i in range(400)]
+    assert run.total_score == 400.0
