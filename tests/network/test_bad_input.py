@@ -120,3 +120,10 @@ async def test_object_failure_is_a_refusal_and_the_run_survives(probe_world):
         assert refused.value.code == "server-error" and "ValueError" in refused.value.text
         assert (await world.execute_action("+2")).state == "n=2"  # same run, still going
         await world.end_run()
+
+
+async def test_too_large_is_refused_in_the_declared_encoding(probe_world):
+    async with aiohttp.ClientSession() as session:
+        status, reply_type, payload = await post(session, probe_world.url, b"<xml>" + b" " * (2 << 20) + b"</xml>", "text/xml")
+    assert status == 413 and "xml" in reply_type
+    assert refusal_of(reply_type, payload)[0] == "too-large"

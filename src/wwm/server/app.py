@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from ..protocol import encoding, jsoncodec
 from ..protocol.errors import Refusal
-from ..protocol.messages import Query, Response
+from ..protocol.messages import Response
 from . import pages
 from .dispatch import Dispatcher
 
@@ -98,20 +98,16 @@ class ServerApp:
                 content_type = value.decode("latin-1")
             elif key == b"content-length":
                 length = int(value) if value.isdigit() else None
-        codec = jsoncodec
-        name = "?"
-        try:
-            if length is not None and length > self.max_body:
-                raise Refusal("too-large", f"the message is {length} bytes; this server accepts at most {self.max_body}")
-            body = await self._read(receive)
-            codec = encoding.choose(content_type, body)
-            message = codec.decode(body)
-            name = message.name
-            if not isinstance(message, Query):
-                raise Refusal("malformed-message", "a server receives queries, not responses")
-            response = await self.dispatcher.answer(message)
-        except Refusal as refusal:
-            response = Response.refused(name, refusal)
+        if length is not None and length > self.max_body:
+            codec, response = _declared(content_type), Response.refused("?", Refusal(
+                "too-large", f"the message is {length} bytes; this server accepts at most {self.max_body}"))
+        else:
+            try:
+                body = await self._read(receive)
+            except Refusal as refusal:
+                codec, response = _declared(content_type), Response.refused("?", refusal)
+            else:
+                codec, response = await self.dispatcher.answer_bytes(body, content_type)
         payload = codec.encode(response)
         status = response.refusal.http_status if response.refusal else 200
         await send({"type": "http.response.start", "status": status,
@@ -142,7 +138,6 @@ class ServerApp:
         if event["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
-        answer = self.dispatcher.answer
         while True:
             event = await receive()
             if event["type"] != "websocket.receive":
@@ -151,19 +146,11 @@ class ServerApp:
             as_text = raw is None
             if as_text:
                 raw = (event.get("text") or "").encode()
-            codec = jsoncodec
-            name = "?"
-            try:
-                if len(raw) > self.max_body:
-                    raise Refusal("too-large", f"the message is over {self.max_body} bytes")
-                codec = encoding.choose(None, raw)
-                message = codec.decode(raw)
-                name = message.name
-                if not isinstance(message, Query):
-                    raise Refusal("malformed-message", "a server receives queries, not responses")
-                response = await answer(message)
-            except Refusal as refusal:
-                response = Response.refused(name, refusal)
+            if len(raw) > self.max_body:
+                codec, response = jsoncodec, Response.refused("?", Refusal(
+                    "too-large", f"the message is over {self.max_body} bytes"))
+            else:
+                codec, response = await self.dispatcher.answer_bytes(raw)
             payload = codec.encode(response)
             if as_text:
                 await send({"type": "websocket.send", "text": payload.decode()})
@@ -195,6 +182,14 @@ class ServerApp:
         if as_json:
             return JSONResponse(view)
         return HTMLResponse(pages.display_page(view))
+
+
+def _declared(content_type: str | None):
+    """The codec a body's declared type names (for refusals made before reading it)."""
+    try:
+        return encoding.choose(content_type, b"{")
+    except Refusal:
+        return jsoncodec
 
 
 def _wants_json(request: Request) -> bool:

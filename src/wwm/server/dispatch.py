@@ -10,6 +10,9 @@ import inspect
 import logging
 from typing import Any
 
+from types import ModuleType
+
+from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
@@ -39,6 +42,21 @@ class Dispatcher:
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
         self._accepts: dict[Any, set[str] | None] = {}
+
+    async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[ModuleType, Response]:
+        """Decode one message in whichever encoding it came, answer it, and return the codec to
+        answer in with the response (a refusal when the message itself is bad)."""
+        codec: ModuleType = jsoncodec
+        name = "?"
+        try:
+            codec = encoding.choose(content_type, raw)
+            message = codec.decode(raw)
+            name = message.name
+            if not isinstance(message, Query):
+                raise Refusal("malformed-message", "a server receives queries, not responses")
+            return codec, await self.answer(message)
+        except Refusal as refusal:
+            return codec, Response.refused(name, refusal)
 
     async def answer(self, query: Query) -> Response:
         spec = None

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from ..protocol import encoding, jsoncodec
+from ..protocol import jsoncodec
 from ..protocol.errors import Refusal
-from ..protocol.messages import Query, Response
+from ..protocol.messages import Response
 from .dispatch import Dispatcher
 
 HEADER = struct.Struct(">I")
@@ -52,19 +52,8 @@ class TcpBinding(asyncio.Protocol):
         self.queue.put_nowait(None)
 
     async def _work(self) -> None:
-        answer = self.dispatcher.answer
         while (raw := await self.queue.get()) is not None:
-            codec = jsoncodec
-            name = "?"
-            try:
-                codec = encoding.choose(None, raw)
-                message = codec.decode(raw)
-                name = message.name
-                if not isinstance(message, Query):
-                    raise Refusal("malformed-message", "a server receives queries, not responses")
-                response = await answer(message)
-            except Refusal as refusal:
-                response = Response.refused(name, refusal)
+            codec, response = await self.dispatcher.answer_bytes(raw)
             self._send(codec.encode(response))
 
     def _send(self, payload: bytes) -> None:
