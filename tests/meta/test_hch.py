@@ -177,3 +177,17 @@ async def test_whatever_an_agent_types_yields_a_message_not_an_exception(typed, 
         Message.of("q [] []", Message.of("x"), encode([1, -2])))
     answer.call.check()
     assert isinstance(answer.reply, Message)
+
+
+async def test_a_tree_that_keeps_growing_deeper_is_stopped_with_a_message_not_a_crash():
+    # Every copy asks a new, longer question: no loop, and budget enough for thousands of
+    # levels, more than Python's stack holds.
+    def deeper(observations, actions):
+        if not actions:
+            return "ask level (wrapped #1)" if observations[0].startswith("@") else "ask level #0"
+        return "reply " + observations[-1].split("\n")[0].replace("@", "at ").replace("#", "no. ")
+    answer = await HCH(Agent(FunctionPolicy("deeper", deeper)), 10 ** 6, split="all").ask(
+        Message.of("level []", Message.of("x")))
+    answer.call.check()
+    assert answer.call.totals()["calls"] == 251
+    assert "too deep: this question is already 250 asks below the top" in answer.reply.expand()

@@ -104,11 +104,13 @@ class HCH:
     question an agent above is still answering; ``on_step`` is called with each screen.
     ``split`` is what an ask without ``$b`` hands over: a tenth of the budget (the original)
     or all of it but the one operation the ask costs (unspent budget comes back either way).
+    ``max_depth`` bounds how many asks deep the tree may go: the tree runs on Python's stack,
+    which allows about 300, and an ask deeper than the bound is refused with a message.
     """
 
     def __init__(self, a: Agent, budget: int = 10 ** 8, *, memo: Memo | None = None,
                  budget_display: BudgetDisplay = "exact", split: Split = "tenth", loop_check: bool = True,
-                 on_step: Callable[[Call, Step], None] | None = None) -> None:
+                 max_depth: int = 250, on_step: Callable[[Call, Step], None] | None = None) -> None:
         if budget < 0:
             raise ValueError(f"a budget cannot be negative (got {budget})")
         self.base = HCHAgent(a.fresh())
@@ -117,6 +119,7 @@ class HCH:
         self.budget_display = budget_display
         self.split = split
         self.loop_check = loop_check
+        self.max_depth = max_depth
         self.on_step = on_step
 
     async def ask(self, question: Message, to: HCHAgent | None = None,
@@ -194,6 +197,10 @@ class HCH:
         question = addressed(agent, _as_message(resolve(command.body, agent.env)))
         default = budget // 10 if self.split == "tenth" else budget - 1
         sub_budget = max(0, min(budget - 1, default if command.budget is None else command.budget))
+        if call.depth >= self.max_depth:
+            call.events.append(f"depth: refused an ask {self.max_depth + 1} deep")
+            return Message.of(f"too deep: this question is already {call.depth} asks below the top, the "
+                              f"most this tree allows; answer it without asking"), None, 1
         situation = self._situation(recipient, question)
         if situation is not None and any(c.situation == situation for c in call.path()):
             call.events.append(f"loop: refused an ask repeating {question.render(len(recipient.env))!r}")

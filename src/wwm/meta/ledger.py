@@ -44,6 +44,7 @@ class Call:
     steps: list[Step] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     situation: str | None = None  # what loop detection compares (see HCH._situation)
+    depth: int = 0                # asks between this call and the top-level question
 
     @property
     def done(self) -> bool:
@@ -54,7 +55,7 @@ class Call:
         return self.budget - (self.remaining if self.remaining is not None else self.budget)
 
     def child(self, question: Message, budget: int, agent_key: str, situation: str | None = None) -> Call:
-        call = Call(question, budget, agent_key, parent=self, situation=situation)
+        call = Call(question, budget, agent_key, parent=self, situation=situation, depth=self.depth + 1)
         self.children.append(call)
         return call
 
