@@ -35,11 +35,25 @@ def bands(k_min: int, k_max: int, bins: int) -> list[tuple[int, int]]:
     return [(int(lo), int(hi) - 1) for lo, hi in zip(edges[:-1], edges[1:])]
 
 
-def build(spec: BatterySpec, attempts: int = 12) -> EpisodeSet:
+def possible_range(spec: BatterySpec) -> tuple[int, int]:
+    """The complexities a profile's patterns can have (reference notes 1.3 for ``original``:
+    c of a segment of length L ≤ 2n-1; ``paper``: c of a ϑ-long sequence whose segment is at
+    most ⌊ϑ/2⌋ long)."""
+    if spec.profile == "original":
+        return 2, 2 * spec.grid - 1
+    return 1, max(2, spec.iterations // 2 + 1)
+
+
+def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
     """The episodes of a battery (same seed, same battery)."""
     if spec.k_range is None:
         return generate(spec.grid, spec.iterations, spec.episodes, spec.profile, spec.seed)
     k_min, k_max = spec.k_range
+    lo_ok, hi_ok = possible_range(spec)
+    if k_max < lo_ok or k_min > hi_ok:
+        raise ValueError(f"cannot fill the complexity range [{k_min}, {k_max}]: the {spec.profile} "
+                         f"profile on a {spec.grid}x{spec.grid} grid with ϑ = {spec.iterations} gives "
+                         f"K in [{lo_ok}, {hi_ok}]")
     wanted = bands(k_min, k_max, spec.bins)
     quota = np.diff(np.linspace(0, spec.episodes, len(wanted) + 1).round().astype(int))
     pool = generate(spec.grid, spec.iterations, max(4 * spec.episodes, 200), spec.profile, spec.seed)
@@ -52,7 +66,7 @@ def build(spec: BatterySpec, attempts: int = 12) -> EpisodeSet:
             chosen.append(hits[:count])
         else:
             return pool.select(np.sort(np.concatenate(chosen)))
-        pool = generate(spec.grid, spec.iterations, len(pool) * 3, spec.profile, spec.seed)
+        pool = generate(spec.grid, spec.iterations, len(pool) * 4, spec.profile, spec.seed)
     have = (int(pool.complexity.min()), int(pool.complexity.max()))
     raise ValueError(f"cannot fill the complexity range [{k_min}, {k_max}] with {spec.episodes} "
                      f"episodes on a {spec.grid}x{spec.grid} grid with ϑ = {spec.iterations} "

@@ -148,9 +148,19 @@ def _original_patterns(geo: Torus, iterations: int, episodes: int, seed: int):
 
 def _paper_patterns(geo: Torus, iterations: int, episodes: int, seed: int,
                     segment: tuple[int, int] | None):
+    """Good's and Evil's paper patterns, then their collisions resolved by a coin."""
+    pattern_good, pattern_evil, length = paper_pattern_pair(geo, iterations, episodes, seed, segment)
+    good, evil = _resolve_collisions(pattern_good, pattern_evil, stream(seed, COLLISIONS))
+    segs = [pattern_good[e, :length[e]].tolist() for e in range(episodes)]
+    return good, evil, length.astype(np.int32), segs
+
+
+def paper_pattern_pair(geo: Torus, iterations: int, episodes: int, seed: int,
+                       segment: tuple[int, int] | None = None):
     """A closed king-move walk of L ∈ [1, ⌊ϑ/2⌋] cells, repeated cyclically; Evil follows the
     image of Good's pattern under a random symmetry of the torus (so it is a different
-    pattern with exactly the same LZ complexity); collisions are resolved by a coin."""
+    pattern with exactly the same LZ complexity). Returns both ``[ω, ϑ+1]`` patterns (before
+    collisions) and L."""
     rng = stream(seed, PATTERNS)
     top = max(1, iterations // 2)
     lo, hi = segment if segment is not None else (1, top)
@@ -178,9 +188,7 @@ def _paper_patterns(geo: Torus, iterations: int, episodes: int, seed: int,
     cols = np.take_along_axis(seg_cols, index, axis=1)
     pattern_good = (rows * geo.cols + cols).astype(np.int32)
     pattern_evil = _symmetric_image(geo, rows, cols, stream(seed, EVIL))
-    good, evil = _resolve_collisions(pattern_good, pattern_evil, stream(seed, COLLISIONS))
-    segs = [pattern_good[e, :length[e]].tolist() for e in range(episodes)]
-    return good, evil, length.astype(np.int32), segs
+    return pattern_good, pattern_evil, length
 
 
 def _symmetric_image(geo: Torus, rows: np.ndarray, cols: np.ndarray,

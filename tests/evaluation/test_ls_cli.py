@@ -1,0 +1,66 @@
+"""``wwm lambdastar`` at the terminal: the table, the files, the same numbers for the same
+seed, the landscape, and clear errors for bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from wwm.cli.main import main
+
+
+def run_cli(*argv):
+    return subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", *argv],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_table_files_and_plots(tmp_path):
+    out = tmp_path / "r"
+    done = run_cli("--agents", "random,local,stigmergy", "--sizes", "1,2", "--episodes", "40",
+                   "--iterations", "30", "--grid", "7", "--out", str(out), "--k-range", "3:12")
+    assert done.returncode == 0, done.stderr
+    assert "stigmergy" in done.stdout and "Υ" in done.stdout and "K 3-" in done.stdout
+    rows = json.loads((out / "results.json").read_text())
+    assert [(r["job"]["agent"], r["job"]["size"]) for r in rows] == [
+        ("random", 1), ("random", 2), ("local", 1), ("local", 2), ("stigmergy", 1), ("stigmergy", 2)]
+    assert all(len(r["scores"]) == 40 for r in rows)
+    assert (out / "results.csv").read_text().count("\n") == 7
+    for name in ("score_vs_complexity.png", "score_vs_agents.png", "isolated_vs_collective.png"):
+        assert (out / name).stat().st_size > 5000
+
+
+def test_same_seed_same_numbers(tmp_path, capsys):
+    args = ["lambdastar", "--agents", "local,woc", "--sizes", "3", "--episodes", "30", "--iterations",
+            "20", "--grid", "6", "--profile", "original", "--no-plots", "--seed", "5"]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 0
+    assert main(args + ["--out", str(tmp_path / "b"), "--engine", "plain"]) == 0
+    a = json.loads((tmp_path / "a" / "results.json").read_text())
+    b = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert [r["scores"] for r in a] == [r["scores"] for r in b]
+    assert main(args[:-1] + ["6", "--out", str(tmp_path / "c")]) == 0
+    c = json.loads((tmp_path / "c" / "results.json").read_text())
+    assert [r["scores"] for r in a] != [r["scores"] for r in c]
+
+
+def test_landscape_collective_beats_isolated(tmp_path):
+    assert main(["lambdastar", "--environment", "landscape", "--agents", "local,woc,random", "--sizes",
+                 "4", "--episodes", "60", "--iterations", "40", "--grid", "12", "--no-plots",
+                 "--out", str(tmp_path), "--drift", "10"]) == 0
+    rows = {r["job"]["agent"]: r["upsilon"] for r in json.loads((tmp_path / "results.json").read_text())}
+    assert rows["woc"] > rows["local"] + 0.03 > rows["random"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agents", "genius"], "unknown agent type(s) genius"),
+    (["--k-range", "9:3"], "expected 1 <= LOW <= HIGH"),
+    (["--sizes", "two"], "comma-separated whole numbers"),
+    (["--range", "4", "--grid", "7"], "observation range 4 does not fit"),
+    (["--episodes", "0"], "at least 1"),
+    (["--environment", "landscape", "--k-range", "2:5"], "not to the fitness landscape"),
+])
+def test_bad_input_is_named(argv, message, tmp_path):
+    done = run_cli(*argv, "--out", str(tmp_path), "--no-plots", "--episodes", argv[-1] if argv[0] == "--episodes" else "3")
+    assert done.returncode == 2
+    assert message in (done.stdout + done.stderr).replace("\n", " ")
+    assert "Traceback" not in done.stderr

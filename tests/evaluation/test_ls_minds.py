@@ -1,0 +1,46 @@
+"""The built-in agents as Mind objects (in process): they read the Λ* state and answer."""
+
+import json
+
+import pytest
+
+from wwm.minds.lambdastar_agents import LocalSearchMind, OracleMind, QLearningMind, RandomMind
+from wwm.protocol.errors import Refusal
+
+
+def state(**extra):
+    doc = {"test": "lambdastar", "grid": [5, 5], "episode": 1, "iteration": 1, "iterations": 3,
+           "cell": 7, "cells": [1, 2, 3, 6, 7, 8, 11, 12, 13],
+           "rewards": [0, 0, 0, 0, 0, 1.0, 0, 0, -0.5], "finished": False}
+    doc.update(extra)
+    return json.dumps(doc)
+
+
+async def test_local_search_steps_to_the_best_cell():
+    assert (await LocalSearchMind().get_action(state())).action == "6"
+
+
+async def test_oracle_needs_hints():
+    assert not (await OracleMind().get_action(state())).can_suggest
+    assert (await OracleMind().get_action(state(**{"good next": 13}))).action == "9"
+
+
+async def test_random_mind_and_the_end_of_the_test():
+    acts = {(await RandomMind(seed=s).get_action(state())).action for s in range(30)}
+    assert acts <= {str(a) for a in range(1, 10)} and len(acts) > 5
+    assert not (await RandomMind().get_action(state(finished=True))).can_suggest
+
+
+async def test_q_learning_mind_learns_from_inform():
+    m = QLearningMind(team="t1")
+    first = (await m.get_action(state())).action
+    q = await m.inform(state(iteration=2, cell=8), score=1.0)
+    assert q == pytest.approx(0.3)
+    assert (await m.get_action(state())).action == first   # it now prefers what paid
+
+
+async def test_not_a_lambdastar_state():
+    with pytest.raises(Refusal, match="not JSON"):
+        await LocalSearchMind().get_action("<xml/>")
+    with pytest.raises(Refusal, match="not a Λ\\* state"):
+        await LocalSearchMind().get_action("{}")

@@ -1,0 +1,86 @@
+"""Any mind on the network takes the test: Λ* served as a shared World server, minds served
+by ``wwm serve`` and a mind written in JavaScript, alone and as collectives."""
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from wwm.evaluation.battery import BatterySpec, build
+from wwm.evaluation.harness import Setting, play
+from wwm.evaluation.remote import administer
+from wwm.testing import ServerProcess, free_port
+
+pytestmark = pytest.mark.slow
+WORLD = "wwm.worlds.lambdastar.world:LambdaStarWorld"
+MINDS = "wwm.minds.lambdastar_agents"
+JS = Path(__file__).resolve().parents[2] / "examples" / "lambdastar" / "local_search_mind.js"
+
+
+def test_remote_oracles_score_exactly_as_in_process():
+    args = dict(grid=7, iterations=20, episodes=4, agents=2, profile="original", seed=4, oracle_hints="true")
+    with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:OracleMind") as mind:
+        card = json.loads(urllib.request.urlopen(world.url + "?format=json").read())
+        text = json.dumps(card)
+        assert "up-left" in text and "Moore neighbourhood" in text     # formats documented at its URL
+        remote = asyncio.run(administer(world.url, [mind.url, mind.url]))
+    local = play(Setting("oracle", 2), build(BatterySpec(7, 20, 4, "original", 4)))
+    assert remote.scores.tolist() == local.scores.tolist()
+
+
+def test_shared_world_refuses_bad_actions_and_other_settings():
+    from wwm.client.remote import connect_world
+    from wwm.protocol.errors import Refusal
+
+    async def go(url):
+        w = connect_world(url)
+        await w.new_run()
+        with pytest.raises(Refusal, match="not 1..9"):
+            await w.execute_action("jump")
+        state = json.loads(await w.get_state())
+        assert state["iteration"] == 1 and len(state["cells"]) == 9 and state["reward"] is None
+        out = await w.execute_action("right")
+        assert out.score is not None and json.loads(out.state)["iteration"] == 2
+        other = connect_world(url, grid=9)
+        with pytest.raises(Refusal, match="grid=7"):
+            await other.new_run()
+        await w.aclose(), await other.aclose()
+
+    with ServerProcess(WORLD, args=dict(grid=7, iterations=5, episodes=2)) as world:
+        asyncio.run(go(world.url))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_javascript_mind_takes_the_test_through_the_cli(tmp_path):
+    port = free_port()
+    node = subprocess.Popen(["node", str(JS), "--port", str(port)])
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        from wwm.testing import wait_until_up
+        wait_until_up(url, 10, node)
+        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", "--mind", url, url,
+                               "--episodes", "6", "--iterations", "25", "--grid", "7", "--no-plots",
+                               "--out", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    finally:
+        node.terminate()
+        node.wait(5)
+    assert done.returncode == 0, done.stderr
+    row = json.loads((tmp_path / "results.json").read_text())[0]
+    assert row["job"]["size"] == 2 and len(row["scores"]) == 6
+    assert row["upsilon"] > 0.3          # local search, far above random
+
+
+def test_remote_collective_of_python_minds_shares_a_q_table():
+    args = dict(grid=6, iterations=15, episodes=8, agents=3, seed=1)
+    with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:QLearningMind",
+                                                                args={"team": "blue"}) as mind, \
+            ServerProcess(f"{MINDS}:StigmergyMind") as stig:
+        q = asyncio.run(administer(world.url, [mind.url] * 3))
+        s = asyncio.run(administer(world.url, [stig.url] * 3))
+    assert q.per_mind.shape == (8, 3) and -1 <= q.upsilon <= 1
+    assert s.upsilon > 0.3
