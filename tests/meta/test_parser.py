@@ -93,3 +93,9 @@ def test_any_line_parses_or_raises_parse_error(line):
         parse_message(line)
     except ParseError as exc:
         assert exc.reason
+
+
+def test_parentheses_nested_too_deep_are_refused_with_a_reason():
+    with pytest.raises(ParseError, match="parentheses nest more than 100 deep at column 107"):
+        parse_command("reply " + "(" * 2000 + ")" * 2000)
+    assert parse_command("reply " + "(" * 50 + "x" + ")" * 50) is not None

@@ -70,3 +70,13 @@ def test_keys_tell_apart_sequences_that_join_to_the_same_text():
     assert digest("a", "b\x1fc") != digest("a\x1fb", "c")
     assert digest("a", "b") == digest("a", "b") != digest("ab")
     assert Message.of("x\x1fy").key != Message(("x", "y"), (Message.of(""),)).key
+
+
+def test_very_deep_messages_are_stored_shown_and_reloaded(tmp_path):
+    deep = encode("x" * 3000)  # a list nested 3000 deep
+    store = Store(tmp_path / "deep.db")
+    store.save(deep)
+    store.flush()
+    again = Store(tmp_path / "deep.db").load_message(deep.key)
+    assert again == deep
+    assert again.expand().count("(the list with first element") == 3000

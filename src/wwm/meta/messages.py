@@ -76,11 +76,20 @@ class Message:
         return "".join(out)
 
     def expand(self) -> str:
-        """The whole tree in one line, sub-messages in parentheses."""
-        out = [self.texts[0]]
-        for arg, text in zip(self.args, self.texts[1:]):
-            out.append(f"({arg.expand()})" if isinstance(arg, Message) else arg.expand())
-            out.append(text)
+        """The whole tree in one line, sub-messages in parentheses (any depth: no recursion)."""
+        out: list[str] = []
+        stack: list[Referent | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+            elif isinstance(item, Channel):
+                out.append(item.expand())
+            else:
+                pieces: list[Referent | str] = [item.texts[0]]
+                for arg, text in zip(item.args, item.texts[1:]):
+                    pieces += ["(", arg, ")", text] if isinstance(arg, Message) else [arg, text]
+                stack.extend(reversed(pieces))
         return "".join(out)
 
     def __str__(self) -> str:

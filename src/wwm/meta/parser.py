@@ -16,6 +16,7 @@ KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
 VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
 _NUM = re.compile(r"\d+")
 _PROSE = re.compile(r"[^()#@]+")
+MAX_NESTING = 100
 
 
 class ParseError(ValueError):
@@ -155,13 +156,13 @@ def parse_message(text: str, offset: int = 0) -> Body:
 
     ``offset`` is where ``text`` starts in the typed line, so errors name the line's columns.
     """
-    body, end = _message(text, 0, offset, nested=False)
+    body, end = _message(text, 0, offset, depth=0)
     if end != len(text):  # only an unmatched ')' stops the top level early
         raise ParseError(f"unmatched ')' at column {offset + end + 1}")
     return body
 
 
-def _message(text: str, i: int, offset: int, nested: bool) -> tuple[Body, int]:
+def _message(text: str, i: int, offset: int, depth: int) -> tuple[Body, int]:
     texts: list[str] = []
     args: list[Body] = []
     chunk = ""
@@ -177,12 +178,14 @@ def _message(text: str, i: int, offset: int, nested: bool) -> tuple[Body, int]:
             continue
         c = text[i]
         if c == ")":
-            if not nested:
+            if not depth:
                 return _finish(texts, chunk, args), i
             break
         if c == "(":
+            if depth >= MAX_NESTING:
+                raise ParseError(f"parentheses nest more than {MAX_NESTING} deep at column {offset + i + 1}")
             opened = i
-            sub, i = _message(text, i + 1, offset, nested=True)
+            sub, i = _message(text, i + 1, offset, depth + 1)
             if i >= len(text):
                 raise ParseError(f"the '(' at column {offset + opened + 1} is never closed")
             texts.append(chunk)

@@ -150,18 +150,28 @@ class Store:
             return self._load_agent(db, key, policies or {}, {})
 
     def _load(self, db, key: str, policies: dict, memo: dict) -> Referent:
-        if key in memo:
-            return memo[key]
-        if key.startswith("@"):
-            found: Referent = Channel(self._load_agent(db, key[1:], policies, memo))
-        else:
-            row = db.execute(select(messages).where(messages.c.key == key)).one_or_none()
+        """Rebuild a referent bottom-up with an explicit stack (trees of any depth)."""
+        stack = [key]
+        while stack:
+            top = stack[-1]
+            if top in memo:
+                stack.pop()
+                continue
+            if top.startswith("@"):
+                memo[top] = Channel(self._load_agent(db, top[1:], policies, memo))
+                stack.pop()
+                continue
+            row = memo.get(("row", top)) or db.execute(select(messages).where(messages.c.key == top)).one_or_none()
             if row is None:
-                raise KeyError(f"no message {key} in {self.path}")
-            found = Message(tuple(json.loads(row.texts)),
-                            tuple(self._load(db, k, policies, memo) for k in json.loads(row.args)))
-        memo[key] = found
-        return found
+                raise KeyError(f"no message {top} in {self.path}")
+            memo[("row", top)] = row
+            missing = [k for k in json.loads(row.args) if k not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            memo[top] = Message(tuple(json.loads(row.texts)), tuple(memo[k] for k in json.loads(row.args)))
+            stack.pop()
+        return memo[key]
 
     def _load_agent(self, db, key: str, policies: dict, memo: dict) -> HCHAgent:
         row = db.execute(select(hch_agents).where(hch_agents.c.key == key)).one_or_none()
