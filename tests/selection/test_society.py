@@ -254,3 +254,26 @@ async def test_hierarchical_q_learns_to_let_the_good_mind_through():
     assert curve[0][1] < 0.65 and min(share for _, share in curve[-3:]) > 0.9, curve
     late = sum(score for score, _ in curve[-3:]) / 3
     assert late > 1.2 * curve[0][0], curve
+
+
+async def test_a_w_learning_society_with_a_twin_of_a_mind_acts_as_without_it(tmp_path, monkeypatch):
+    """Section 6 item 5 with learning minds: W-learning minds learn Q alone first, then W in
+    the society. A twin of the homer suggests what the homer suggests, so it is never
+    overruled when the homer is not, and the society acts exactly as the one without it."""
+    from wwm.minds.learning.qlearning import QLearningMind
+    from wwm.selection.compare import childhood
+
+    monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
+    client = await childhood("ant", seed=1, steps=1500)
+
+    def mind(goal: str, view: str) -> QLearningMind:
+        return QLearningMind(reward=goal, view=view, pretrained=client, q_temperature=0.0, w_initial=-0.01)
+
+    def society(twin: bool):
+        minds = [mind("ant.food", "i,f"), mind("ant.nest", "n"), mind("ant.predator", "p")]
+        return minds + ([mind("ant.nest", "n")] if twin else [])
+
+    alone, twinned = society(False), society(True)
+    assert await _play(alone, "w-learning", 400) == await _play(twinned, "w-learning", 400)
+    assert twinned[3].wtable.w == twinned[1].wtable.w  # the twins learnt the same W
+    assert any(w > 0 for w in alone[1].wtable.w.values())
