@@ -30,6 +30,8 @@ class Chain(Sequence[T]):
         new = list(new)
         if not new:
             return self
+        if not self._n:  # the empty chain is shared by everyone: never append to it
+            return Chain._of(new, len(new))
         if len(self._items) == self._n:  # the tip: share the list
             self._items.extend(new)
             return Chain._of(self._items, self._n + len(new))
