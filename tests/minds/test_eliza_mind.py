@@ -21,9 +21,9 @@ def test_reflect_turns_words_round(said, heard):
 
 def test_the_highest_ranked_keyword_wins_and_fragments_are_reflected():
     mind = ElizaMind()
-    assert mind.reply("I feel that my mother ignores me") == "Tell me more about your mother."
-    assert mind.reply("I feel lost without my notes") == "Do you often feel lost without your notes?"
-    assert mind.reply("I am worn out") == "How long have you been worn out?"
+    assert mind.reply("I feel that my mother ignores me") == "Say a little more about your mother."
+    assert mind.reply("I feel lost without my notes") == "When did you first notice feeling lost without your notes?"
+    assert mind.reply("I am worn out") == "What has it been like, being worn out?"
 
 
 def test_it_rotates_templates_instead_of_repeating():

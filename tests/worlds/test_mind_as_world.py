@@ -49,7 +49,7 @@ async def test_each_mind_hears_what_the_other_says():
     assert a.heard[0] == "I feel nervous about my exams."
     assert b.heard == [s.action for s in result.steps]          # b hears what a says ...
     assert a.heard == [s.state for s in result.steps]           # ... and a hears what b says
-    assert result.steps[0].action == "Do you often feel nervous about your exams?"
+    assert result.steps[0].action == "When did you first notice feeling nervous about your exams?"
     assert result.total_score == 6.0 and result.world_score == 6.0
 
 

@@ -48,7 +48,7 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     Rule(r"sorry|apologi[sz]e", 1, (
-        (r".*", ("There is no need to apologise here.", "What makes you feel you should apologise?")),
+        (r".*", ("No apology is needed here.", "Apologies aside, what is on your mind?")),
     )),
     Rule(r"hello|hi|hey|good (?:morning|afternoon|evening)", 0, (
         (r".*", ("Hello. What would you like to talk about today?", "Hi. How are things with you?")),
@@ -56,17 +56,17 @@ RULES: tuple[Rule, ...] = (
     Rule(r"dreams?|dreamt|dreamed|nightmares?", 4, (
         (r".*\bdream(?:t|ed)? (?:that |about )?(.+)", ("What do you make of dreaming {0}?",
                                                        "How did you feel when you woke from that dream?")),
-        (r".*", ("Do your dreams often stay with you during the day?", "What do your dreams tell you?")),
+        (r".*", ("Do your dreams stay with you during the day?", "What would your dreams say about you?")),
     )),
     Rule(r"mother|father|mum|mom|dad|sister|brother|parents?|family|son|daughter", 5, (
         (r".*\bmy (mother|father|mum|mom|dad|sister|brother|parents|family|son|daughter)\b(.*)",
-         ("Tell me more about your {0}.", "How do you get on with your {0}?",
-          "What comes to mind when you think of your {0}?")),
-        (r".*", ("How do things stand in your family?", "Who in your family do you feel closest to?")),
+         ("Say a little more about your {0}.", "How do you get on with your {0}?",
+          "What comes to mind when you picture your {0}?")),
+        (r".*", ("How do things stand at home these days?", "Who at home do you feel closest to?")),
     )),
     Rule(r"work|job|boss|office|career|colleagues?", 4, (
         (r".*\bmy (job|work|boss|career|colleagues?)\b(.*)", ("What is it about your {0} that weighs on you?",
-                                                              "How long has your {0} felt like this?")),
+                                                              "Since when has your {0} felt like this?")),
         (r".*", ("How much of your life does work take up?", "What would you change about your work?")),
     )),
     Rule(r"sleep|sleeping|tired|awake|insomnia", 4, (
@@ -74,48 +74,48 @@ RULES: tuple[Rule, ...] = (
                  "Does being tired change how you see things?")),
     )),
     Rule(r"friends?|alone|lonely|nobody|no one", 4, (
-        (r".*\b(?:nobody|no one) (.+)", ("Why do you think nobody {0}?",)),
+        (r".*\b(?:nobody|no one) (.+)", ("What makes it seem that nobody {0}?",)),
         (r".*", ("Tell me about the people you can turn to.", "When did you last feel close to someone?",
                  "What does being alone feel like for you?")),
     )),
     Rule(r"afraid|scared|worr(?:y|ied|ies)|anxious|fear", 4, (
         (r".*\b(?:afraid|scared) (?:of |that )?(.+)", ("What is it about {0} that frightens you?",)),
         (r".*\bworr(?:y|ied) (?:about |that )?(.+)", ("How long have you worried about {0}?",)),
-        (r".*", ("What is the worst that could happen?", "Where do you feel that fear?")),
+        (r".*", ("What is the worst that could happen?", "Where in your body do you notice that fear?")),
     )),
     Rule(r"feel|feeling|felt", 3, (
-        (r".*\bi (?:feel|felt) (.+)", ("Do you often feel {0}?", "When did you start to feel {0}?",
-                                      "What makes you feel {0}?")),
-        (r".*", ("Tell me more about those feelings.",)),
+        (r".*\bi (?:feel|felt) (.+)", ("When did you first notice feeling {0}?",
+                                       "What tends to leave you feeling {0}?", "Is feeling {0} new for you?")),
+        (r".*", ("Those feelings sound important. Where do they come from?",)),
     )),
     Rule(r"i am|i'm", 2, (
-        (r".*\bi(?: am|'m) (.+)", ("How long have you been {0}?", "Why do you say you are {0}?",
+        (r".*\bi(?: am|'m) (.+)", ("What has it been like, being {0}?", "Since when have you been {0}?",
                                    "Does being {0} help you or hold you back?")),
     )),
     Rule(r"i want|i need|i wish|i'd like", 3, (
-        (r".*\bi (?:want|need|wish|'d like)(?: to)? (.+)", ("What would it mean to you to {0}?",
-                                                           "What stops you from getting {0}?")),
+        (r".*\bi (?:want|need|wish|'d like)(?: to)? (.+)", ("Suppose you could {0}: what would change?",
+                                                            "What stands between you and that?")),
     )),
     Rule(r"because", 2, (
-        (r".*", ("Is that the real reason?", "What other reasons come to mind?")),
+        (r".*", ("Does that explain all of it?", "Are there other explanations you have considered?")),
     )),
     Rule(r"always|never|every(?:one|body)", 2, (
-        (r".*", ("Can you think of a time when it was different?", "Always? Is that really so?")),
+        (r".*", ("Can you think of a time when it was different?", "Every time? Is that really so?")),
     )),
     Rule(r"you", 1, (
-        (r".*\byou (?:are|'re) (.+)", ("What makes you think I am {0}?",)),
-        (r".*", ("We were talking about you, not me.", "Why do you bring me into it?")),
+        (r".*\byou (?:are|'re) (.+)", ("What gives you the impression that I am {0}?",)),
+        (r".*", ("Let's keep the focus on you.", "Why do you bring me into it?")),
     )),
     Rule(r"yes|yeah", 1, (
-        (r".*", ("You seem quite sure.", "I see. Go on.")),
+        (r".*", ("That sounds definite.", "All right. Go on.")),
     )),
     Rule(r"no|nope", 1, (
-        (r".*", ("Why not?", "You sound firm about that.")),
+        (r".*", ("What makes you say no?", "You sound firm about that.")),
     )),
 )
 
 FALLBACKS: tuple[str, ...] = (
-    "Please go on.", "How does that make you feel?", "What does that suggest to you?",
+    "Go on, I'm listening.", "How do you feel about that?", "What do you make of that?",
     "Tell me more.", "Why do you think that is?",
 )
 
