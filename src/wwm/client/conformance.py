@@ -1,0 +1,190 @@
+"""A conformance check for any World or Mind server, in any language: does it describe
+itself, start runs with unguessable IDs, answer each query of its role in the documented
+shape, end runs, and refuse bad input with the right codes? ``wwm check URL`` runs it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
+
+from ..protocol import jsoncodec, xmlcodec
+from ..protocol.errors import Refusal
+from ..protocol.messages import Query
+from ..protocol.results import Outcome, Suggestion
+from .remote import RemoteMind, RemoteWorld, _fetch_card
+from .transport import HttpTransport
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    detail: str
+    seconds: float
+
+
+async def check_server(url: str, *, state: str = "x", action: str | None = None,
+                       encoding: str = "json", timeout: float = 5.0) -> list[Check]:
+    checks: list[Check] = []
+
+    async def step(name: str, body: Callable[[], Awaitable[str]]) -> bool:
+        started = time.perf_counter()
+        try:
+            detail = await body()
+            checks.append(Check(name, True, detail, time.perf_counter() - started))
+            return True
+        except (AssertionError, Refusal, ValueError, TypeError) as exc:
+            checks.append(Check(name, False, f"{type(exc).__name__}: {exc}", time.perf_counter() - started))
+            return False
+
+    card: dict[str, Any] = {}
+
+    async def describe() -> str:
+        card.update(await _fetch_card(url))
+        assert card.get("role") in ("world", "mind"), f"role is {card.get('role')!r}"
+        assert isinstance(card.get("query_sets"), list), "no query_sets list"
+        return f"{card['role']} server, query sets {', '.join(card['query_sets'])}"
+
+    if not await step("describes itself (GET, JSON card)", describe):
+        # A server without a card (a hand-written CGI, say) may still answer queries as a mind.
+        card["role"] = "mind"
+    remote: Any
+    if card["role"] == "world":
+        remote = RemoteWorld(url, encoding=encoding, timeout=timeout, client_url="urn:wwm:check")
+    else:
+        remote = RemoteMind(url, encoding=encoding, timeout=timeout, client_url="urn:wwm:check")
+
+    async def new_run() -> str:
+        started = await remote.new_run()
+        assert remote.run_id, "no run ID"
+        detail = f"run ID of {len(remote.run_id)} characters"
+        if len(remote.run_id) < 16:
+            detail += " (short: a guessable run ID lets other clients into this run)"
+        return detail + (f"; display URL {started.display_url}" if started.display_url else "")
+
+    if not await step("New run", new_run):
+        await remote.aclose()
+        return checks
+    await step("No operation", lambda: _confirm(remote.no_operation()))
+    await step("Get display URL", lambda: _text(remote.get_display_url(), optional=True))
+    if card["role"] == "world":
+        await _world_checks(remote, step, action)
+    else:
+        await _mind_checks(remote, step, state)
+    run_id = remote.run_id
+
+    async def end() -> str:
+        score = await remote.end_run()
+        return f"score {score}" if score is not None else "confirmed"
+
+    await step("End run", end)
+
+    async def after_end() -> str:
+        remote.run_id = run_id
+        try:
+            await remote.no_operation()
+        except Refusal as refusal:
+            assert refusal.code in ("unknown-run", "run-ended"), f"refused with {refusal.code}"
+            return f"refused: {refusal.code}"
+        raise AssertionError("a query after End run was answered as if the run went on")
+
+    await step("a query after End run is refused", after_end)
+    await _bad_input(url, card["role"], step, timeout)
+    remote.run_id = None
+    await remote.aclose()
+    return checks
+
+
+async def _world_checks(world: RemoteWorld, step, action: str | None) -> None:
+    states: list[str] = []
+
+    async def get_state() -> str:
+        states.append(await world.get_state())
+        return _short(states[-1])
+
+    await step("Get state", get_state)
+    if action is not None:
+        async def execute() -> str:
+            outcome = await world.execute_action(action)
+            assert isinstance(outcome, Outcome) and isinstance(outcome.state, str)
+            return f"y = {_short(outcome.state)}, score {outcome.score}"
+
+        await step(f"Execute action {action!r}", execute)
+    await step("Get current score", lambda: _text(world.get_current_score(), optional=True))
+    await step("Reset score", lambda: _confirm(world.reset_score()))
+
+    async def reset() -> str:
+        try:
+            await world.reset()
+        except Refusal as refusal:
+            assert refusal.code == "unsupported-query", f"refused with {refusal.code}"
+            return "not supported (refused as unsupported-query)"
+        return "confirmed"
+
+    await step("Reset", reset)
+
+
+async def _mind_checks(mind: RemoteMind, step, state: str) -> None:
+    await step("Ready to suggest action?", lambda: _text(mind.ready_to_suggest(state)))
+
+    async def get_action() -> str:
+        suggestion = await mind.get_action(state)
+        assert isinstance(suggestion, Suggestion)
+        if not suggestion.can_suggest:
+            return "Cannot suggest action" + (f" ({suggestion.reason})" if suggestion.reason else "")
+        return f"a = {_short(suggestion.action or suggestion.mind_url or '')}" + (
+            f", Q = {suggestion.q}" if suggestion.q is not None else "")
+
+    await step(f"Get action for x = {_short(state)}", get_action)
+    await step("Inform it about state", lambda: _text(mind.inform(state, 1.0), optional=True))
+    await step("Get current score", lambda: _text(mind.get_current_score(), optional=True))
+    await step("Reset score", lambda: _confirm(mind.reset_score()))
+
+
+async def _bad_input(url: str, role: str, step, timeout: float) -> None:
+    transport = HttpTransport(url, timeout=timeout)
+    run_field = f"{role} run ID"
+
+    async def refused(query: Query, code: str) -> str:
+        try:
+            await transport.exchange(query)
+        except Refusal as refusal:
+            assert refusal.code == code, f"refused with {refusal.code}, expected {code}"
+            return f"{code}: {refusal.text}"
+        raise AssertionError(f"answered instead of refusing with {code}")
+
+    await step("unknown run ID is refused", lambda: refused(Query("No operation", {run_field: "no-such-run-0000"}), "unknown-run"))
+    await step("unknown query is refused", lambda: refused(Query("Make coffee", {}), "unknown-query"))
+
+    async def malformed() -> str:
+        lean = transport._lean
+        assert lean is not None
+        status, headers, body = await lean.post(b"<xml><query name='Get state'>")
+        message = xmlcodec.decode(body) if body.lstrip().startswith(b"<") else jsoncodec.decode(body)
+        assert message.refusal is not None and message.refusal.code == "malformed-message", \
+            f"answered {message.refusal.code if message.refusal else 'without a refusal'}"
+        return f"malformed-message (HTTP {status})"
+
+    if transport._lean is not None:
+        await step("malformed XML is refused", malformed)
+    await transport.close()
+
+
+async def _confirm(call: Awaitable[Any]) -> str:
+    await call
+    return "confirmed"
+
+
+async def _text(call: Awaitable[Any], optional: bool = False) -> str:
+    value = await call
+    if value is None:
+        assert optional, "no value returned"
+        return "none (optional)"
+    return _short(str(value))
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
