@@ -172,3 +172,18 @@ async def test_fipa_subscribe_reports_in_a_team_until_cancelled() -> None:
         assert agent.engine.talk(sub.conversation_id, "reader", "station").state == "cancelled-team"
         assert agent.tracker.team(sub.conversation_id) == set()
         assert [r for r in agent.tracker.records(sub.conversation_id) if r.active] == []
+
+
+def test_a_message_naming_another_protocol_is_refused() -> None:
+    e = Engine("B")
+    e.handle(ACLMessage("request", AID("A"), (AID("B"),), content="(x)", conversation_id="c",
+                        reply_with="m1", protocol="fipa-request"))
+    [v] = e.handle(ACLMessage("agree", AID("B"), (AID("A"),), conversation_id="c", reply_with="m2",
+                              in_reply_to="m1", protocol="fipa-query"))
+    assert not v.accepted and "follows fipa-request" in v.reason
+    [v] = e.handle(ACLMessage("agree", AID("B"), (AID("A"),), conversation_id="c", reply_with="m2",
+                              in_reply_to="m1", protocol="fipa-fandango"))
+    assert not v.accepted and "'fipa-fandango' but this conversation follows fipa-request" in v.reason
+    [v] = e.handle(ACLMessage("request", AID("A"), (AID("B"),), content="(x)", conversation_id="c2",
+                              protocol="fipa-fandango"))
+    assert not v.accepted and "unknown protocol 'fipa-fandango'" in v.reason

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .acts import Act
 from .clock import Clock
 from .message import ACLMessage, AclError
 from .protocols import INITIATOR, PARTICIPANT, Arc, Protocol, build_act, protocol_named
@@ -115,7 +116,7 @@ class Engine:
             except Rejected as exc:
                 raise Rejected(f"{msg.performative} to {receiver.name}: {exc}") from None
 
-    def _probe(self, talk: Talk, arc: Arc, act) -> None:
+    def _probe(self, talk: Talk, arc: Arc, act: Act) -> None:
         want = talk.protocol.states[arc.target]
         state = self.tracker.probe(act, talk.conversation)
         if state != want:
@@ -147,7 +148,10 @@ class Engine:
         protocol = protocol_named(msg.protocol)
         return Talk(msg.conversation_id or "", sender, receiver, protocol, protocol.initial)
 
-    def _arc(self, talk: Talk, msg: ACLMessage, sender: str):
+    def _arc(self, talk: Talk, msg: ACLMessage, sender: str) -> tuple[Arc, Act]:
+        if msg.protocol is not None and msg.protocol.lower() != talk.protocol.name:
+            raise Rejected(f"the message says protocol {msg.protocol!r} but this conversation "
+                           f"follows {talk.protocol.name}")
         if talk.final:
             raise Rejected(f"the conversation is over (state {talk.state!r} of {talk.protocol.name})")
         role = talk.role(sender)
