@@ -64,7 +64,7 @@ class Echo(Mind):
 
 
 async def _endless(url: str) -> None:
-    from wwm.client.runner import RunSettings, Runner
+    from wwm.client.runner import Runner, RunSettings
     from wwm.store import RunStore, StoreRecorder
 
     store = RunStore(url)
@@ -72,7 +72,7 @@ async def _endless(url: str) -> None:
     recorder = StoreRecorder(store, mind_url="local:Echo", world_url="local:Counter",
                              society={"name": "endless"}, settings=settings)
 
-    def shout(step, result) -> None:  # noqa: ANN001
+    def shout(step, result) -> None:
         print(step.index, flush=True)
 
     await Runner(Echo(), Counter(pause=0.002), settings, recorder=recorder, on_step=shout).run()

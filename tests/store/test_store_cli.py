@@ -20,7 +20,7 @@ from wwm.store import RunStore, StepRecord
 def wwm(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "WWM_DATABASE_URL"}
     return subprocess.run([sys.executable, "-m", "wwm.cli.main", *args], capture_output=True,
-                          text=True, timeout=60, env=env)
+                          text=True, timeout=60, env=env, check=False)
 
 
 @pytest.mark.slow

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from store_inhabitants import score, state
 
 from wwm.store import RunStore
@@ -46,7 +45,7 @@ class Child:
         assert self.process.returncode == -signal.SIGKILL
 
 
-def check_steps(run, recorded_before: int, last_printed: int) -> None:  # noqa: ANN001
+def check_steps(run, recorded_before: int, last_printed: int) -> None:
     indices = [s.index for s in run.steps]
     assert indices == list(range(len(indices))), "steps are contiguous from 0"
     assert recorded_before < len(indices) <= last_printed + 1

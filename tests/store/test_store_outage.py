@@ -11,7 +11,7 @@ import pytest
 from wwm.store import RunStore, StepRecord
 
 
-def wait_for(condition, seconds: float) -> bool:  # noqa: ANN001
+def wait_for(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > deadline:
@@ -21,7 +21,7 @@ def wait_for(condition, seconds: float) -> bool:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_postgresql_restart_mid_run_loses_nothing(postgres) -> None:  # noqa: ANN001
+def test_postgresql_restart_mid_run_loses_nothing(postgres) -> None:
     url = postgres.new_schema()
     with RunStore(url) as store:
         run_id = store.start_run(mind_url="m", world_url="w")

@@ -31,8 +31,8 @@ and lone surrogates (stored as backslash escapes); a NaN score is stored as None
 """
 
 from .engine import ENV_VAR, StoreError, default_path, resolve_url
-from .records import EventRecord, RunDetail, RunSummary, StepRecord
 from .recorder import StoreRecorder
+from .records import EventRecord, RunDetail, RunSummary, StepRecord
 from .store import RunStore, UnknownRun
 
 __all__ = ["ENV_VAR", "EventRecord", "RunDetail", "RunStore", "RunSummary", "StepRecord",

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Self
 from urllib.parse import quote
 
 from ..testing import free_port
@@ -43,7 +44,7 @@ class TempPostgres:
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres", "postgres")
 
-    def __enter__(self) -> TempPostgres:
+    def __enter__(self) -> Self:
         try:
             self.start()
         except BaseException:
@@ -58,7 +59,7 @@ class TempPostgres:
         command = [str(self.bindir / program), *args]
         if os.geteuid() == 0:
             command = ["runuser", "-u", "postgres", "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             log = self.log.read_text() if self.log.exists() else ""
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr}{done.stdout}{log}")

@@ -5,8 +5,19 @@ Prefixed names let the tables live in a PostgreSQL database shared with other th
 
 from __future__ import annotations
 
-from sqlalchemy import (JSON, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData,
-                        String, Table, Text)
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
 
 metadata = MetaData()
 

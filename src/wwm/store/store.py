@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
@@ -53,7 +53,7 @@ class RunStore:
         except SQLAlchemyError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the run store at {shown(self.url)}: {_reason(exc)}") from None
-        self._writer = Writer(self.engine, self._lock, lambda: sorted(self._open),
+        self._writer = Writer(self.engine, self._lock, lambda: sorted(self._open.copy()),
                               batch=batch, interval=interval)
         self._closed = False
         atexit.register(self._close_at_exit)
@@ -61,7 +61,7 @@ class RunStore:
     def __repr__(self) -> str:
         return f"RunStore({shown(self.url)!r})"
 
-    def __enter__(self) -> RunStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -252,7 +252,7 @@ class _Translate:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
         if isinstance(exc, SQLAlchemyError):
             raise StoreError(f"{self.prefix}: {_reason(exc)}") from exc
         return False

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy import Engine, insert, update
 
@@ -43,7 +45,7 @@ def number(value: Any) -> float | None:
     if value is None:
         return None
     value = float(value)
-    return None if value != value else value
+    return None if math.isnan(value) else value
 
 
 STEP_COLUMNS = [c.name for c in schema.steps.columns if c.name != "id"]
@@ -139,7 +141,7 @@ class Writer:
                     with self.lock:
                         self._beat(self._live_runs())
                 self.last_error = None
-            except Exception as exc:  # the database is away: keep the rows, try again later
+            except Exception as exc:  # noqa: BLE001 - the database is away: keep the rows, try again later
                 if self.last_error is None:
                     log.warning("run store: cannot write, will retry: %s", exc)
                 self.last_error = exc
