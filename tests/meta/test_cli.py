@@ -79,6 +79,10 @@ def test_bad_settings_and_files_are_explained():
     missing = wwm_meta("tree", "--db", "/nonexistent/x.db")
     assert missing.returncode == 2 and "no such file /nonexistent/x.db" in missing.stderr
     assert "no file of lines" in wwm_meta("act", "-a", "lines:/nonexistent").stderr
+    not_a_db = wwm_meta("tree", "--db", __file__)
+    assert not_a_db.returncode == 2 and "cannot be used as a meta-execution database" in not_a_db.stderr
+    nowhere = wwm_meta("sort", "1", "--db", "/nonexistent/dir/x.db")
+    assert nowhere.returncode == 2 and "cannot be used as a meta-execution database" in nowhere.stderr
 
 
 @pytest.mark.slow

@@ -76,6 +76,9 @@ async def test_bad_settings_are_refused_with_the_reason():
         mind = connect(server.url, budget=-5)
         with pytest.raises(Refusal, match="budget must be 0 or more"):
             await mind.new_run()
+        mind = connect(server.url, store="/nonexistent/dir/meta.db")
+        with pytest.raises(Refusal, match="store='/nonexistent/dir/meta.db' cannot be used"):
+            await mind.new_run()
 
 
 async def test_when_meta_cannot_read_the_answer_the_mind_cannot_suggest_and_says_why():

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rich.console import Console
+    from sqlalchemy.exc import DatabaseError
 
     from ..meta.agents import OutOfLines
     from ..meta.meta import DecodeError
@@ -89,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except KeyError as exc:
         print(f"wwm meta: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except DatabaseError as exc:
+        print(f"wwm meta: {db} cannot be used as a meta-execution database ({exc.orig})", file=sys.stderr)
         return 2
 
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import (Column, Integer, MetaData, String, Table, Text, create_engine, event,
-                        insert, select, delete)
+from sqlalchemy import (Column, Integer, MetaData, String, Table, Text, create_engine, delete, event,
+                        insert, select)
 
 from .agents import Agent, Transcript
 from .hch import HCHAgent

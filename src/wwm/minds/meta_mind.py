@@ -48,10 +48,14 @@ class MetaMind(Mind):
 
     async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
         await super().new_run(client_url, world_display_url, world_run_id)
+        from sqlalchemy.exc import DatabaseError
+
         try:
             self.session = await Session.open(self.settings)
         except (SettingsError, OSError) as exc:
             raise Refusal("bad-parameters", str(exc)) from None
+        except DatabaseError as exc:
+            raise Refusal("bad-parameters", f"store={self.settings.store!r} cannot be used: {exc.orig}") from None
         return RunStarted()
 
     async def get_action(self, state: str) -> Suggestion:
