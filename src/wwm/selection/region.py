@@ -17,8 +17,9 @@ import json
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
@@ -95,8 +96,9 @@ def _tokens(text: str) -> list[_Token]:
             break
         match = _TOKEN.match(text, at)
         if match is None or match.end() == at:
-            bad = text[at:].lstrip()[:10]
-            raise RegionError(f"region {text!r}: cannot read {bad!r} at column {len(text) - len(text[at:].lstrip()) + 1}")
+            rest = text[at:].lstrip()
+            column = len(text) - len(rest) + 1
+            raise RegionError(f"region {text!r}: cannot read {rest[:10]!r} at column {column}")
         kind = match.lastgroup or ""
         value, column = match.group(kind), match.start(kind) + 1
         if kind == "name" and value in ("and", "or", "not"):
@@ -208,7 +210,7 @@ class Region:
 
         def test(v: Variables) -> bool:
             values = [o(v) for o in operands]
-            for op, a, b in zip(ops, values, values[1:]):
+            for op, a, b in zip(ops, values, values[1:], strict=False):
                 if op in ("==", "=", "!="):
                     same = a == b
                     if (op == "!=") == same:
@@ -368,7 +370,7 @@ class RegionMind(Mind):
     async def inform(self, state: str, score: float | None = None) -> float | None:
         minds = self._distinct()
         answers = await asyncio.gather(*(m.inform(state, score) for m in minds), return_exceptions=True)
-        for mind, answer in zip(minds, answers):
+        for mind, answer in zip(minds, answers, strict=True):
             if isinstance(answer, BaseException):
                 log.warning("informing %r failed: %s", mind, answer)
         return None
