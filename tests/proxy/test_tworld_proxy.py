@@ -109,7 +109,7 @@ async def test_fifty_concurrent_pairs_relay_correctly_for_two_seconds(proxy):
 
 
 async def test_agent_that_vanishes_is_reported_to_the_world(proxy):
-    reader, writer = await agent(proxy, "ghost")
+    _, writer = await agent(proxy, "ghost")
     ws = await world(proxy, "ghost")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
     writer.transport.abort()
@@ -117,7 +117,7 @@ async def test_agent_that_vanishes_is_reported_to_the_world(proxy):
 
 
 async def test_world_that_vanishes_is_reported_to_the_agent(proxy):
-    reader, writer = await agent(proxy, "orphan")
+    reader, _ = await agent(proxy, "orphan")
     ws = await world(proxy, "orphan")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
     ws.transport.abort()  # no close handshake: the process died
@@ -139,9 +139,10 @@ async def test_unpaired_peers_that_vanish_leave_no_slot(proxy):
         await asyncio.sleep(0.02)
     assert proxy.waiting_count() == 0
     # a fresh pair with the same magic still works
-    reader, writer = await agent(proxy, "lonely")
+    _, writer = await agent(proxy, "lonely")
     ws = await world(proxy, "lonely")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
+    writer.close()
 
 
 async def test_send_before_connect_and_garbage_get_errors_then_connect_works(proxy):
@@ -176,6 +177,7 @@ async def test_world_side_garbage_and_plain_http_do_not_break_the_proxy(proxy):
     await writer.drain()
     reply = await asyncio.wait_for(reader.read(), 5)
     assert reply.startswith(b"HTTP/1.1 426")
-    r2, w2 = await agent(proxy, "still-alive")
+    _, alive = await agent(proxy, "still-alive")
     await ws.send("CONNECT:still-alive")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
+    alive.close()

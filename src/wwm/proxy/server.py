@@ -42,7 +42,7 @@ def error_line(text: str) -> str:
 def parse_connect(text: str) -> str:
     """The magic string of a ``CONNECT:<magic>`` message; ValueError says what is wrong."""
     line = text.strip(" \r\n\t")
-    if not line[:8].upper() == "CONNECT:":
+    if line[:8].upper() != "CONNECT:":
         shown = line if len(line) <= 40 else line[:37] + "..."
         raise ValueError(f"expected CONNECT:<magic string> first, got {shown!r}")
     magic = line[8:].strip()
@@ -89,7 +89,7 @@ class Peer:
                 self.writer.write(b"".join(self.ws.data_to_send()))
             self.writer.close()
             await asyncio.wait_for(self.writer.wait_closed(), 2)
-        except (ConnectionError, RuntimeError, OSError, asyncio.TimeoutError, WebSocketException):
+        except (TimeoutError, ConnectionError, RuntimeError, OSError, WebSocketException):
             pass
 
 
@@ -139,8 +139,7 @@ class Proxy:
             else:
                 peer = Peer("agent", reader, writer)
                 await self._agent_loop(peer, first)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError, OSError,
-                WebSocketException) as exc:
+        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError, OSError, WebSocketException) as exc:
             log.debug("connection dropped: %s", exc)
         finally:
             if peer is not None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from wwm.worlds.tileworld.agents import DeliberativeAgent, ReactiveAgent, View, make_agent, plan_push
+from wwm.worlds.tileworld.agents import (
+    DeliberativeAgent,
+    ReactiveAgent,
+    View,
+    make_agent,
+    plan_push,
+)
 from wwm.worlds.tileworld.batch import play, sweep
 from wwm.worlds.tileworld.config import Config, Team
 from wwm.worlds.tileworld.engine import Engine

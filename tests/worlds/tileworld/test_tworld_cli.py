@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def wwm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "wwm.cli.main", "tworld", *args], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, check=False)
 
 
 def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
@@ -35,7 +34,8 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     result = wwm("batch", "--gammas", "0.2,2", "--dynamisms", "6", "--trials", "2", "--time", "40", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert "Effectiveness ε against γ" in result.stdout and "deliberative" in result.stdout
-    rows = list(csv.DictReader(open(out.with_suffix(".csv"))))
+    with open(out.with_suffix(".csv")) as fh:
+        rows = list(csv.DictReader(fh))
     assert [(r["agent"], float(r["gamma"])) for r in rows] == [("reactive", 0.2), ("reactive", 2.0),
                                                                 ("deliberative", 0.2), ("deliberative", 2.0)]
     assert float(rows[0]["effectiveness"]) > float(rows[1]["effectiveness"])

@@ -148,7 +148,7 @@ async def test_a_silent_agent_counts_as_none_and_a_missing_one_is_reported():
     cfg = Config(seed=3, end={"neutral": {"time": 1}}, gamma=0.5)
     game = Game(cfg, [ProxyLink(f"ws://127.0.0.1:{proxy.port}/", "mute")], action_timeout=0.2)
     task = asyncio.create_task(game.run())
-    reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+    _, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
     writer.write(b"CONNECT:mute\n")
     await writer.drain()
     result = await asyncio.wait_for(task, 10)

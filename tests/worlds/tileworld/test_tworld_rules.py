@@ -5,8 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from wwm.worlds.tileworld.config import (DYNAMIC, FAILURE, NEUTRAL, SEMIDYNAMIC, STATIC, SUCCESS, Config,
-                                         ConfigError, Range, StochasticModel, Team)
+from wwm.worlds.tileworld.config import (
+    DYNAMIC,
+    FAILURE,
+    NEUTRAL,
+    SEMIDYNAMIC,
+    STATIC,
+    SUCCESS,
+    Config,
+    ConfigError,
+    Range,
+    StochasticModel,
+    Team,
+)
 from wwm.worlds.tileworld.engine import Engine
 from wwm.worlds.tileworld.percepts import grid
 

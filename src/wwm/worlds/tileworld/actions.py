@@ -15,14 +15,14 @@ Kind = Literal["move", "none", "restore", "message", "team_message", "console"]
 DIRECTIONS: dict[str, tuple[int, int]] = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 _NUMBERS = {"0": "west", "1": "east", "2": "north", "3": "south"}
 
-_MOVE = re.compile(r"^(?:action\(\s*)?(north|south|east|west|[0-3])(?:\s*\))?$", re.I)
-_NONE = re.compile(r"^(?:action\(\s*)?(none|null|4)(?:\s*\))?$", re.I)
-_RESTORE = re.compile(r"^(?:action\(\s*)?(restore|restore_battery|revive|5)(?:\s*\))?$", re.I)
-_PEER = re.compile(r"^(?:message|msg|p_msg|peer_message):(\d+):(.*)$", re.I | re.S)
-_PEER_CALL = re.compile(r"^(?:message|msg|p_msg|peer_message)\(\s*(\d+)\s*,\s*'(.*)'\s*\)$", re.I | re.S)
-_TEAM = re.compile(r"^(?:team_message|tm_msg):(.*)$", re.I | re.S)
-_TEAM_CALL = re.compile(r"^(?:team_message|tm_msg)\(\s*'(.*)'\s*\)$", re.I | re.S)
-_CONSOLE = re.compile(r"^(?:(?:log|error):.*|clear|6|paint:\d+:\d+|clear_cells|key_(?:down|up):\w+)$", re.I | re.S)
+_MOVE = re.compile(r"^(?:action\(\s*)?(north|south|east|west|[0-3])(?:\s*\))?$", re.IGNORECASE)
+_NONE = re.compile(r"^(?:action\(\s*)?(none|null|4)(?:\s*\))?$", re.IGNORECASE)
+_RESTORE = re.compile(r"^(?:action\(\s*)?(restore|restore_battery|revive|5)(?:\s*\))?$", re.IGNORECASE)
+_PEER = re.compile(r"^(?:message|msg|p_msg|peer_message):(\d+):(.*)$", re.IGNORECASE | re.DOTALL)
+_PEER_CALL = re.compile(r"^(?:message|msg|p_msg|peer_message)\(\s*(\d+)\s*,\s*'(.*)'\s*\)$", re.IGNORECASE | re.DOTALL)
+_TEAM = re.compile(r"^(?:team_message|tm_msg):(.*)$", re.IGNORECASE | re.DOTALL)
+_TEAM_CALL = re.compile(r"^(?:team_message|tm_msg)\(\s*'(.*)'\s*\)$", re.IGNORECASE | re.DOTALL)
+_CONSOLE = re.compile(r"^(?:(?:log|error):.*|clear|6|paint:\d+:\d+|clear_cells|key_(?:down|up):\w+)$", re.IGNORECASE | re.DOTALL)
 
 
 class ActionError(ValueError):

@@ -123,7 +123,7 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         try:
             body = await request.json()
             if not isinstance(body, dict):
-                raise ValueError("the body must be a JSON object with config and agents")
+                raise TypeError("the body must be a JSON object with config and agents")
             await hub.start(body)
         except json.JSONDecodeError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)

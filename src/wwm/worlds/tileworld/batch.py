@@ -7,8 +7,9 @@ trial) combination and reports mean effectiveness, the data of the ε-against-γ
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from . import percepts
 from .agents import make_agent

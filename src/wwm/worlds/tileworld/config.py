@@ -147,9 +147,9 @@ class Config:
             for key in conditions:
                 if key not in END_KEYS:
                     raise ConfigError(f"unknown end condition {key!r} in {group}: use {', '.join(END_KEYS)}")
-        if self.initial_state is not None:
-            if len(self.initial_state) != self.rows or any(len(r) != self.columns for r in self.initial_state):
-                raise ConfigError(f"initial_state must be {self.rows} rows of {self.columns} cells")
+        if self.initial_state is not None and (
+                len(self.initial_state) != self.rows or any(len(r) != self.columns for r in self.initial_state)):
+            raise ConfigError(f"initial_state must be {self.rows} rows of {self.columns} cells")
 
     @property
     def team_list(self) -> tuple[Team, ...]:

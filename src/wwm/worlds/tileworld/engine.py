@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections import deque
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .actions import DIRECTIONS, NONE, Action, ActionError, parse_action
-from .config import DYNAMIC, FAILURE, NEUTRAL, SEMIDYNAMIC, STATIC, SUCCESS, Config, ConfigError
+from .config import DYNAMIC, FAILURE, NEUTRAL, SEMIDYNAMIC, SUCCESS, Config, ConfigError
 
 Cell = tuple[int, int]
 HOLE_MULTIPLIER = 10
@@ -511,4 +511,4 @@ class Engine:
         return engine
 
 
-__all__ = ["Engine", "ActResult", "ActionError", "Hole", "Thing", "AgentState", "TeamState", "NONE", "Cell"]
+__all__ = ["NONE", "ActResult", "ActionError", "AgentState", "Cell", "Engine", "Hole", "TeamState", "Thing"]

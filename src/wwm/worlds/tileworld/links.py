@@ -82,7 +82,7 @@ class ProxyLink:
         await self.ws.send(f"CONNECT:{self.magic}")
         try:
             reply = await asyncio.wait_for(self.ws.recv(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise LinkClosed(f"no agent connected with magic string {self.magic!r} within {timeout:.0f} s") from None
         except WebSocketException:
             raise LinkClosed(f"the proxy closed the link for {self.magic!r}") from None
@@ -106,7 +106,7 @@ class ProxyLink:
                 return None
             try:
                 frame = await asyncio.wait_for(self.ws.recv(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return None
             except WebSocketException:
                 raise LinkClosed(f"agent {self.magic!r} has gone") from None

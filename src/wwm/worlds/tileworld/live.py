@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from . import percepts
 from .actions import NONE, Action, ActionError, parse_action

@@ -8,9 +8,10 @@ between. :func:`replay` re-runs the calls and checks that each percept comes out
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import percepts
 from .config import Config

@@ -104,4 +104,4 @@ class TileworldMind(Mind):
             raise Refusal("bad-parameters", f"not a T-World percept: {exc!s:.80}") from None
 
 
-__all__ = ["TileworldWorld", "TileworldMind", "Team"]
+__all__ = ["Team", "TileworldMind", "TileworldWorld"]
