@@ -44,3 +44,22 @@ async def test_not_a_lambdastar_state():
         await LocalSearchMind().get_action("<xml/>")
     with pytest.raises(Refusal, match="not a Λ\\* state"):
         await LocalSearchMind().get_action("{}")
+
+
+async def test_team_mind_refuses_learners_and_unknown_types():
+    from wwm.minds.lambdastar_agents import TeamMind
+    with pytest.raises(ValueError, match="QLearningMind"):
+        TeamMind(agent="qlearning")
+    with pytest.raises(ValueError, match="not 'genius'"):
+        TeamMind(agent="genius")
+    solo = TeamMind(agent="dictator", team="solo-test")
+    assert (await solo.get_action(state(agents=1, agent=1))).action == "6"
+
+
+async def test_sarsa_mind_updates_when_the_next_action_is_chosen():
+    from wwm.minds.lambdastar_agents import SarsaMind
+    m = SarsaMind(team="sarsa-test")
+    await m.get_action(state())
+    assert await m.inform(state(iteration=2, cell=8), score=1.0) is None   # waits for a'
+    await m.get_action(state(iteration=2, cell=8))
+    assert max(m.values(1, 1, 7)) == pytest.approx(0.3)

@@ -84,3 +84,17 @@ def test_remote_collective_of_python_minds_shares_a_q_table():
         s = asyncio.run(administer(world.url, [stig.url] * 3))
     assert q.per_mind.shape == (8, 3) and -1 <= q.upsilon <= 1
     assert s.upsilon > 0.3
+
+
+def test_remote_collectives_play_exactly_as_in_process_collectives():
+    """Wisdom-of-crowd minds on a server act as the in-process collective does: the remote
+    score matches the local one on the same environments within noise of the tie draws."""
+    args = dict(grid=7, iterations=20, episodes=12, agents=3, seed=6)
+    with ServerProcess(WORLD, args=args) as world, \
+            ServerProcess(f"{MINDS}:TeamMind", args={"agent": "woc", "team": "crowd"}) as woc, \
+            ServerProcess(f"{MINDS}:SarsaMind", args={"team": "s"}) as sarsa:
+        remote = asyncio.run(administer(world.url, [woc.url] * 3))
+        learners = asyncio.run(administer(world.url, [sarsa.url] * 3))
+    local = play(Setting("woc", 3), build(BatterySpec(7, 20, 12, "paper", 6)))
+    assert abs(remote.upsilon - local.upsilon) < 0.12 and remote.upsilon > 0.3
+    assert learners.per_mind.shape == (12, 3)

@@ -6,6 +6,7 @@ name form a collective: they share a Q-table, or a layer of fake rewards (stigme
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import defaultdict
 from typing import Any, ClassVar
@@ -157,8 +158,145 @@ class QLearningMind(LambdaStarMind, LearningMind):
         return score
 
 
+class SarsaMind(QLearningMind):
+    """SARSA learning while it sits each episode: the update for a step waits until the next
+    action is chosen, and bootstraps from that action's value (0 at the end of an episode).
+    A ``team`` shares the table (the shared-SARSA collective)."""
+
+    def __init__(self, seed: int = 0, team: str = "") -> None:
+        super().__init__(seed, team)
+        self.waiting: tuple[int, int, int, int, float] | None = None
+
+    def choose(self, doc):
+        a = self.pick(self.values(doc["episode"], doc["iteration"], doc["cell"]))
+        self._settle(doc, a)
+        self.previous = (doc["episode"], doc["iteration"], doc["cell"], a)
+        return a
+
+    def _settle(self, doc: dict | None, a_next: int | None) -> None:
+        if self.waiting is None:
+            return
+        episode, iteration, cell, a, reward = self.waiting
+        self.waiting = None
+        if _TABLE_EPISODE.get(self.team) != episode:
+            return
+        going_on = doc is not None and doc.get("episode") == episode and a_next is not None
+        future = self.values(episode, doc["iteration"], doc["cell"])[a_next] if going_on else 0.0
+        q = self.values(episode, iteration, cell)
+        q[a] += self.alpha * (reward + self.gamma * future - q[a])
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        doc = read_state(state)
+        if self.previous is None or score is None:
+            return None
+        self.waiting = (*self.previous, float(score))
+        self.previous = None
+        if doc.get("finished") or doc["episode"] != self.waiting[0]:
+            self._settle(None, None)
+        return None
+
+
+class _EpisodeView:
+    """What a Team's ``begin`` reads, pieced together from the members' states."""
+
+    def __init__(self, iterations: int, positions: list[int]) -> None:
+        self.good = np.zeros(iterations + 1, dtype=np.int64)
+        self.positions = np.array(positions)
+
+
+class _Hub:
+    """The members of one team on this server: gathers each member's observation, then lets
+    the in-process Team (communicate and) decide for all of them at once."""
+
+    def __init__(self, key: str, doc: dict[str, Any], seed: int, params: dict[str, Any]) -> None:
+        from ..evaluation.agents import make
+        from ..worlds.lambdastar.profiles import profile
+
+        rows, cols = doc["grid"]
+        k = int(round((len(doc["cells"]) ** 0.5 - 1) / 2))
+        self.team = make(key, doc["agents"], torus(rows, cols), profile(doc.get("profile", "paper")),
+                         doc["iterations"], k, **params)
+        self.size = doc["agents"]
+        self.iterations = doc["iterations"]
+        self.rng = np.random.default_rng(seed)
+        self.cond = asyncio.Condition()
+        self.waiting: dict[int, tuple[Any, dict]] = {}
+        self.answers: list[int] = []
+        self.round = 0
+        self.episode: int | None = None
+        self.view: _EpisodeView | None = None
+
+    async def act(self, doc: dict[str, Any]) -> int:
+        from ..worlds.lambdastar.engine import Observation
+
+        j = int(doc["agent"]) - 1
+        obs = Observation(doc["cell"] - 1, np.asarray(doc["cells"]) - 1,
+                          np.asarray(doc["rewards"], dtype=float), doc["iteration"])
+        async with self.cond:
+            self.waiting[j] = (obs, doc)
+            mine = self.round
+            if len(self.waiting) == self.size:
+                self._decide()
+            else:
+                await asyncio.wait_for(self.cond.wait_for(lambda: self.round != mine), 60)
+            return self.answers[j]
+
+    def _decide(self) -> None:
+        members = [self.waiting[i] for i in range(self.size)]
+        self.waiting = {}
+        observations = [o for o, _ in members]
+        first = members[0][1]
+        if first["episode"] != self.episode:
+            self.episode = first["episode"]
+            self.view = _EpisodeView(self.iterations, [o.cell for o in observations])
+            self.team.begin(self.view)
+        if "good next" in first:
+            self.view.good[first["iteration"]] = first["good next"] - 1
+        self.answers = self.team.act(observations, self.rng.random((self.size, 2)))
+        self.round += 1
+        self.cond.notify_all()
+
+
+_HUBS: dict[str, _Hub] = {}
+
+
+class TeamMind(LambdaStarMind):
+    """Any built-in agent type as a Mind: the minds of one ``team`` on this server (as many
+    as the world's cohort has agents) act together through the in-process collective, so a
+    remote collective behaves exactly as a local one: every member's observation first, then
+    the communication phase, then everyone's action. ``agent`` is the type's key (``woc``,
+    ``bidding``, ``dictator``, ``imitative``, ``stigmergy``, ``local``, ``random``...);
+    ``imitative`` needs a world serving oracle hints."""
+
+    def __init__(self, agent: str = "woc", team: str = "", seed: int = 0, gamma: float = 0.5) -> None:
+        from ..evaluation.agents import TEAMS
+
+        super().__init__(seed)
+        if agent not in TEAMS or TEAMS[agent].replays or agent in ("oracle", "qlearning", "sarsa",
+                                                                    "shared-q", "shared-sarsa"):
+            raise ValueError(f"TeamMind plays random, local, stigmergy, woc, bidding, dictator or "
+                             f"imitative (not {agent!r}; use OracleMind, QLearningMind or SarsaMind)")
+        self.agent, self.team_name, self.seed, self.gamma = agent, team or agent, seed, gamma
+
+    async def get_action(self, state: str) -> Suggestion:
+        doc = read_state(state)
+        if doc.get("finished"):
+            return Suggestion.cannot("the test is over")
+        hub = _HUBS.get(self.team_name)
+        if hub is None or hub.size != doc["agents"]:
+            hub = _HUBS[self.team_name] = _Hub(self.agent, doc, self.seed, {"gamma": self.gamma})
+        try:
+            action = await hub.act(doc)
+        except TimeoutError:
+            return Suggestion.cannot(f"the other members of team {self.team_name!r} did not ask within 60 s")
+        return Suggestion(action=str(action + 1))
+
+
 MINDS: dict[str, type[LambdaStarMind]] = {
     "random": RandomMind, "local": LocalSearchMind, "oracle": OracleMind,
     "stigmergy": StigmergyMind, "qlearning": QLearningMind, "shared-q": QLearningMind,
+    "sarsa": SarsaMind, "shared-sarsa": SarsaMind, "woc": TeamMind, "bidding": TeamMind,
+    "dictator": TeamMind, "imitative": TeamMind,
 }
-"""Agent key -> the Mind class that plays it over the network."""
+"""Agent key -> the Mind class that plays it over the network (collectives: give the minds
+one ``team`` name; TeamMind also takes ``agent=KEY``)."""
