@@ -94,6 +94,12 @@ def test_list_and_show_in_process(tmp_path: Path, capsys: pytest.CaptureFixture)
     out = capsys.readouterr().out
     assert "30 steps (wwm runs show 2 --steps N" in out and "Steps" not in out
 
+    assert main(["runs", "list", "--db", url, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["name"], r["status"], r["step_count"]) for r in listed] == [
+        (3, "society 2", "interrupted", 30), (2, "society 1", "mind lost", 30), (1, "society 0", "completed", 30)]
+    assert listed[0]["total_score"] == sum(i % 4 for i in range(30)) and listed[0]["seconds"] >= 0
+
     assert main(["runs", "--db", url, "--status", "ended by world"]) == 0
     assert 'No runs with status "ended by world"' in capsys.readouterr().out
 

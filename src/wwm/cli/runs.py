@@ -43,9 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="show the latest N runs (default 20)")
     listing.add_argument("--status", default=argparse.SUPPRESS,
                          help='only runs with this status ("completed", "interrupted", "running", ...)')
+    listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                         help="print the list as JSON instead")
     parser.add_argument("--db", metavar="URL", default=None, help=DB_HELP)
     parser.add_argument("--limit", type=_positive, default=20, metavar="N", help="show the latest N runs (default 20)")
     parser.add_argument("--status", default=None, help="only runs with this status")
+    parser.add_argument("--json", action="store_true", help="print the list as JSON instead")
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.add_parser("list", parents=[common, listing], help="list the latest runs (the default)",
                    description="List the latest recorded runs, newest first.")
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         with RunStore(args.db) as store:
             if args.action == "show":
                 return _show(console, store, args)
-            return _list(console, store, args.limit, args.status)
+            return _list(console, store, args.limit, args.status, args.json)
     except UnknownRun as exc:
         print(f"wwm runs: {exc}", file=sys.stderr)
         return 1
@@ -88,10 +91,13 @@ STATUS_STYLE = {"completed": "green", "ended by world": "green", "running": "bol
                 "interrupted": "yellow"}
 
 
-def _list(console: Any, store: Any, limit: int, status: str | None) -> int:
+def _list(console: Any, store: Any, limit: int, status: str | None, as_json: bool) -> int:
     from rich.table import Table
 
     runs = store.list_runs(limit=limit, status=status)
+    if as_json:
+        print("[" + ",\n ".join(_as_json(r, indent=None) for r in runs) + "]")
+        return 0
     if not runs:
         which = f' with status "{status}"' if status else ""
         console.print(f"No runs{which} recorded in {store!r} yet.")
@@ -200,7 +206,7 @@ def _num(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-def _as_json(run: Any) -> str:
+def _as_json(run: Any, indent: int | None = 2) -> str:
     import dataclasses
     import json
     from datetime import datetime
@@ -212,4 +218,4 @@ def _as_json(run: Any) -> str:
 
     doc = dataclasses.asdict(run)
     doc["seconds"] = run.seconds
-    return json.dumps(doc, default=default, indent=2, ensure_ascii=False)
+    return json.dumps(doc, default=default, indent=indent, ensure_ascii=False)
