@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from wwm.meta.agents import Agent, FunctionPolicy, LinesPolicy
 from wwm.meta.hch import HCH, DictMemo
-from wwm.meta.meta import DecodeError, Decoder, Meta, encode, encode_int
 from wwm.meta.messages import Message
+from wwm.meta.meta import DecodeError, Decoder, Meta, encode, encode_int
 from wwm.meta.scripted import ScriptedPolicy
 
 SORT = "what is the sorted version of the list []?"

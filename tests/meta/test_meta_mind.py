@@ -54,14 +54,14 @@ async def test_an_amplified_listener_talks_with_the_projects_eliza_patient():
 
 @pytest.mark.slow
 async def test_a_can_be_any_mind_on_the_network(echo_world):
-    with ServerProcess("wwm.minds.meta_mind:ScriptedMind") as a:
-        with ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:
-            result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=1, timeout=60))
-            # A goes down in the middle of a run: Meta(A) cannot suggest, and says why.
-            meta = connect(mind.url)
-            await meta.new_run()
-            a.kill()
-            suggestion = await meta.get_action("hi")
+    with ServerProcess("wwm.minds.meta_mind:ScriptedMind") as a, \
+            ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:
+        result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=1, timeout=60))
+        # A goes down in the middle of a run: Meta(A) cannot suggest, and says why.
+        meta = connect(mind.url)
+        await meta.new_run()
+        a.kill()
+        suggestion = await meta.get_action("hi")
     assert [s.action for s in result.steps] == ["hi"]
     assert result.total_score == 1
     assert not suggestion.can_suggest and suggestion.reason.startswith("A did not answer")

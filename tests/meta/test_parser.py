@@ -6,8 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wwm.meta.parser import (VALID_COMMANDS, Ask, Literal, Note, ParseError, Pointer, Reflect, Reply,
-                             Spawn, View, parse_command, parse_forced_reply, parse_message)
+from wwm.meta.parser import (
+    VALID_COMMANDS,
+    Ask,
+    Literal,
+    Note,
+    ParseError,
+    Pointer,
+    Reflect,
+    Reply,
+    Spawn,
+    View,
+    parse_command,
+    parse_forced_reply,
+    parse_message,
+)
 
 
 def lit(*parts):

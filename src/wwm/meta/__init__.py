@@ -22,5 +22,21 @@ from .messages import Channel, Message
 from .meta import DecodeError, Decoder, Meta, encode
 from .store import Store
 
-__all__ = ["Agent", "Answer", "Call", "Channel", "DecodeError", "Decoder", "DictMemo", "FunctionPolicy",
-           "HCH", "HCHAgent", "LinesPolicy", "Meta", "Message", "MindPolicy", "Store", "encode"]
+__all__ = [
+           "HCH",
+           "Agent",
+           "Answer",
+           "Call",
+           "Channel",
+           "DecodeError",
+           "Decoder",
+           "DictMemo",
+           "FunctionPolicy",
+           "HCHAgent",
+           "LinesPolicy",
+           "Message",
+           "Meta",
+           "MindPolicy",
+           "Store",
+           "encode",
+]

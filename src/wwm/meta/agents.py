@@ -9,8 +9,9 @@ scripted or programmatic policy, or a WWM mind (:class:`MindPolicy`).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable, Iterator, Protocol, Sequence, Union
+from typing import Protocol
 
 from .chain import Chain
 from .messages import digest
@@ -103,7 +104,7 @@ def render_transcript(observations: Sequence[str], actions: Sequence[str]) -> st
     return "\n".join(parts)
 
 
-Decide = Callable[[Sequence[str], Sequence[str]], Union[str, Awaitable[str]]]
+Decide = Callable[[Sequence[str], Sequence[str]], str | Awaitable[str]]
 
 
 class FunctionPolicy:

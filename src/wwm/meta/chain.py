@@ -7,8 +7,8 @@ copies its prefix. Every value still reads as the same sequence forever.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Iterable, Iterator, TypeVar, overload
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TypeVar, overload
 
 T = TypeVar("T")
 

@@ -10,8 +10,9 @@ as observations. Semantics and costs follow the original ALBA ``amplify`` packag
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Protocol, Sequence
+from typing import Literal, Protocol
 
 from . import parser as P
 from .agents import Agent

@@ -8,8 +8,9 @@ trees have one key and a store keeps them once; nothing here is ever changed aft
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .hch import HCHAgent
@@ -34,7 +35,7 @@ class Message:
     """Text chunks interleaved with referents: ``len(texts) == len(args) + 1``."""
 
     texts: tuple[str, ...]
-    args: tuple["Referent", ...] = ()
+    args: tuple[Referent, ...] = ()
     key: str = field(init=False, repr=False)
 
     symbol = "#"
@@ -46,7 +47,7 @@ class Message:
         object.__setattr__(self, "key", digest("m", *self.texts, *(a.key for a in self.args)))
 
     @classmethod
-    def of(cls, text: str = "", *args: "Referent") -> Message:
+    def of(cls, text: str = "", *args: Referent) -> Message:
         """``Message.of("is [] empty?", x)``: the text is split on ``[]`` (one per arg)."""
         texts = tuple(text.split(SLOT))
         return cls(texts, tuple(args))
@@ -116,7 +117,7 @@ class Message:
 class Channel:
     """A pointer to one agent snapshot; asking it again forks that snapshot."""
 
-    agent: "HCHAgent"
+    agent: HCHAgent
     symbol = "@"
 
     @property
@@ -136,9 +137,9 @@ class Channel:
         return f"Channel({self.agent.key[:8]})"
 
 
-Referent = Union[Message, Channel]
+Referent = Message | Channel
 
 
-def addressed(sender: "HCHAgent", message: Message) -> Message:
+def addressed(sender: HCHAgent, message: Message) -> Message:
     """``@k: <message>``: what an ask delivers and what its reply comes back as."""
     return Message(("", ": "), (Channel(sender),)) + message

@@ -10,8 +10,9 @@ words is asked about again a bounded number of times, then reported as a :class:
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
 from .hch import HCH, Answer, HCHAgent
 from .ledger import Call
@@ -216,7 +217,7 @@ class MetaStep:
     """One act of Meta: the string returned, the next Meta, and every question's ledger."""
 
     action: str
-    meta: "Meta"
+    meta: Meta
     calls: list[Call] = field(default_factory=list)
 
 

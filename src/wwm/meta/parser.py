@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Union
 
 KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
 VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
@@ -44,10 +43,10 @@ class Literal:
     """A message being composed: text chunks around pointers and sub-messages."""
 
     texts: tuple[str, ...]
-    args: tuple["Body", ...]
+    args: tuple[Body, ...]
 
 
-Body = Union[Pointer, Literal]  # a bare ``#n`` means the referent itself
+Body = Pointer | Literal  # a bare ``#n`` means the referent itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +81,7 @@ class Note:
     body: Body
 
 
-Command = Union[View, Ask, Reply, Reflect, Spawn, Note]
+Command = View | Ask | Reply | Reflect | Spawn | Note
 
 
 def parse_command(line: str) -> Command:

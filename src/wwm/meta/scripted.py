@@ -12,7 +12,7 @@ fresh copies of itself), and as the top-level mind either echoes what it observe
 from __future__ import annotations
 
 import re
-from typing import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 Script = Generator[str, str, None]
 _LIST = re.compile(r"the list with first element #(\d+) and remaining elements in the list #(\d+)")

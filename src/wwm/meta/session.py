@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .agents import Agent, LinesPolicy, MindPolicy, Policy
-from .hch import HCH, BudgetDisplay, DictMemo, Split
+from .hch import HCH, BudgetDisplay, Split
 from .meta import Meta
 from .scripted import ScriptedPolicy
 from .store import Store

@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from sqlalchemy import (Column, Integer, MetaData, String, Table, Text, create_engine, delete, event,
-                        insert, select)
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+)
 
 from .agents import Agent, Transcript
 from .hch import HCHAgent

@@ -7,7 +7,8 @@ the screen and showed the entire transcript; otherwise only the new screen.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from .agents import PROMPT
 

@@ -7,7 +7,7 @@ Each screen shows the start of its memo key, which ``wwm meta forget`` takes.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.markup import escape
 from rich.tree import Tree
