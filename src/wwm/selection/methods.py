@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -150,9 +150,10 @@ class Global(Method):
 
     kind = "AS_m"
     uses = "u"  # the matrix the rule reads: "u" (unhappiness) or "q"
+    matrix_rule: ClassVar[Callable[[Sequence[Sequence[float]]], int]]
 
     def rule(self, m: Sequence[Sequence[float]], members: list[Member]) -> int:
-        raise NotImplementedError
+        return type(self).matrix_rule(m)
 
     async def decide(self, x: str, members: list[Member], step: int) -> Decision:
         got = await self.panel.suggestions(members, x)
@@ -194,18 +195,14 @@ class Global(Method):
 class MinWorstUnhappiness(Global):
     name = "min-worst-unhappiness"
     doc = "Minimize the Worst Unhappiness (10.12(2)): MIN_a MAX_i (Q_i(x,a_i) - Q_i(x,a))."
-
-    def rule(self, m, members):
-        return rules.min_worst_unhappiness(m)
+    matrix_rule = staticmethod(rules.min_worst_unhappiness)
 
 
 class MinCollectiveUnhappiness(Global):
     name = "min-collective-unhappiness"
     collective = True
     doc = "Minimize Collective Unhappiness (10.12(3)): MIN_a SUM_i (Q_i(x,a_i) - Q_i(x,a))."
-
-    def rule(self, m, members):
-        return rules.min_collective_unhappiness(m)
+    matrix_rule = staticmethod(rules.min_collective_unhappiness)
 
 
 class MaxCollectiveHappiness(Global):
@@ -213,9 +210,7 @@ class MaxCollectiveHappiness(Global):
     collective = True
     uses = "q"
     doc = "Maximize Collective Happiness (10.12(4)): MAX_a SUM_i Q_i(x,a)."
-
-    def rule(self, m, members):
-        return rules.max_collective_happiness(m)
+    matrix_rule = staticmethod(rules.max_collective_happiness)
 
 
 class CollectiveEquality(Global):
@@ -223,9 +218,7 @@ class CollectiveEquality(Global):
     collective = True
     doc = ("Collective Equality ([PhD] 12.4, 10.13(3)): the action whose unhappiness is shared "
            "most evenly (project reading; see rules.collective_equality).")
-
-    def rule(self, m, members):
-        return rules.collective_equality(m)
+    matrix_rule = staticmethod(rules.collective_equality)
 
 
 class ProductMCH(Global):
@@ -233,9 +226,7 @@ class ProductMCH(Global):
     collective = True
     uses = "q"
     doc = "Product Maximize Collective Happiness ([PhD] 15.5.2): MAX_a PROD_i Q'_i(x,a), Q shifted positive."
-
-    def rule(self, m, members):
-        return rules.product_max_collective_happiness(m)
+    matrix_rule = staticmethod(rules.product_max_collective_happiness)
 
 
 class Damn(Global):
@@ -319,6 +310,12 @@ class OneMind(Method):
     def order(self, x: str, members: list[Member]) -> list[Member]:
         raise NotImplementedError
 
+    @staticmethod
+    def ranked(members: list[Member], first: int, cost: list[float]) -> list[Member]:
+        """``first``, then the others from the lowest cost up (ties by position)."""
+        rest = sorted((i for i in range(len(members)) if i != first), key=lambda i: (cost[i], i))
+        return [members[first]] + [members[i] for i in rest]
+
     async def decide(self, x: str, members: list[Member], step: int) -> Decision:
         if not members:
             return Decision(None, note="no minds")
@@ -357,8 +354,7 @@ class HierarchicalQ(OneMind):
         else:  # greedy, but ties at random: an unseen state must not always go to mind 0
             top = max(values)
             first = self.rng.choice([i for i, v in enumerate(values) if v == top])
-        rest = sorted((i for i in range(len(members)) if i != first), key=lambda i: (-values[i], i))
-        return [members[first]] + [members[i] for i in rest]
+        return self.ranked(members, first, [-v for v in values])
 
     def learn(self, decision, x, y, score, reports, members):
         if decision.winner is not None:
@@ -380,8 +376,7 @@ class CollectiveW(OneMind):
         values = [self.table.value(x, m.ident) for m in members]
         t = self.settings.w_temperature if self.stochastic else 0.0
         first = rules.boltzmann(values, t, self.rng, lowest_wins=True)
-        rest = sorted((i for i in range(len(members)) if i != first), key=lambda i: (values[i], i))
-        return [members[first]] + [members[i] for i in rest]
+        return self.ranked(members, first, values)
 
     def learn(self, decision, x, y, score, reports, members):
         k = decision.winner

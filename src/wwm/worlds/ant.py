@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
@@ -151,7 +151,34 @@ class AntEngine:
         return score
 
 
-class AntWorld(World):
+class EngineWorld(World):
+    """A World served from a plain engine (``observe()``, ``step(move) -> points``,
+    ``reset()``) whose actions are 0-8; the run ends after ``steps`` actions (0: never)."""
+
+    engine: Any
+    steps: int = 0
+    taken: int = 0
+
+    async def new_run(self, client_url: str | None = None) -> RunStarted | None:
+        self.client_url = client_url
+        return None
+
+    async def get_state(self) -> str:
+        return self.engine.observe()
+
+    async def execute_action(self, action: str) -> Outcome:
+        score = self.engine.step(parse_action(action))
+        self._score += score
+        self.taken += 1
+        return Outcome(self.engine.observe(), score, bool(self.steps) and self.taken >= self.steps)
+
+    async def reset(self) -> None:
+        self.engine.reset()
+        self._score = 0.0
+        self.taken = 0
+
+
+class AntWorld(EngineWorld):
     """The Ant World of [PhD] ch. 7: a toroidal grid with food, a nest and a predator.
 
     One point for each piece of food carried home, minus one each time the predator catches
@@ -172,20 +199,3 @@ class AntWorld(World):
             raise ValueError("steps must be 0 (never end) or positive")
         self.engine = AntEngine(size, foods, predators, radius, chase, seed)
         self.steps = steps
-
-    async def new_run(self, client_url: str | None = None) -> RunStarted | None:
-        self.client_url = client_url
-        return None
-
-    async def get_state(self) -> str:
-        return self.engine.observe()
-
-    async def execute_action(self, action: str) -> Outcome:
-        score = self.engine.step(parse_action(action))
-        self._score += score
-        finished = bool(self.steps) and self.engine.steps >= self.steps
-        return Outcome(self.engine.observe(), score, finished)
-
-    async def reset(self) -> None:
-        self.engine.reset()
-        self._score = 0.0

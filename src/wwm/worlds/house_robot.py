@@ -17,9 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..protocol.interfaces import World
-from ..protocol.results import Outcome, RunStarted
-from .ant import HERE, MOVES, NONE, direction, parse_action
+from .ant import HERE, MOVES, NONE, EngineWorld, direction
 
 Cell = tuple[int, int]
 
@@ -169,7 +167,7 @@ class HouseEngine:
         return 0.0
 
 
-class HouseRobotWorld(World):
+class HouseRobotWorld(EngineWorld):
     """A House Robot ([PhD] ch. 4), reconstructed: vacuum cleaner, smoke alarm and security
     camera in one body. +1 per dirt picked up, +5 per fire reached (-0.1 per step it burns),
     +3 per stranger reached, -1 per family member walked into. Arguments: ``width``,
@@ -191,25 +189,6 @@ class HouseRobotWorld(World):
         self.engine = HouseEngine(width, height, capacity, dirt_rate, fire_rate, visit_rate,
                                   stranger_rate, radius, seed)
         self.steps = steps
-        self.taken = 0
-
-    async def new_run(self, client_url: str | None = None) -> RunStarted | None:
-        self.client_url = client_url
-        return None
-
-    async def get_state(self) -> str:
-        return self.engine.observe()
-
-    async def execute_action(self, action: str) -> Outcome:
-        score = self.engine.step(parse_action(action))
-        self._score += score
-        self.taken += 1
-        return Outcome(self.engine.observe(), score, bool(self.steps) and self.taken >= self.steps)
-
-    async def reset(self) -> None:
-        self.engine.reset()
-        self._score = 0.0
-        self.taken = 0
 
 
 __all__ = ["HERE", "HouseEngine", "HouseRobotWorld"]
