@@ -72,17 +72,21 @@ def test_the_memo_persists_between_processes_and_a_bad_answer_can_be_forgotten(t
     assert ", 1 calls to A," in third.stdout
 
 
-@pytest.mark.slow
-def test_bad_settings_and_files_are_explained():
-    assert "unknown A 'nobody'" in wwm_meta("act", "-a", "nobody").stderr
-    assert "budget must be 0 or more" in wwm_meta("sort", "1", "-n", "-3").stderr
-    missing = wwm_meta("tree", "--db", "/nonexistent/x.db")
-    assert missing.returncode == 2 and "no such file /nonexistent/x.db" in missing.stderr
-    assert "no file of lines" in wwm_meta("act", "-a", "lines:/nonexistent").stderr
-    not_a_db = wwm_meta("tree", "--db", __file__)
-    assert not_a_db.returncode == 2 and "cannot be used as a meta-execution database" in not_a_db.stderr
-    nowhere = wwm_meta("sort", "1", "--db", "/nonexistent/dir/x.db")
-    assert nowhere.returncode == 2 and "cannot be used as a meta-execution database" in nowhere.stderr
+@pytest.mark.parametrize("argv, says", [
+    (["act", "-a", "nobody"], "unknown A 'nobody'"),
+    (["sort", "1", "-n", "-3"], "budget must be 0 or more"),
+    (["tree", "--db", "/nonexistent/x.db"], "no such file /nonexistent/x.db"),
+    (["act", "-a", "lines:/nonexistent"], "no file of lines at /nonexistent"),
+    (["tree", "--db", __file__], "cannot be used as a meta-execution database"),
+    (["sort", "1", "--db", "/nonexistent/dir/x.db"], "cannot be used as a meta-execution database"),
+    (["forget", "ab", "--db", __file__], "cannot be used as a meta-execution database"),
+])
+def test_bad_settings_and_files_are_explained(argv, says, capsys):
+    from wwm.cli.main import main
+
+    assert main(["meta", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
 
 
 @pytest.mark.slow
