@@ -176,3 +176,14 @@ async def test_pause_stops_the_world_clock_and_tells_the_robots():
     pauses = [json.loads(line)["data"] for _, line in rec.percepts_sent() if json.loads(line)["header"] == "pause"]
     assert pauses == ["on", "off"]
     assert replay(rec) == len(rec.percepts_sent())
+
+
+async def test_a_noisy_partial_view_game_replays_exactly():
+    cfg = Config(seed=6, partial=True, radius=3, noise=True, end={"neutral": {"time": 30}})
+    game = Game(cfg, [BuiltinLink(ReactiveAgent())])
+    result = await game.run()
+    assert result["agents"][0]["good_moves"] > 20
+    rec = Recording.from_dict(game.recording())
+    first = json.loads(rec.percepts_sent()[0][1])["data"]
+    assert len(first["environment"]["grid"]) == 7 and first["agent"]["location"] == {"row": 3, "column": 3}
+    assert replay(rec) == len(rec.percepts_sent())

@@ -19,7 +19,7 @@ from wwm.worlds.tileworld.config import (
     Team,
 )
 from wwm.worlds.tileworld.engine import Engine
-from wwm.worlds.tileworld.percepts import grid
+from wwm.worlds.tileworld.percepts import full, grid
 
 
 def board(*rows: str, **settings) -> Engine:
@@ -297,3 +297,39 @@ def test_bad_settings_are_named():
         board("AX")
     cfg = Config.from_dict({"rows": 7, "holes size": [2, 4], "dynamism": {"range": [3, 4], "prob": [250, 750]}})
     assert Config.from_dict(cfg.to_dict()) == cfg
+
+
+def test_partial_observability_shows_a_window_around_the_robot():
+    e = board("A T  ", " 1   ", "    T", "   # ", partial=True, radius=1)
+    data = full(e, 0)
+    env = data["environment"]
+    assert env["grid"] == [["#", "#", "#"], ["#", "A", " "], ["#", " ", e.hole_at[(1, 1)].id]]
+    assert data["agent"]["location"] == {"row": 1, "column": 1}
+    assert [(h["cells"], h["size"]) for h in env["holes"]] == [([{"row": 2, "column": 2}], 1)]
+    assert env["tiles"] == [] and env["obstacles"] == []  # both outside the window
+    assert data["builtin_knowledge"]["grid_total_rows"] == 3
+    e.act(0, "east")
+    env = full(e, 0)["environment"]
+    assert [(t["row"], t["column"]) for t in env["tiles"]] == [(1, 2)]
+
+
+def test_noise_drops_objects_from_the_partial_view_only():
+    rows = ("TTT", "TAT", "T1#")
+    assert full(board(*rows, partial=True, radius=1, noise=True, noise_prob=0.0), 0)["environment"]["tiles"]
+    blind = full(board(*rows, partial=True, radius=1, noise=True, noise_prob=1.0), 0)["environment"]
+    assert blind["tiles"] == [] and blind["holes"] == [] and blind["obstacles"] == []
+    assert blind["grid"] == [[" ", " ", " "], [" ", "A", " "], [" ", " ", " "]]
+    some = [len(full(board(*rows, partial=True, radius=1, noise=True, seed=s), 0)["environment"]["tiles"])
+            for s in range(30)]
+    assert min(some) < max(some) <= 6  # a different draw of the six tiles dropped per seed
+
+
+def test_asynchronous_tiles_draw_their_own_lifetimes():
+    settings = {"seed": 3, "dynamism": Range(20, 20), "num_obstacles": Range(0, 0), "end": {}}
+    coupled = Engine(Config(**settings))
+    apart = Engine(Config(**settings, async_tiles=True, dynamism_tiles=Range(1, 1)))
+    for e in (coupled, apart):
+        assert e.tiles and e.holes
+        e.advance(2)
+    assert coupled.tiles and not apart.tiles  # tiles live 1 + 1 s, apart from their holes
+    assert apart.holes and {h.id for h in apart.holes.values()} == {h.id for h in coupled.holes.values()}

@@ -121,6 +121,10 @@ class Config:
     initial_state: tuple[tuple[str | int, ...], ...] | None = None
     end: dict[str, dict[str, Any]] = field(default_factory=lambda: {"neutral": {"time": 300}})
     model_of_action: StochasticModel = StochasticModel()
+    partial: bool = False
+    radius: int = 2
+    noise: bool = False
+    noise_prob: float = 0.3
     gamma: float = 0.35
     seed: int = 0
 
@@ -133,6 +137,8 @@ class Config:
             raise ConfigError(f"scores_variability must be in [0, 1], got {self.scores_variability}")
         if self.gamma <= 0:
             raise ConfigError(f"gamma (world seconds per agent step) must be positive, got {self.gamma}")
+        if self.radius < 0 or not 0.0 <= self.noise_prob <= 1.0:
+            raise ConfigError(f"radius must be >= 0 and noise_prob in [0, 1], got {self.radius} and {self.noise_prob}")
         if self.holes_size.low < 1:
             raise ConfigError("holes_size must be at least 1 cell")
         if self.agents < 1:

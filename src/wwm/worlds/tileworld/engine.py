@@ -96,6 +96,7 @@ class Engine:
         self.config = config
         self.rng = random.Random(config.seed)
         self.action_rng = random.Random(config.seed * 7919 + 1)
+        self.noise_rng = random.Random(config.seed * 104729 + 2)  # partial-view noise only
         self.time = 0.0
         self.next_tick = 1
         self.result = 0

@@ -95,11 +95,68 @@ def _builtin_knowledge(engine: Engine) -> dict[str, Any]:
 
 
 def full(engine: Engine, agent_id: int) -> dict[str, Any]:
-    """The data of a full percept for one agent."""
+    """The data of a full percept for one agent (its window, under partial observability)."""
     agent = engine.agents[agent_id]
-    return {"environment": environment(engine),
+    data = {"environment": environment(engine),
             "agent": {**agent_summary(engine, agent_id), "stats": dict(agent.stats)},
             "builtin_knowledge": builtin_knowledge(engine)}
+    return _window(engine, agent.cell, data) if engine.config.partial else data
+
+
+def _window(engine: Engine, centre: tuple[int, int], data: dict[str, Any]) -> dict[str, Any]:
+    """T-World's partial view: a (2r+1)-square centred on the robot, out of bounds shown as
+    ``"#"``, coordinates re-based to the window, objects outside left out; with noise, each
+    tile, obstacle and hole cell is dropped with probability ``noise_prob``."""
+    cfg = engine.config
+    r, size = cfg.radius, 2 * cfg.radius + 1
+    top, left = centre[0] - r, centre[1] - r
+    full_grid = data["environment"]["grid"]
+
+    def local(row: int, column: int) -> dict[str, int] | None:
+        lr, lc = row - top, column - left
+        return {"row": lr, "column": lc} if 0 <= lr < size and 0 <= lc < size else None
+
+    def noisy() -> bool:
+        return cfg.noise and engine.noise_rng.random() < cfg.noise_prob
+
+    grid: list[list[str | int]] = [
+        [full_grid[top + i][left + j] if engine.in_bounds((top + i, left + j)) else "#" for j in range(size)]
+        for i in range(size)]
+    env = data["environment"]
+    things: dict[str, list[dict[str, Any]]] = {}
+    for key in ("tiles", "obstacles"):
+        kept = []
+        for thing in env[key]:
+            spot = local(thing["row"], thing["column"])
+            if spot is None:
+                continue
+            if noisy():
+                grid[spot["row"]][spot["column"]] = " "
+                continue
+            kept.append({**thing, **spot})
+        things[key] = kept
+    holes = []
+    for hole in env["holes"]:
+        cells = []
+        for cell in hole["cells"]:
+            spot = local(cell["row"], cell["column"])
+            if spot is None:
+                continue
+            if noisy():
+                grid[spot["row"]][spot["column"]] = " "
+                continue
+            cells.append(spot)
+        if cells:
+            shown = len(cells) if cfg.noise else hole["size"]
+            holes.append({**hole, "cells": cells, "size": shown, "value": hole["value"] * shown // hole["size"]})
+    agents = [{**a, "location": spot} for a in env["agents"]
+              if (spot := local(a["location"]["row"], a["location"]["column"])) is not None]
+    chargers = [spot for c in env["battery_chargers"] if (spot := local(c["row"], c["column"])) is not None]
+    me = data["agent"]
+    return {"environment": {**env, "grid": grid, "agents": agents, "holes": holes, "battery_chargers": chargers,
+                            **things},
+            "agent": {**me, "location": {"row": r, "column": r}},
+            "builtin_knowledge": {**data["builtin_knowledge"], "grid_total_rows": size, "grid_total_columns": size}}
 
 
 def message(header: str, data: Any) -> str:
