@@ -47,3 +47,14 @@ def test_per_k_breakdown_adds_up():
     weighted = sum(b.score * b.episodes for b in bands) / 200
     assert weighted == pytest.approx(res.upsilon)
     assert bands[0].score > bands[-1].score   # simpler patterns are easier to track
+
+
+def test_coordination_variant_needs_two_agents_at_good():
+    s = build(BatterySpec(10, 100, 150, "paper", seed=8))
+    alone = vector.play(Setting("oracle", 1, coordination=True), s).upsilon
+    pair = vector.play(Setting("oracle", 2, coordination=True), s).upsilon
+    free = vector.play(Setting("oracle", 2), s).upsilon
+    assert alone <= 0 < 0.9 < pair <= free
+    crowd = vector.play(Setting("woc", 4, coordination=True), s).upsilon
+    lone_local = vector.play(Setting("local", 1, coordination=True), s).upsilon
+    assert crowd > lone_local + 0.4
