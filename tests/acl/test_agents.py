@@ -187,3 +187,14 @@ def test_a_message_naming_another_protocol_is_refused() -> None:
     [v] = e.handle(ACLMessage("request", AID("A"), (AID("B"),), content="(x)", conversation_id="c2",
                               protocol="fipa-fandango"))
     assert not v.accepted and "unknown protocol 'fipa-fandango'" in v.reason
+
+
+async def test_a_message_delivered_twice_is_taken_once() -> None:
+    bus, boss = society(w=(1, "honest"))
+    msg = boss.compose("request", AID("w"), "(x)", protocol="fipa-request")
+    await boss.send(msg)
+    [again] = await bus.agents["w"].deliver(msg)
+    assert again.accepted and again.duplicate
+    await asyncio.sleep(0.05)
+    replies = [e.message.performative for e in bus.agents["w"].log.entries if e.direction == "sent"]
+    assert replies == ["agree", "inform"]          # one reaction, not two

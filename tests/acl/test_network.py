@@ -143,3 +143,21 @@ async def test_the_directory_agent_lists_servers_and_answers_searches(contractor
             assert await search(me, df, "flying") == []
             asked = await me.request(found[1], "(lift one crate)", timeout=5)   # and talk to what was found
             assert asked.outcomes == {"c1": "success"}
+
+
+async def test_a_restarted_server_gets_a_new_channel_and_a_dead_one_rolls_back() -> None:
+    from wwm.acl.agent import Undeliverable
+
+    with ServerProcess("wwm.acl.contractnet:Contractor", args={"name": "solo", "work_seconds": 0}) as server:
+        solo = AID("solo", (server.url,))
+        boss = Agent("boss")
+        async with serve_agent(boss):
+            assert (await boss.request(solo, "(one)", timeout=5)).outcomes == {"solo": "success"}
+            server.restart()          # its runs are gone: the next message opens a new channel
+            assert (await boss.request(solo, "(two)", timeout=5)).outcomes == {"solo": "success"}
+            server.kill()
+            msg = boss.compose("request", solo, "(three)", protocol="fipa-request")
+            with pytest.raises(Undeliverable, match="unreachable"):
+                await boss.send(msg)
+            assert boss.talk(msg.conversation_id, "solo") is None
+            assert boss.tracker.obligations("boss") == []

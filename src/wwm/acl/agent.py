@@ -158,6 +158,8 @@ class Agent:
         except AclError as exc:
             verdicts = [Verdict(msg, msg.sender.name if msg.sender else "?", self.name, False, reason=str(exc))]
         self.log.record(self.name, "received", msg, verdicts)
+        if verdicts and all(v.duplicate for v in verdicts):
+            return verdicts  # delivered twice (a retry): already in hand
         refused = [v for v in verdicts if not v.accepted and not v.crossed]
         if refused and msg.performative != "not-understood" and msg.sender is not None:
             self._spawn(self._not_understood(msg, refused[0].reason or "not understood"))

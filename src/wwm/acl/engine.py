@@ -55,6 +55,7 @@ class Verdict:
     reason: str | None = None
     crossed: bool = False
     voided: list[ACLMessage] = field(default_factory=list)
+    duplicate: bool = False
 
     def __str__(self) -> str:
         head = f"{self.sender} → {self.receiver}: {self.message.performative}"
@@ -128,6 +129,10 @@ class Engine:
         if msg.performative == "not-understood":
             return self._not_understood(msg, sender, receiver)
         talk = self.talk(conversation, sender, receiver)
+        if talk is not None and msg.reply_with and any(
+                m.reply_with == msg.reply_with and m.sender == msg.sender for m, _ in talk.applied):
+            return Verdict(msg, sender, receiver, True, before=talk.state, after=talk.state,
+                           reason="a duplicate of a message already applied", duplicate=True)
         fresh = talk is None
         try:
             if talk is None:

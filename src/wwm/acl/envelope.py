@@ -39,7 +39,8 @@ SEND_SPEC = Q.register(Q.QuerySpec(
 
 
 def aid_text(aid: AID) -> str:
-    if not aid.addresses and not aid.resolvers and not aid.user and fipa.is_word(aid.name):
+    if not aid.addresses and not aid.resolvers and not aid.user and fipa.is_word(aid.name) \
+            and aid.name == aid.name.strip():
         return aid.name
     return fipa.dump_aid(aid)
 

@@ -107,9 +107,11 @@ class HttpTransport:
             try:
                 await remote.transport.exchange(envelope.to_query(message, remote.run_id))
             except Refusal as refusal:
-                if refusal.code not in ("unknown-run", "run-ended"):
+                if refusal.code not in ("unknown-run", "run-ended", "unreachable"):
                     raise
-                remote = await self._channel(to.url, fresh=True)   # the server restarted
+                # the server restarted (its runs, or our pooled connection, are gone): one more
+                # try on a new channel; a receiver that did get the first ignores the duplicate
+                remote = await self._channel(to.url, fresh=True)
                 await remote.transport.exchange(envelope.to_query(message, remote.run_id))
         except Refusal as refusal:
             raise Undeliverable(f"{to.url}: {refusal.code}: {refusal.text}") from None
