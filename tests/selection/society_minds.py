@@ -58,7 +58,7 @@ class TableMind(CompetingMind):
     async def inform_winner(self, state: str, obeyed=None, payment=None, winner_url=None,
                             action=None, score=None) -> Values:
         self.told.append({"state": state, "obeyed": obeyed, "winner_url": winner_url,
-                          "action": action, "score": score})
+                          "action": action, "score": score, "payment": payment})
         loss = 0.0 if obeyed or action is None else self.q[self.best()] - self.q.get(action, 0.0)
         return Values(q=score, w=loss)
 

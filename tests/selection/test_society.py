@@ -277,3 +277,21 @@ async def test_a_w_learning_society_with_a_twin_of_a_mind_acts_as_without_it(tmp
     assert await _play(alone, "w-learning", 400) == await _play(twinned, "w-learning", 400)
     assert twinned[3].wtable.w == twinned[1].wtable.w  # the twins learnt the same W
     assert any(w > 0 for w in alone[1].wtable.w.values())
+
+
+async def test_economy_of_mind_pays_the_previous_owner_and_conserves_wealth():
+    minds = [TableMind("a:1", w=0.5), TableMind("b:1", w=0.8), TableMind("c:1", w=0.2)]
+    as_ = ActionSelectionMind(minds, method="economy")
+    await as_.new_run()
+    assert (await as_.get_action("x")).action == "b"   # the highest bid; nobody to pay yet
+    await as_.inform("y", 1.0)                         # the reward goes to b, in control
+    assert [m.told[-1]["payment"] for m in minds] == [None, None, None]
+    minds[0].w = 0.9                                   # a outbids b ...
+    assert (await as_.get_action("x")).action == "a"
+    await as_.inform("y", 2.0)                         # ... and pays b its bid (the W item)
+    assert [m.told[-1]["payment"] for m in minds] == [-0.9, 0.9, None]
+    assert as_.method.wealth == pytest.approx({1: 1.0 + 0.9, 0: 2.0 - 0.9})
+    assert sum(as_.method.wealth.values()) == pytest.approx(3.0)  # only the rewards made money
+    assert (await as_.get_action("x")).action == "a"   # still a: no payment to itself
+    await as_.inform("y", 0.0)
+    assert minds[0].told[-1]["payment"] is None

@@ -62,6 +62,10 @@ class Method:
     def forget(self) -> None:
         """The collection changed (10.16)."""
 
+    def payments(self, decision: Decision, score: float | None) -> dict[int, float]:
+        """W-payments to send with "Inform it about winner", by member id (Economy of Mind)."""
+        return {}
+
 
 def _bid_key(s: Suggestion) -> str:
     return s.action if s.action is not None else f"mind:{s.mind_url}"
@@ -140,6 +144,33 @@ class WEqualsQ(HighestW):
 
 class MaxBestHappiness(WEqualsQ):
     name = "max-best-happiness"
+
+
+class Economy(HighestW):
+    name = "economy"
+    doc = ("Economy of Mind (10.20, Baum 1996): the highest bidder wins control and pays its bid W "
+           "to the mind that held control before it; the World's reward goes to the mind in "
+           "control. Payments travel in Inform it about winner (its W item); the AS keeps the "
+           "books, so wealth changes only by the rewards.")
+
+    def __init__(self, settings: Settings, panel: Panel, rng: random.Random) -> None:
+        super().__init__(settings, panel, rng)
+        self.wealth: dict[int, float] = {}
+        self.owner: int | None = None
+
+    def payments(self, decision: Decision, score: float | None) -> dict[int, float]:
+        k = decision.winner
+        if k is None:
+            return {}
+        out: dict[int, float] = {}
+        bid = decision.w or 0.0
+        if self.owner is not None and self.owner != k.ident and bid:
+            out = {k.ident: -bid, self.owner: bid}
+        for ident, amount in out.items():
+            self.wealth[ident] = self.wealth.get(ident, 0.0) + amount
+        self.wealth[k.ident] = self.wealth.get(k.ident, 0.0) + (score or 0.0)
+        self.owner = k.ident
+        return out
 
 
 # ---- AS_m: value candidate actions, then a global rule -------------------------------------------
@@ -435,7 +466,7 @@ class RandomMind(OneMind):
 
 METHODS: dict[str, type[Method]] = {cls.name: cls for cls in [
     HierarchicalQ, HighestW, DynamicW, WLearning, WLearningSubspaces, WLearningFull, StochasticW,
-    WEqualsQ, MaxBestHappiness, NegotiatedW, MinWorstUnhappiness, MinCollectiveUnhappiness,
+    WEqualsQ, MaxBestHappiness, Economy, NegotiatedW, MinWorstUnhappiness, MinCollectiveUnhappiness,
     MaxCollectiveHappiness, CollectiveW, StochasticCollectiveW, NegotiatedCollectiveW,
     CollectiveEquality, ProductMCH, Damn, MostPopular, Rotation, RandomMind,
 ]}

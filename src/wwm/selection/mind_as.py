@@ -325,11 +325,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     # ---- telling the minds what happened --------------------------------------------------
     async def _tell(self, m: Member, y: str, obeyed: bool | None, winner_url: str | None,
-                    action: str | None, score: float | None) -> Values:
+                    action: str | None, score: float | None, payment: float | None = None) -> Values:
         if m.competing is not False:
             try:
                 return await m.mind.inform_winner(  # type: ignore[attr-defined]
-                    m.see(y), obeyed=obeyed, winner_url=winner_url, action=action, score=score)
+                    m.see(y), obeyed=obeyed, payment=payment, winner_url=winner_url, action=action,
+                    score=score)
             except Refusal as refusal:
                 if refusal.code != "unsupported-query":
                     raise
@@ -347,17 +348,20 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         asked = set(d.asked) if d is not None else set()
         winner = d.winner if d is not None and not lost_above else None
         url = winner_url if lost_above else (winner.url if winner is not None else None)
+        pay = self.method.payments(d, score) if d is not None and not lost_above else {}
         jobs = {}
         for m in members:
             if m in answered:
                 obeyed: bool | None = (not lost_above) and (m is winner or answered[m].action == executed)
             else:
                 obeyed = None
+            payment = pay.get(m.ident)
             if m in asked and m not in answered and m is not winner:
                 # silent this step: tell it without waiting for it
-                self.panel.background(self._tell(m, y, obeyed, url, executed, score))
+                self.panel.background(self._tell(m, y, obeyed, url, executed, score, payment))
                 continue
-            jobs[m] = (lambda m=m, obeyed=obeyed: self._tell(m, y, obeyed, url, executed, score))
+            jobs[m] = (lambda m=m, obeyed=obeyed, payment=payment:
+                       self._tell(m, y, obeyed, url, executed, score, payment))
         reports = await self.panel.gather(jobs, {m: m for m in jobs})
         if d is not None and self.last_x is not None:
             self.method.learn(d, self.last_x, y, score, reports, members)
@@ -440,5 +444,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
                 for m in self.members]
 
+
+ActionSelectionMind.__doc__ = (ActionSelectionMind.__doc__ or "") + "\n\nMethods (argument ``method``):\n\n" + "\n".join(
+    f"- ``{name}`` ({cls.kind}): {cls.doc}" for name, cls in METHODS.items() if cls.doc)
 
 __all__ = ["ActionSelectionMind", "METHODS"]
