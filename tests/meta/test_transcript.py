@@ -62,3 +62,14 @@ async def test_scripted_a_reproduces_the_original_session_for_test():
     root = step.calls[0]
     assert (root.budget, root.remaining) == (10 ** 8, 10 ** 8 - 12)
     assert [c.spent for c in root.children] == [2, 1, 1]  # the asker pays each of these plus one
+
+
+async def test_an_echo_bot_takes_the_originals_number_of_steps():
+    # The reference notes measured a scripted echo bot inside the original: 78 steps of A to
+    # echo "hi" and 150 to echo "test". The scripted A here echoes in exactly as many.
+    from wwm.meta.scripted import ScriptedPolicy
+
+    for text, steps in (("hi", 78), ("test", 150)):
+        step = await Meta(HCH(Agent(ScriptedPolicy()))).step(text)
+        assert step.action == text
+        assert sum(c.totals()["a_calls"] for c in step.calls) == steps
