@@ -333,3 +333,13 @@ def test_asynchronous_tiles_draw_their_own_lifetimes():
         e.advance(2)
     assert coupled.tiles and not apart.tiles  # tiles live 1 + 1 s, apart from their holes
     assert apart.holes and {h.id for h in apart.holes.values()} == {h.id for h in coupled.holes.values()}
+
+
+def test_the_first_mover_rotates_in_the_discrete_core():
+    e = board("A A", "   ", agents=2)
+    e.step({0: "east", 1: "west"})  # robot 0 moves first and takes the middle cell
+    assert e.agents[0].cell == (0, 1) and e.agents[1].cell == (0, 2)
+    e = board("A A", "   ", agents=2)
+    e.step({0: "none", 1: "none"})
+    e.step({0: "east", 1: "west"})  # now robot 1 moves first
+    assert e.agents[1].cell == (0, 1) and e.agents[0].cell == (0, 0)

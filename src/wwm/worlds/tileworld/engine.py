@@ -113,6 +113,7 @@ class Engine:
         self.messages: list[dict[str, Any]] = []
         self.log: list[list[Any]] = []
         self.counter = 0
+        self.steps = 0
         self.total_holes = 0
         self.total_cells = 0
         self.total_value = 0  # the value of every hole that appeared (as last valued)
@@ -337,10 +338,16 @@ class Engine:
 
     # ---- actions ------------------------------------------------------------------------------
     def step(self, actions: Mapping[int, str | Action]) -> dict[int, ActResult]:
-        """The discrete core: each listed agent acts once (in id order), then the world advances
-        γ seconds. Unparseable action strings raise :class:`ActionError` before anything moves."""
+        """The discrete core: each listed agent acts once, then the world advances γ seconds.
+        Who moves first rotates from step to step, so no robot always wins a race for a cell.
+        Unparseable action strings raise :class:`ActionError` before anything moves."""
         parsed = {i: a if isinstance(a, Action) else parse_action(a) for i, a in actions.items()}
-        results = {i: self.act(i, parsed[i]) for i in sorted(parsed)}
+        order = sorted(parsed)
+        if order:
+            k = self.steps % len(order)
+            order = order[k:] + order[:k]
+        results = {i: self.act(i, parsed[i]) for i in order}
+        self.steps += 1
         self.advance(self.config.gamma)
         return results
 
