@@ -12,6 +12,15 @@ from typing import TextIO
 
 from .agents import PROMPT
 
+HELP = """You are A. Each screen is what one copy of you sees; type one command:
+  view #n               look inside message #n
+  ask [@n][$b] M        ask a fresh copy of you (or agent @n) the message M, handing it budget b
+  reply M               answer whoever asked you (at zero budget, whatever you type is the reply)
+  reflect | spawn       get a pointer to yourself | to a fresh copy of you
+  note M                write M down for yourself
+M is text with #n, @n and (sub-messages in parentheses). A line typed before on the
+very same screen is answered from the memo."""
+
 
 class HumanPolicy:
     """Reads each action with ``read`` (``input`` by default) after printing to ``out``."""
@@ -28,6 +37,7 @@ class HumanPolicy:
         self.echo = echo  # print the typed line too (when stdin is not a terminal)
         self._last: tuple[list[str], list[str]] | None = None
         self.screens = 0
+        print(HELP, file=self.out)
 
     async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str:
         observations, actions = list(observations), list(actions)
