@@ -62,4 +62,4 @@ async def test_sarsa_mind_updates_when_the_next_action_is_chosen():
     await m.get_action(state())
     assert await m.inform(state(iteration=2, cell=8), score=1.0) is None   # waits for a'
     await m.get_action(state(iteration=2, cell=8))
-    assert max(m.values(1, 1, 7)) == pytest.approx(0.3)
+    assert max(m.values((0, 1), 1, 7)) == pytest.approx(0.3)

@@ -98,3 +98,16 @@ def test_remote_collectives_play_exactly_as_in_process_collectives():
     local = play(Setting("woc", 3), build(BatterySpec(7, 20, 12, "paper", 6)))
     assert abs(remote.upsilon - local.upsilon) < 0.12 and remote.upsilon > 0.3
     assert learners.per_mind.shape == (12, 3)
+
+
+def test_a_second_sitting_starts_from_scratch():
+    """Two cohorts in a row on one world server: the shared-table minds do not carry the
+    first sitting's table into the second (states name their cohort)."""
+    args = dict(grid=6, iterations=10, episodes=1, agents=2, seed=3)
+    with ServerProcess(WORLD, args=args) as world, \
+            ServerProcess(f"{MINDS}:TeamMind", args={"agent": "woc", "team": "again"}) as woc:
+        first = asyncio.run(administer(world.url, [woc.url] * 2))
+        second = asyncio.run(administer(world.url, [woc.url] * 2))
+    assert first.per_mind.shape == second.per_mind.shape == (1, 2)
+    local = play(Setting("woc", 2), build(BatterySpec(6, 10, 1, "paper", 3)))
+    assert abs(second.upsilon - local.upsilon) < 0.25

@@ -20,6 +20,11 @@ from ..worlds.lambdastar.torus import torus
 from ..worlds.lambdastar.world import ACTION_FORMAT, STATE_FORMAT
 
 
+def episode_key(doc: dict[str, Any]) -> tuple[int, int]:
+    """Which episode of which sitting of the test a state belongs to."""
+    return int(doc.get("cohort", 0)), int(doc["episode"])
+
+
 def read_state(state: str) -> dict[str, Any]:
     try:
         doc = json.loads(state)
@@ -83,7 +88,7 @@ class OracleMind(LambdaStarMind):
 
 
 _FAKE: dict[str, dict[int, float]] = defaultdict(dict)
-_FAKE_AT: dict[str, tuple[int, int]] = {}
+_FAKE_AT: dict[str, tuple[int, int, int]] = {}
 
 
 class StigmergyMind(LambdaStarMind):
@@ -97,7 +102,7 @@ class StigmergyMind(LambdaStarMind):
         self.team, self.gamma = team, gamma
 
     def choose(self, doc):
-        stamp = (doc["episode"], doc["iteration"])
+        stamp = (*episode_key(doc), doc["iteration"])
         if _FAKE_AT.get(self.team) != stamp:
             _FAKE[self.team].clear()
             _FAKE_AT[self.team] = stamp
@@ -111,7 +116,7 @@ class StigmergyMind(LambdaStarMind):
 
 
 _TABLES: dict[str, dict[tuple[int, int], np.ndarray]] = {}
-_TABLE_EPISODE: dict[str, int] = {}
+_TABLE_EPISODE: dict[str, tuple[int, int]] = {}
 
 
 class QLearningMind(LambdaStarMind, LearningMind):
@@ -124,17 +129,17 @@ class QLearningMind(LambdaStarMind, LearningMind):
     def __init__(self, seed: int = 0, team: str = "") -> None:
         super().__init__(seed)
         self.team = team or f"private-{id(self)}"
-        self.previous: tuple[int, int, int, int] | None = None  # episode, iteration, cell, action
+        self.previous: tuple[tuple[int, int], int, int, int] | None = None  # episode, iteration, cell, action
 
-    def values(self, episode: int, iteration: int, cell: int) -> np.ndarray:
+    def values(self, episode: tuple[int, int], iteration: int, cell: int) -> np.ndarray:
         if _TABLE_EPISODE.get(self.team) != episode:  # a new episode: a new training session
             _TABLES[self.team] = {}
             _TABLE_EPISODE[self.team] = episode
         return _TABLES[self.team].setdefault((iteration, cell), np.zeros(9))
 
     def choose(self, doc):
-        a = self.pick(self.values(doc["episode"], doc["iteration"], doc["cell"]))
-        self.previous = (doc["episode"], doc["iteration"], doc["cell"], a)
+        a = self.pick(self.values(episode_key(doc), doc["iteration"], doc["cell"]))
+        self.previous = (episode_key(doc), doc["iteration"], doc["cell"], a)
         return a
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
@@ -146,7 +151,7 @@ class QLearningMind(LambdaStarMind, LearningMind):
         if _TABLE_EPISODE.get(self.team) != episode:
             return None  # the shared table has moved on to the next episode
         q = self.values(episode, iteration, cell)
-        going_on = not doc.get("finished") and doc["episode"] == episode
+        going_on = not doc.get("finished") and episode_key(doc) == episode
         future = self.values(episode, doc["iteration"], doc["cell"]).max() if going_on else 0.0
         q[a] += self.alpha * (float(score) + self.gamma * future - q[a])
         return float(q[a])
@@ -165,12 +170,12 @@ class SarsaMind(QLearningMind):
 
     def __init__(self, seed: int = 0, team: str = "") -> None:
         super().__init__(seed, team)
-        self.waiting: tuple[int, int, int, int, float] | None = None
+        self.waiting: tuple[tuple[int, int], int, int, int, float] | None = None
 
     def choose(self, doc):
-        a = self.pick(self.values(doc["episode"], doc["iteration"], doc["cell"]))
+        a = self.pick(self.values(episode_key(doc), doc["iteration"], doc["cell"]))
         self._settle(doc, a)
-        self.previous = (doc["episode"], doc["iteration"], doc["cell"], a)
+        self.previous = (episode_key(doc), doc["iteration"], doc["cell"], a)
         return a
 
     def _settle(self, doc: dict | None, a_next: int | None) -> None:
@@ -180,7 +185,7 @@ class SarsaMind(QLearningMind):
         self.waiting = None
         if _TABLE_EPISODE.get(self.team) != episode:
             return
-        going_on = doc is not None and doc.get("episode") == episode and a_next is not None
+        going_on = doc is not None and episode_key(doc) == episode and a_next is not None
         future = self.values(episode, doc["iteration"], doc["cell"])[a_next] if going_on else 0.0
         q = self.values(episode, iteration, cell)
         q[a] += self.alpha * (reward + self.gamma * future - q[a])
@@ -191,7 +196,7 @@ class SarsaMind(QLearningMind):
             return None
         self.waiting = (*self.previous, float(score))
         self.previous = None
-        if doc.get("finished") or doc["episode"] != self.waiting[0]:
+        if doc.get("finished") or episode_key(doc) != self.waiting[0]:
             self._settle(None, None)
         return None
 
@@ -223,7 +228,7 @@ class _Hub:
         self.waiting: dict[int, tuple[Any, dict]] = {}
         self.answers: list[int] = []
         self.round = 0
-        self.episode: int | None = None
+        self.episode: tuple[int, int] | None = None
         self.view: _EpisodeView | None = None
 
     async def act(self, doc: dict[str, Any]) -> int:
@@ -246,8 +251,8 @@ class _Hub:
         self.waiting = {}
         observations = [o for o, _ in members]
         first = members[0][1]
-        if first["episode"] != self.episode:
-            self.episode = first["episode"]
+        if episode_key(first) != self.episode:
+            self.episode = episode_key(first)
             self.view = _EpisodeView(self.iterations, [o.cell for o in observations])
             self.team.begin(self.view)
         if "good next" in first:

@@ -24,7 +24,7 @@ from .episodes import EpisodeSet, generate
 from .torus import ACTION_NAMES
 
 STATE_FORMAT = """JSON object, one per body and iteration:
-{"test": "lambdastar", "profile": "paper", "grid": [10, 10], "episode": 1, "episodes": 10,
+{"test": "lambdastar", "cohort": 1, "profile": "paper", "grid": [10, 10], "episode": 1, "episodes": 10,
  "iteration": 1, "iterations": 100, "agent": 1, "agents": 2,
  "cell": 46, "cells": [35, 36, 37, 45, 46, 47, 55, 56, 57],
  "rewards": [0, 0, 0.5, 0, 0, 0.5, 0, 0, 0], "reward": 0.5, "finished": false}
@@ -34,7 +34,8 @@ upper-left corner). "cells" is the body's range-k Moore neighbourhood (centre in
 row-major from the upper-left, and "rewards" the reward in each of those cells now; for
 k = 1 the nine cells are in action order. "reward" is what the last action earned (null
 at the start). With oracle hints on, "good next" is Good's cell after this iteration (for
-the expert baseline only). "finished": true when the test is over."""
+the expert baseline only). "finished": true when the test is over. "cohort" numbers the
+groups of bodies that sat the test on this server."""
 
 ACTION_FORMAT = """One action per iteration: a number 1..9 or its name:
 1 up-left, 2 up, 3 up-right, 4 left, 5 stay, 6 right, 7 down-left, 8 down, 9 down-right.
@@ -54,8 +55,9 @@ def parse_action(text: str) -> int:
 class Cohort:
     """The bodies sitting one test together, and the engine they share."""
 
-    def __init__(self, world: LambdaStarWorld) -> None:
+    def __init__(self, world: LambdaStarWorld, number: int) -> None:
         self.world = world
+        self.number = number
         self.set: EpisodeSet = world.episodes
         self.size = world.agents
         self.bodies: list[Body] = []
@@ -80,7 +82,8 @@ class Cohort:
 
     def state(self, j: int, reward: float | None) -> str:
         w = self.world
-        doc: dict[str, Any] = {"test": "lambdastar", "profile": w.profile, "grid": [w.grid, w.grid],
+        doc: dict[str, Any] = {"test": "lambdastar", "cohort": self.number,
+                               "profile": w.profile, "grid": [w.grid, w.grid],
                                "episode": self.episode + 1, "episodes": w.episodes_count,
                                "agent": j + 1, "agents": self.size, "reward": reward,
                                "iterations": w.iterations, "finished": self.finished}
@@ -204,7 +207,7 @@ class LambdaStarWorld(World):
                           + (f"; it cannot take {differ}" if differ else "")
                           + (f"; unknown {unknown}" if unknown else ""))
         if self.cohort is None or len(self.cohort.bodies) >= self.cohort.size:
-            self.cohort = Cohort(self)
+            self.cohort = Cohort(self, 1 if self.cohort is None else self.cohort.number + 1)
         body = Body(self.cohort, len(self.cohort.bodies))
         self.cohort.add(body)
         return body
