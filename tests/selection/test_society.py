@@ -295,3 +295,16 @@ async def test_economy_of_mind_pays_the_previous_owner_and_conserves_wealth():
     assert (await as_.get_action("x")).action == "a"   # still a: no payment to itself
     await as_.inform("y", 0.0)
     assert minds[0].told[-1]["payment"] is None
+
+
+async def test_a_temperature_sent_with_the_step_reaches_every_mind():
+    from wwm.minds.learning.qlearning import QLearningMind
+
+    minds = [QLearningMind(reward="score", actions="a,b", q_temperature=50.0, seed=k) for k in range(3)]
+    for m in minds:
+        m.table.update("s", 1, 1.0, None)  # each prefers b, but explores wildly by itself
+    as_ = ActionSelectionMind(minds, method="most-popular", seed=0)
+    await as_.new_run()
+    hot = {(await as_.get_action("s")).action for _ in range(30)}
+    cold = {(await as_.get_action("s", q_temperature="0")).action for _ in range(30)}
+    assert hot == {"a", "b"} and cold == {"b"}

@@ -358,7 +358,8 @@ class OneMind(Method):
             if left <= 0:
                 break
             asked.append(m)
-            got = await self.panel.gather({m: lambda m=m: m.mind.get_action(m.see(x))}, {m: m}, timeout=left)
+            got = await self.panel.gather({m: lambda m=m: m.mind.get_action(m.see(x), **self.panel.step)},
+                                          {m: m}, timeout=left)
             s = got.get(m)
             if s is not None and s.can_suggest:
                 return Decision(s.action, m, s.q, s.w, {m: s}, asked,

@@ -247,8 +247,17 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         await self.panel.gather({m: (lambda m=m: m.mind.no_operation()) for m in self.members})
 
     # ---- deciding -------------------------------------------------------------------------
-    async def decide(self, state: str) -> Decision:
-        """One step's decision (every query the method needs, in parallel rounds)."""
+    async def decide(self, state: str, step: dict[str, Any] | None = None) -> Decision:
+        """One step's decision (every query the method needs, in parallel rounds). ``step``:
+        the client's arguments for this step only (e.g. a Q-temperature), passed on to every
+        mind asked (9.2.1, 9.2.2)."""
+        self.panel.step = {k: v for k, v in (step or {}).items() if v is not None}
+        try:
+            return await self._decide(state)
+        finally:
+            self.panel.step = {}
+
+    async def _decide(self, state: str) -> Decision:
         members = list(self.members)
         d = await self._remembered(state, members)
         if d is None:
@@ -318,7 +327,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         return member
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
-        d = await self.decide(state)
+        d = await self.decide(state, step)
         if d.action is None:
             return Suggestion.cannot(d.note or "no mind suggested an action")
         return Suggestion(d.action, q=d.q)
@@ -374,7 +383,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     # ---- as a Mind_i in a higher-level AS (9.2.4) -------------------------------------------
     async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
-        d = await self.decide(state)
+        d = await self.decide(state, step)
         if d.action is None:
             return Suggestion.cannot(d.note or "no mind suggested an action")
         w = d.w if d.w is not None else d.q
@@ -382,7 +391,11 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     async def get_values(self, state: str, action: str, **step: Any) -> Values:
         minds = [m for m in self.members if m.competing is not False]
-        got = await self.panel.values([(m, action) for m in minds], state)
+        self.panel.step = {k: v for k, v in step.items() if v is not None}
+        try:
+            got = await self.panel.values([(m, action) for m in minds], state)
+        finally:
+            self.panel.step = {}
         qs = [v.q for v in got.values() if v.q is not None]
         ws = [v.w for v in got.values() if v.w is not None]
         combine = sum if self.method.collective else max

@@ -54,6 +54,7 @@ class Panel:
             raise ValueError("timeout must be positive")
         self.timeout = timeout
         self.queries = 0            # queries sent (for the counts of 10.6)
+        self.step: dict[str, Any] = {}  # this step's own arguments (e.g. Q-temperature), passed on
         self._background: set[asyncio.Task] = set()
 
     async def gather(self, jobs: dict[K, Callable[[], Awaitable[T]]],
@@ -107,14 +108,14 @@ class Panel:
             member.competing = True
         if member.competing is not False:
             try:
-                return await member.mind.get_suggestion(x)  # type: ignore[attr-defined]
+                return await member.mind.get_suggestion(x, **self.step)  # type: ignore[attr-defined]
             except Refusal as refusal:
                 if refusal.code != "unsupported-query":
                     raise
                 member.competing = False
             except AttributeError:
                 member.competing = False
-        return await member.mind.get_action(x)
+        return await member.mind.get_action(x, **self.step)
 
     async def suggestions(self, members: list[Member], state: str) -> dict[Member, Suggestion]:
         jobs = {m: (lambda m=m: self.suggest(m, state)) for m in members}
@@ -125,11 +126,12 @@ class Panel:
         async def ask(member: Member, action: str) -> Values:
             if member.competing is False:
                 raise Refusal("unsupported-query", "a plain Mind cannot value an action")
-            return await member.mind.get_values(member.see(state), action)  # type: ignore[attr-defined]
+            return await member.mind.get_values(member.see(state), action, **self.step)  # type: ignore[attr-defined]
 
         jobs = {(m, a): (lambda m=m, a=a: ask(m, a)) for m, a in pairs}
         return await self.gather(jobs, {(m, a): m for m, a in pairs})
 
     async def action(self, member: Member, state: str) -> Suggestion | None:
-        got = await self.gather({member: lambda: member.mind.get_action(member.see(state))}, {member: member})
+        got = await self.gather({member: lambda: member.mind.get_action(member.see(state), **self.step)},
+                                {member: member})
         return got.get(member)
