@@ -171,6 +171,46 @@ def test_misuse_gets_clear_errors(store_url: str) -> None:
             store.finish_run(run_id, "completed")
 
 
+def test_steps_that_cannot_be_stored_are_refused_at_once_with_the_reason(store_url: str) -> None:
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w")
+        with pytest.raises(StoreError, match=r"cannot record step 'three' of run \d+: invalid literal"):
+            store.record_step(run_id, step(0, index="three"))
+        with pytest.raises(StoreError, match="cannot record step 1 of run .*could not convert string to float: 'lots'"):
+            store.record_step(run_id, step(1, score="lots"))
+        with pytest.raises(StoreError, match="step index 4294967296 is out of range"):
+            store.record_step(run_id, step(2, index=2**32))
+        with pytest.raises(StoreError, match="cannot record step '\\?' of run .*has no attribute 'index'"):
+            store.record_step(run_id, object())
+        with pytest.raises(StoreError, match="cannot record event 'timeout' of run .*int"):
+            store.record_event(run_id, "soon", "timeout", "text")
+        store.record_step(run_id, step(0))
+        store.finish_run(run_id, "completed")
+        assert [s.index for s in store.get_run(run_id).steps] == [0]
+
+
+def test_rows_the_database_refuses_do_not_block_the_rest(store_url: str) -> None:
+    """Someone deletes a run while it is being recorded: its rows are refused (foreign key),
+    dropped and counted; the other run's rows behind them are all written."""
+    from sqlalchemy import delete
+
+    from wwm.store import schema
+
+    with RunStore(store_url) as store:
+        doomed = store.start_run(mind_url="m", world_url="w")
+        kept = store.start_run(mind_url="m", world_url="w")
+        with store.engine.begin() as conn:
+            conn.execute(delete(schema.runs).where(schema.runs.c.id == doomed))
+        for i in range(20):
+            store.record_step(doomed, step(i))
+            store.record_step(kept, step(i))
+        store.record_event(doomed, 3, "timeout", "lost with its run")
+        store.finish_run(kept, "completed")
+        assert store.dropped == 21 and store.write_error is None
+        assert [s.index for s in store.get_run(kept).steps] == list(range(20))
+        store._open.discard(doomed)  # its row is gone: nothing to finish
+
+
 def test_step_scores_in_order(store_url: str) -> None:
     with RunStore(store_url) as store:
         run_id = store.start_run(mind_url="m", world_url="w")

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, S
 from . import schema
 from .engine import StoreError, make_engine, resolve_url, shown
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
-from .writer import HEARTBEAT_SECONDS, Writer, clean_text, number
+from .writer import HEARTBEAT_SECONDS, Writer, clean_text, event_row, number, step_row
 
 HOST = socket.gethostname()
 STALE_AFTER = timedelta(seconds=6 * HEARTBEAT_SECONDS)  # no heartbeat this long: interrupted
@@ -93,15 +93,24 @@ class RunStore:
         """Queue one step (a :class:`StepRecord`, or any object with its fields)."""
         if run_id not in self._open:
             raise StoreError(self._not_open(run_id))
-        self._writer.add_step(run_id, step)
+        try:
+            row = step_row(run_id, step)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise StoreError(f"cannot record step {getattr(step, 'index', '?')!r} of run {run_id}: "
+                             f"{exc}") from None
+        self._writer.add(row)
 
     def record_event(self, run_id: int, step_index: int, kind: str, text: str) -> None:
         """Queue an event: ``kind`` is a short word such as "timeout" or "world-down"."""
         if run_id not in self._open:
             raise StoreError(self._not_open(run_id))
-        if not kind or len(kind) > MAX_KIND:
+        if not isinstance(kind, str) or not kind or len(kind) > MAX_KIND:
             raise StoreError(f"an event kind is 1 to {MAX_KIND} characters, not {kind!r}")
-        self._writer.add_event(run_id, step_index, kind, text)
+        try:
+            row = event_row(run_id, step_index, kind, text)
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"cannot record event {kind!r} of run {run_id}: {exc}") from None
+        self._writer.add(row)
 
     def finish_run(self, run_id: int, status: str, total_score: float | None = None,
                    steps: int | None = None, *, world_score: float | None = None,
@@ -137,6 +146,11 @@ class RunStore:
     def pending(self) -> int:
         """Steps and events queued and not yet written."""
         return self._writer.pending
+
+    @property
+    def dropped(self) -> int:
+        """Rows the database refused as data (e.g. their run was deleted meanwhile)."""
+        return self._writer.dropped
 
     @property
     def write_error(self) -> str | None:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, insert, update
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
 from . import schema
 from .records import StepRecord
@@ -53,40 +54,57 @@ STEP_COLUMNS = [c.name for c in schema.steps.columns if c.name != "id"]
 
 def step_row(run_id: int, step: StepRecord) -> tuple[Any, ...]:
     """The ``wwm_steps`` row for ``step`` (any object with :class:`StepRecord`'s fields), in
-    the order of :data:`STEP_COLUMNS`."""
-    return (run_id, int(step.index), clean_text(step.state) or "", clean_text(step.action),
+    the order of :data:`STEP_COLUMNS`; ValueError or TypeError when a field cannot be stored."""
+    index = int(step.index)
+    if not -(2**31) <= index < 2**31:
+        raise ValueError(f"step index {index} is out of range")
+    return (run_id, index, clean_text(step.state) or "", clean_text(step.action),
             clean_text(step.new_state) or "", number(step.score), number(step.mind_q),
             float(step.seconds_get_state), float(step.seconds_get_action),
             float(step.seconds_execute), float(step.seconds_inform), clean_text(step.note))
+
+
+def event_row(run_id: int, step: int, kind: str, text: str) -> dict[str, Any]:
+    """The ``wwm_events`` row of one event, stamped now."""
+    return {"run_id": run_id, "step": int(step), "kind": clean_text(kind), "text": clean_text(text) or "",
+            "at": datetime.now(UTC)}
 
 
 def insert_steps(conn: Any, rows: list[tuple[Any, ...]]) -> None:
     """Insert step rows inside ``conn``'s transaction by the cheapest road each backend has:
     ``executemany`` on the sqlite3 cursor, ``COPY FROM STDIN`` on PostgreSQL (each ~2.5x
     faster than SQLAlchemy's executemany, measured in benchmarks/store_write.py), else Core."""
-    dialect = conn.dialect.name
-    if dialect == "sqlite":
-        cursor = conn.connection.dbapi_connection.cursor()
-        marks = ", ".join("?" * len(STEP_COLUMNS))
-        cursor.executemany(f"INSERT INTO {schema.steps.name} ({', '.join(STEP_COLUMNS)}) "
-                           f"VALUES ({marks})", rows)
-        cursor.close()
-    elif dialect == "postgresql" and conn.dialect.driver == "psycopg":
-        cursor = conn.connection.dbapi_connection.cursor()
-        with cursor.copy(f"COPY {schema.steps.name} ({', '.join(STEP_COLUMNS)}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-        cursor.close()
+    dialect, columns = conn.dialect, ", ".join(STEP_COLUMNS)
+    if dialect.name == "sqlite":
+        sql = f"INSERT INTO {schema.steps.name} ({columns}) VALUES ({', '.join('?' * len(STEP_COLUMNS))})"
+    elif dialect.name == "postgresql" and dialect.driver == "psycopg":
+        sql = f"COPY {schema.steps.name} ({columns}) FROM STDIN"
     else:
-        conn.execute(insert(schema.steps), [dict(zip(STEP_COLUMNS, row)) for row in rows])
+        conn.execute(insert(schema.steps), [dict(zip(STEP_COLUMNS, row, strict=True)) for row in rows])
+        return
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        if dialect.name == "sqlite":
+            cursor.executemany(sql, rows)
+        else:
+            with cursor.copy(sql) as copy:
+                for row in rows:
+                    copy.write_row(row)
+    except dialect.loaded_dbapi.Error as exc:  # as SQLAlchemy's own errors, like Core's would be
+        raise DBAPIError.instance(sql, None, exc, dialect.loaded_dbapi.Error, dialect=dialect) from exc
+    finally:
+        cursor.close()
 
 
 class Writer:
-    """Queues steps and events and writes them from a daemon thread.
+    """Queues rows of steps and events and writes them from a daemon thread.
 
     ``lock`` serialises every use of the engine (shared with the store's readers), so an
-    in-memory SQLite database on one connection works too. A failed write keeps its rows at
-    the head of the queue and is retried on the next round; nothing queued is dropped.
+    in-memory SQLite database on one connection works too. When the database is away, a
+    failed write keeps its rows at the head of the queue and is retried on the next round.
+    Rows the database refuses as data (say, their run was deleted meanwhile) are written one
+    by one, and the refused ones are dropped and counted in ``dropped``, so they cannot
+    block the rows behind them.
     """
 
     def __init__(self, engine: Engine, lock: threading.RLock, live_runs: Callable[[], list[int]],
@@ -96,8 +114,9 @@ class Writer:
         self.batch = batch
         self.interval = interval
         self.last_error: BaseException | None = None
+        self.dropped = 0
         self._live_runs = live_runs
-        self._queue: collections.deque[tuple[int, Any, Any]] = collections.deque()
+        self._queue: collections.deque[tuple[Any, ...] | dict[str, Any]] = collections.deque()
         self._wake = threading.Event()
         self._stop = False
         self._last_heartbeat = time.monotonic()
@@ -105,13 +124,11 @@ class Writer:
         self._thread.start()
 
     # ---- called by the run loop: cheap -----------------------------------------------------
-    def add_step(self, run_id: int, step: StepRecord) -> None:
-        self._queue.append((run_id, step, None))
+    def add(self, row: tuple[Any, ...] | dict[str, Any]) -> None:
+        """Queue a row: a tuple from :func:`step_row` or a dict from :func:`event_row`."""
+        self._queue.append(row)
         if len(self._queue) >= self.batch:
             self._wake.set()
-
-    def add_event(self, run_id: int, step: int, kind: str, text: str) -> None:
-        self._queue.append((run_id, None, (step, kind, text, datetime.now(UTC))))
 
     @property
     def pending(self) -> int:
@@ -150,19 +167,35 @@ class Writer:
     def _write_some(self) -> None:
         queue = self._queue
         taken = [queue.popleft() for _ in range(min(len(queue), self.batch * 4))]
-        step_rows = [step_row(r, s) for r, s, _ in taken if s is not None]
-        event_rows = [{"run_id": r, "step": int(e[0]), "kind": e[1], "text": clean_text(e[2]) or "",
-                       "at": e[3]} for r, s, e in taken if s is None]
         try:
-            with self.engine.begin() as conn:
-                if step_rows:
-                    insert_steps(conn, step_rows)
-                if event_rows:
-                    conn.execute(insert(schema.events), event_rows)
-                self._beat_in(conn, sorted({r for r, _, _ in taken}))
+            self._insert(taken)
+        except (IntegrityError, DataError):  # refused as data, not for want of a database
+            self._insert_one_by_one(taken)
         except BaseException:
             queue.extendleft(reversed(taken))
             raise
+
+    def _insert(self, rows: list[tuple[Any, ...] | dict[str, Any]]) -> None:
+        step_rows = [r for r in rows if isinstance(r, tuple)]
+        event_rows = [r for r in rows if isinstance(r, dict)]
+        run_ids = {r[0] for r in step_rows} | {r["run_id"] for r in event_rows}
+        with self.engine.begin() as conn:
+            if step_rows:
+                insert_steps(conn, step_rows)
+            if event_rows:
+                conn.execute(insert(schema.events), event_rows)
+            self._beat_in(conn, sorted(run_ids))
+
+    def _insert_one_by_one(self, rows: list[tuple[Any, ...] | dict[str, Any]]) -> None:
+        for k, row in enumerate(rows):
+            try:
+                self._insert([row])
+            except (IntegrityError, DataError) as exc:
+                self.dropped += 1
+                log.warning("run store: the database refused a row, dropped: %s", str(exc.orig or exc).strip())
+            except BaseException:  # the database went away meanwhile: keep what is left
+                self._queue.extendleft(reversed(rows[k:]))
+                raise
 
     def _beat(self, run_ids: list[int]) -> None:
         """Tell readers the runs of this process are alive, even when no step comes."""
