@@ -33,6 +33,15 @@ async def test_show_prints_each_act_with_the_commitments_after_it(logged, capsys
     assert out.rstrip().endswith("no commitment outstanding")
 
 
+async def test_show_writes_a_web_page(logged, tmp_path, capsys) -> None:
+    page = tmp_path / "conv.html"
+    assert main(["acl", "show", str(logged), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert "<th>boss</th><th>a</th><th>b</th><th>c</th>" in text
+    assert "renege" in text and "reneged (violated)" in text and "team: a, boss" in text
+    assert text.count("<tr") == 1 + len([l for l in logged.read_text().splitlines() if l])
+
+
 async def test_replay_agrees_with_the_log_and_catches_a_forged_one(logged, capsys) -> None:
     assert main(["acl", "replay", str(logged)]) == 0
     assert "0 differ from the log" in capsys.readouterr().out

@@ -227,8 +227,11 @@ class Agent:
             try:
                 answer = await self.receive(conv.id, timeout=max(0.0, deadline - loop.time()))
             except TimeoutError:
-                await self.send(self.compose("cancel", to, conversation=conv.id, protocol=protocol,
-                                             in_reply_to=msg.reply_with))
+                try:  # no answer in time: withdraw, which meets the duty to inform (I7)
+                    await self.send(self.compose("cancel", to, conversation=conv.id, protocol=protocol,
+                                                 in_reply_to=msg.reply_with))
+                except Undeliverable as exc:
+                    log.info("%s could not withdraw from %s: %s", self.name, to.name, exc)
                 break
             conv.messages.append(answer)
             if answer.performative == "not-understood":

@@ -134,3 +134,55 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
         if not step.agrees:
             out.append("       ! differs from what was logged at the time")
     return "\n".join(out)
+
+
+def html(entries: Iterable[Entry], conversation: str | None = None, title: str = "Conversation") -> str:
+    """A self-contained page: one column per agent, one row per message (an arrow from
+    sender to receivers, the act and the arc), and the commitments standing after it."""
+    from html import escape
+
+    steps = list(replay(entries, conversation))
+    agents: list[str] = []
+    for step in steps:
+        for name in [step.message.sender.name if step.message.sender else "?",
+                     *(r.name for r in step.message.receivers)]:
+            if name not in agents:
+                agents.append(name)
+    col = {a: i for i, a in enumerate(agents)}
+    rows = []
+    for n, step in enumerate(steps, 1):
+        m = step.message
+        sender = m.sender.name if m.sender else "?"
+        cells = []
+        targets = {r.name for r in m.receivers}
+        for a in agents:
+            if a == sender:
+                cells.append('<td class="from">●</td>')
+            elif a in targets:
+                arrow = "◀" if col[a] < col[sender] else "▶"
+                cells.append(f'<td class="to">{arrow}</td>')
+            else:
+                cells.append("<td></td>")
+        arcs = "<br>".join(
+            escape(f"{v.receiver}: {v.arc.act} {v.before} → {v.after}" + (" (crossed)" if v.crossed else ""))
+            if v.accepted and v.arc else escape(f"{v.receiver}: {'refused: ' if not v.accepted else ''}{v.reason}")
+            for v in step.verdicts)
+        records = "".join(f'<li class="{"done" if " — discharged" in c else "open"}">{escape(c)}</li>'
+                          for c in step.commitments) or '<li class="done">no commitment outstanding</li>'
+        team = ", ".join(sorted(next(iter(step.teams.values())))) or "none"
+        act = escape(m.performative + (f" [{m.act}]" if m.act else ""))
+        rows.append(f'<tr class="{"bad" if not step.agrees else ""}"><td class="n">{n}</td>{"".join(cells)}'
+                    f'<td><b>{act}</b> {escape(m.content or "")}<div class="arc">{arcs}</div></td>'
+                    f'<td>team: {escape(team)}<ul>{records}</ul></td></tr>')
+    head = "".join(f"<th>{escape(a)}</th>" for a in agents)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{escape(title)}</title>
+<style>body{{font:14px system-ui,sans-serif;margin:1.5em}}table{{border-collapse:collapse}}
+td,th{{border-bottom:1px solid #ddd;padding:4px 8px;vertical-align:top}}th{{background:#f4f4f8}}
+td.from{{color:#2563eb;text-align:center}}td.to{{color:#16a34a;text-align:center}}td.n{{color:#888}}
+.arc{{color:#555;font-size:12px}}ul{{margin:0;padding-left:1.2em;font-size:12px}}li.done{{color:#999}}
+li.open{{color:#111}}tr.bad{{background:#fee2e2}}</style></head><body>
+<h1>{escape(title)}</h1><p>{len(steps)} message(s); each row: who sent to whom, the act and the
+arc it took, and the commitments standing after it (discharged ones in grey).</p>
+<table><tr><th>#</th>{head}<th>act</th><th>commitments after</th></tr>
+{"".join(rows)}</table></body></html>
+"""

@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show = sub.add_parser("show", help="print a logged conversation with the commitments after each act")
     show.add_argument("log", help="a conversation log (JSON lines, as agents write with log=FILE)")
     show.add_argument("--conversation", "-c", help="only this conversation-id")
+    show.add_argument("--html", metavar="FILE", help="also write the conversation as a web page")
     replay = sub.add_parser("replay", help="re-check every message of a log; exit 1 if any verdict differs")
     replay.add_argument("log")
     replay.add_argument("--conversation", "-c")
@@ -53,6 +54,10 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     if args.acl_command == "show":
         print(log.show(entries, args.conversation))
+        if args.html:
+            with open(args.html, "w", encoding="utf-8") as page:
+                page.write(log.html(entries, args.conversation, f"Conversation log {args.log}"))
+            print(f"web page written to {args.html}")
         return 0
     steps = list(log.replay(entries, args.conversation))
     differ = [s for s in steps if not s.agrees]
