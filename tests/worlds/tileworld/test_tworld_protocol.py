@@ -187,3 +187,18 @@ async def test_a_noisy_partial_view_game_replays_exactly():
     first = json.loads(rec.percepts_sent()[0][1])["data"]
     assert len(first["environment"]["grid"]) == 7 and first["agent"]["location"] == {"row": 3, "column": 3}
     assert replay(rec) == len(rec.percepts_sent())
+
+
+async def test_the_asynchronous_loop_sends_percepts_on_a_clock_and_acknowledges_moves():
+    cfg = Config(seed=4, end={"neutral": {"time": 10}})
+    game = Game(cfg, [BuiltinLink(ReactiveAgent())], mode="realtime", speed=10, interval=0.5)
+    result = await game.run()
+    assert result["agents"][0]["good_moves"] > 5
+    rec = Recording.from_dict(game.recording())
+    sent = [json.loads(line) for _, line in rec.percepts_sent()]
+    assert sum(1 for m in sent if m["header"] == "percept") >= 15  # one each 0.5 world s for 10 s
+    acks = [m for m in sent if m["header"] == "ready_for_next_action"]
+    assert acks and all(m["data"] == "null" for m in acks)
+    assert replay(rec) == len(sent)
+    with pytest.raises(ValueError, match="real-time mode"):
+        Game(cfg, [BuiltinLink(ReactiveAgent())], interval=0.5)

@@ -83,8 +83,10 @@ class Hub:
         config = Config.from_dict(body.get("config") or {})
         links = self.links(body.get("agents"), config)
         speed = float(body.get("speed", 1.0))
+        interval = body.get("interval")
         game = Game(config, links, mode=body.get("mode", "realtime"), speed=speed,
-                    action_timeout=float(body.get("action_timeout", 10.0)), on_change=self.touch)
+                    action_timeout=float(body.get("action_timeout", 10.0)), on_change=self.touch,
+                    interval=float(interval) / 1000 if interval else None)
         self.game, self.saved = game, None
         self.task = asyncio.create_task(self._play(game))
         self.touch()

@@ -49,7 +49,7 @@ class BuiltinLink:
 
     async def send(self, line: str) -> None:
         message = json.loads(line)
-        if message["header"] in ("start", "percept", "ready_for_next_action"):
+        if message["header"] in ("start", "percept", "ready_for_next_action") and isinstance(message["data"], dict):
             self.pending.append(self.agent.act(message["data"]))
         elif message["header"] == "message":
             self.inbox.append(message["data"])

@@ -3,7 +3,9 @@
 ``discrete`` mode is lock-step: every robot gets a percept, every action is collected, then
 the engine steps (γ world seconds). ``realtime`` mode is T-World's: the world clock runs with
 the wall clock (× ``speed``), each action is applied when it arrives and the robot is busy
-for its cost (350 ms a move, 1000 ms a bad move or a filled hole) before its next percept.
+for its cost (350 ms a move, 1000 ms a bad move or a filled hole) before its next percept;
+with ``interval`` set it is T-World's asynchronous loop instead: a ``percept`` every
+``interval`` seconds whatever the agent does, moves acknowledged with a ``"null"`` data.
 Every percept sent is written into the engine's log, which is the run's recording.
 """
 
@@ -32,14 +34,18 @@ class Game:
     """One run with live agents. ``await run()`` plays it to the end and returns the measures."""
 
     def __init__(self, config: Config, links: list[Link], mode: Mode = "discrete", speed: float = 1.0,
-                 action_timeout: float = 10.0, on_change: Callable[[Game], None] | None = None) -> None:
+                 action_timeout: float = 10.0, on_change: Callable[[Game], None] | None = None,
+                 interval: float | None = None) -> None:
         if len(links) != config.agents:
             raise ValueError(f"the config has {config.agents} agents but {len(links)} links were given")
         if mode not in ("discrete", "realtime"):
             raise ValueError(f"mode must be discrete or realtime, got {mode!r}")
         if speed <= 0:
             raise ValueError(f"speed must be positive, got {speed}")
+        if interval is not None and (mode != "realtime" or interval <= 0):
+            raise ValueError("an asynchronous percept interval needs real-time mode and a positive interval")
         self.config, self.links, self.mode, self.speed = config, links, mode, speed
+        self.interval = interval
         self.action_timeout = action_timeout
         self.on_change = on_change
         self.engine = Engine(config)
@@ -173,8 +179,11 @@ class Game:
 
         async def robot(i: int) -> None:
             header = "start"
+            if self.interval is not None:
+                await self._percept(i, "start")
             while not self.engine.finished:
-                await self._percept(i, header)
+                if self.interval is None:
+                    await self._percept(i, header)
                 action = await self._next_action(i, self.action_timeout)
                 await self.running.wait()
                 if self.engine.finished:
@@ -186,11 +195,24 @@ class Game:
                     cost = COST_SECONDS["filled_hole" if result.filled else result.kind]
                     await asyncio.sleep(cost / self.speed)
                     header = "ready_for_next_action"
+                    if self.interval is not None:
+                        await self._send(i, percepts.message("ready_for_next_action", "null"))
                 else:
                     await asyncio.sleep(0.05 / self.speed)  # a none-spinning agent cannot starve the loop
                     header = "percept"
 
+        async def pulse() -> None:  # the asynchronous loop's percepts, whatever the agents do
+            assert self.interval is not None
+            while not self.engine.finished:
+                await asyncio.sleep(self.interval / self.speed)
+                await self.running.wait()
+                catch_up()
+                for i in range(len(self.links)):
+                    await self._percept(i, "percept")
+
         robots = [asyncio.create_task(robot(i)) for i in range(len(self.links))]
+        if self.interval is not None:
+            robots.append(asyncio.create_task(pulse()))
         try:
             while not self.engine.finished:
                 await asyncio.sleep(0.05)
