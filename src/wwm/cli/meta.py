@@ -76,24 +76,28 @@ def run(args: argparse.Namespace) -> int:
         if command == "forget":
             return _forget(db, args.prefix)
         return asyncio.run(_compute(console, args, command))
-    except SettingsError as exc:
-        print(f"wwm meta: {exc}", file=sys.stderr)
-        return 2
-    except EOFError:
-        print("\nwwm meta: input ended before the computation finished; nothing was returned", file=sys.stderr)
-        return 1
-    except OutOfLines as exc:
-        print(f"wwm meta: {exc}", file=sys.stderr)
-        return 1
-    except DecodeError as exc:
-        print(f"wwm meta: Meta(A) could not read the answer: {exc}", file=sys.stderr)
-        return 1
-    except KeyError as exc:
-        print(f"wwm meta: {exc.args[0]}", file=sys.stderr)
-        return 2
-    except DatabaseError as exc:
-        print(f"wwm meta: {db} cannot be used as a meta-execution database ({exc.orig})", file=sys.stderr)
-        return 2
+    except (SettingsError, KeyError, DatabaseError, EOFError, OutOfLines, DecodeError) as exc:
+        text, code = _explain(exc, db)
+        print(f"wwm meta: {text}", file=sys.stderr)
+        return code
+
+
+def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
+    """What went wrong, for a person, and the exit status."""
+    from sqlalchemy.exc import DatabaseError
+
+    from ..meta.agents import OutOfLines
+    from ..meta.meta import DecodeError
+
+    if isinstance(exc, EOFError):
+        return "input ended before the computation finished; nothing was returned", 1
+    if isinstance(exc, DecodeError):
+        return f"Meta(A) could not read the answer: {exc}", 1
+    if isinstance(exc, DatabaseError):
+        return f"{db} cannot be used as a meta-execution database ({exc.orig})", 2
+    if isinstance(exc, KeyError):
+        return str(exc.args[0]), 2
+    return str(exc), 1 if isinstance(exc, OutOfLines) else 2  # a script ran out, or a bad setting
 
 
 async def _compute(console, args: argparse.Namespace, command: str) -> int:
