@@ -120,3 +120,16 @@ def test_a_session_cut_short_resumes_from_the_answers_saved_as_typed(tmp_path):
     assert ">>> ask$1 say hi    (answered from the memo)" in resumed.stdout
     assert "Meta(A) returned ''" in resumed.stdout
     assert "8 calls to A, 8 answered from the memo" in resumed.stdout
+
+
+def test_a_file_of_lines_can_be_a(tmp_path, capsys):
+    from wwm.cli.main import main
+
+    script = tmp_path / "session.txt"
+    script.write_text("\n".join(LINES) + "\n")
+    assert main(["meta", "act", "-a", f"lines:{script}", "--tree"]) == 0
+    out = capsys.readouterr().out
+    assert "Meta(A) returned ''" in out and "→ out of budget, sorry" in out
+    script.write_text("\n".join(LINES[:3]) + "\n")
+    assert main(["meta", "act", "-a", f"lines:{script}"]) == 1
+    assert "the script ran out of lines at the observation '@0: what is the first element" in capsys.readouterr().err
