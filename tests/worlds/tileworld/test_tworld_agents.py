@@ -67,3 +67,9 @@ def test_play_and_make_agent_name_their_mistakes():
     with pytest.raises(ValueError, match="1 agents but 2 were named"):
         play(Config(), ["reactive", "reactive"])
     assert isinstance(make_agent("reactive"), ReactiveAgent) and isinstance(make_agent("deliberative"), DeliberativeAgent)
+
+
+@pytest.mark.parametrize("agent", ["reactive", "deliberative"])
+def test_built_in_agents_play_easy_mode_too(agent):
+    totals = play(Config(seed=2, easy=True, gamma=0.2, end={"neutral": {"time": 60}}), [agent])["totals"]
+    assert totals["effectiveness"] > 0.4

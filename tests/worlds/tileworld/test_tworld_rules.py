@@ -343,3 +343,12 @@ def test_the_first_mover_rotates_in_the_discrete_core():
     e.step({0: "none", 1: "none"})
     e.step({0: "east", 1: "west"})  # now robot 1 moves first
     assert e.agents[1].cell == (0, 1) and e.agents[0].cell == (0, 0)
+
+
+def test_easy_mode_has_no_tiles_and_walking_onto_a_hole_fills_it():
+    e = board("A11", "   ", easy=True)
+    assert [e.act(0, "east").points for _ in range(2)] == [2, 20]
+    assert e.agents[0].cell == (0, 2) and not e.holes and e.agents[0].stats["filled_holes"] == 1
+    dynamic = Engine(Config(seed=1, easy=True, end={}))
+    dynamic.advance(30)
+    assert dynamic.total_holes > 2 and not dynamic.tiles

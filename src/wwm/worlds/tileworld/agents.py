@@ -32,6 +32,7 @@ class View:
     tiles: frozenset[Cell]
     holes: dict[Cell, int]
     blocked: frozenset[Cell]  # obstacles and other robots
+    easy: bool = False  # easy mode: walking onto a hole cell fills it
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> View:
@@ -47,7 +48,8 @@ class View:
                     blocked.add((r, c))
                 elif isinstance(code, int):
                     holes[(r, c)] = code
-        return cls(len(grid), len(grid[0]) if grid else 0, me, frozenset(tiles), holes, frozenset(blocked))
+        easy = bool(data.get("builtin_knowledge", {}).get("easy", False))
+        return cls(len(grid), len(grid[0]) if grid else 0, me, frozenset(tiles), holes, frozenset(blocked), easy)
 
     def inside(self, cell: Cell) -> bool:
         return 0 <= cell[0] < self.rows and 0 <= cell[1] < self.columns
@@ -87,6 +89,36 @@ def path_to(view: View, goal: Cell) -> list[str] | None:
     return None
 
 
+def path_to_nearest(view: View, goals: set[Cell]) -> list[str] | None:
+    """Shortest walk onto the nearest of ``goals`` (which may be unwalkable cells such as holes
+    in easy mode), or None."""
+    back: dict[Cell, tuple[Cell, str]] = {view.me: (view.me, "")}
+    queue = deque([view.me])
+    while queue:
+        here = queue.popleft()
+        for name, d in MOVES.items():
+            nxt = _add(here, d)
+            if nxt in back or not (nxt in goals or view.walkable(nxt)):
+                continue
+            back[nxt] = (here, name)
+            if nxt in goals:
+                moves = []
+                while nxt != view.me:
+                    nxt, move = back[nxt]
+                    moves.append(move)
+                return moves[::-1]
+            queue.append(nxt)
+    return None
+
+
+def easy_move(view: View) -> str | None:
+    """Easy mode: the first step onto the nearest hole cell."""
+    if not view.easy or not view.holes:
+        return None
+    path = path_to_nearest(view, set(view.holes))
+    return path[0] if path else None
+
+
 def candidate_pairs(view: View, limit: int) -> list[tuple[Cell, Cell]]:
     """(tile, hole cell) pairs, the cheapest-looking first."""
     pairs = [(t, h) for t in view.tiles for h in view.holes]
@@ -104,6 +136,8 @@ class ReactiveAgent:
 
     def act(self, data: dict[str, Any]) -> str:
         view = View.parse(data)
+        if move := easy_move(view):
+            return move
         best: tuple[int, str] | None = None
         for tile, hole in candidate_pairs(view, self.pairs):
             for name, d in MOVES.items():
@@ -185,6 +219,11 @@ class DeliberativeAgent:
             return "none"
         self.thinking = 0
         self.plan, self.target = [], None
+        if view.easy and view.holes:  # easy mode: walk onto the holes
+            plan = path_to_nearest(view, set(view.holes))
+            if plan:
+                self.plan, self.target, self.expect = plan, _add_all(view.me, plan), view.me
+                return self._follow(view)
         for tile, hole in candidate_pairs(view, self.pairs):
             plan = plan_push(view, tile, hole)
             if plan:
@@ -198,6 +237,12 @@ class DeliberativeAgent:
         move = self.plan.pop(0)
         self.expect = _add(view.me, MOVES[move])
         return move
+
+
+def _add_all(cell: Cell, moves: list[str]) -> Cell:
+    for move in moves:
+        cell = _add(cell, MOVES[move])
+    return cell
 
 
 BUILTIN: dict[str, type] = {"reactive": ReactiveAgent, "deliberative": DeliberativeAgent}

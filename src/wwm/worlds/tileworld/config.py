@@ -121,6 +121,7 @@ class Config:
     initial_state: tuple[tuple[str | int, ...], ...] | None = None
     end: dict[str, dict[str, Any]] = field(default_factory=lambda: {"neutral": {"time": 300}})
     model_of_action: StochasticModel = StochasticModel()
+    easy: bool = False  # the simplified Tileworld: no tiles, walking onto a hole cell fills it
     partial: bool = False
     radius: int = 2
     noise: bool = False

@@ -230,7 +230,7 @@ class Engine:
         self.total_holes += 1
         self.total_cells += len(cells)
         self.total_value += hole.value
-        if with_tiles:
+        if with_tiles and not cfg.easy:
             for cell in cells:
                 if immediate or cfg.dynamic != DYNAMIC:
                     self._place_tile(hole.id, cell, lifetime)
@@ -392,9 +392,12 @@ class Engine:
             return self._bad_move(agent, team)
         dr, dc = DIRECTIONS[direction]
         target = (agent.cell[0] + dr, agent.cell[1] + dc)
-        if not self.in_bounds(target) or target in self.obstacles or target in self.hole_at or target in self.agent_at:
-            return self._bad_move(agent, team)
         points, filled, pushed = 0, (), 0
+        if self.config.easy and target in self.hole_at:  # easy mode: the robot fills the cell itself
+            points, filled = self._fill(agent, team, target)
+        elif (not self.in_bounds(target) or target in self.obstacles or target in self.hole_at
+              or target in self.agent_at):
+            return self._bad_move(agent, team)
         if target in self.tiles:
             row = [target]
             beyond = (target[0] + dr, target[1] + dc)

@@ -82,6 +82,7 @@ def _builtin_knowledge(engine: Engine) -> dict[str, Any]:
     moa = cfg.model_of_action
     return {
         "grid_total_rows": cfg.rows, "grid_total_columns": cfg.columns,
+        "easy": cfg.easy,  # an addition to T-World's schema: walking onto a hole fills it
         "teams": [{"id": t.id, "leader": t.leader, "members": list(t.members)} for t in engine.teams],
         "end": end,
         "costs": {**COSTS_MS, "battery": dict(BATTERY_COST) if cfg.battery else None},
