@@ -64,7 +64,7 @@ def make_runs(url: str) -> None:
     with RunStore(url) as store:
         for k, status in enumerate(["completed", "mind lost", "interrupted"]):
             run_id = store.start_run(mind_url=f"http://127.0.0.1:{9000 + k}/", world_url="local:grid:Grid",
-                                     society={"name": f"society {k}"})
+                                     society={"name": f"society {k} [red]"})
             for i in range(30):
                 store.record_step(run_id, StepRecord(i, f"x{i}\n[bold]", None if i == 3 else f"a{i}",
                                                      f"x{i + 1}", float(i % 4), note="stuck" if i == 3 else None))
@@ -77,7 +77,7 @@ def test_list_and_show_in_process(tmp_path: Path, capsys: pytest.CaptureFixture)
     make_runs(url)
     assert main(["runs", "--db", url, "--limit", "2"]) == 0
     out = capsys.readouterr().out
-    assert "society 2" in out and "interrupted" in out and "society 1" in out and "mind lost" in out
+    assert "society 2 [red]" in out and "interrupted" in out and "society 1 [red]" in out and "mind lost" in out
     assert "society 0" not in out
 
     assert main(["runs", "list", "--db", url, "--status", "completed"]) == 0
@@ -86,7 +86,8 @@ def test_list_and_show_in_process(tmp_path: Path, capsys: pytest.CaptureFixture)
 
     assert main(["runs", "show", "2", "--db", url]) == 0
     out = capsys.readouterr().out
-    assert "Run 2: society 1" in out and "mind lost" in out and "127.0.0.1:9001" in out
+    assert "Run 2: society 1 [red]" in out and "mind lost" in out and "127.0.0.1:9001" in out
+    assert "name: society 1 [red]" in out  # the society document, as YAML
     assert "Events (1)" in out and "did not answer" in out
     assert "Steps 0-19 of 30" in out and "(cannot suggest)" in out and "x3⏎[bold]" in out
 
@@ -97,7 +98,8 @@ def test_list_and_show_in_process(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert main(["runs", "list", "--db", url, "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [(r["id"], r["name"], r["status"], r["step_count"]) for r in listed] == [
-        (3, "society 2", "interrupted", 30), (2, "society 1", "mind lost", 30), (1, "society 0", "completed", 30)]
+        (3, "society 2 [red]", "interrupted", 30), (2, "society 1 [red]", "mind lost", 30),
+        (1, "society 0 [red]", "completed", 30)]
     assert listed[0]["total_score"] == sum(i % 4 for i in range(30)) and listed[0]["seconds"] >= 0
 
     assert main(["runs", "--db", url, "--status", "ended by world"]) == 0

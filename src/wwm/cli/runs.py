@@ -92,6 +92,7 @@ STATUS_STYLE = {"completed": "green", "ended by world": "green", "running": "bol
 
 
 def _list(console: Any, store: Any, limit: int, status: str | None, as_json: bool) -> int:
+    from rich.markup import escape
     from rich.table import Table
 
     runs = store.list_runs(limit=limit, status=status)
@@ -100,10 +101,10 @@ def _list(console: Any, store: Any, limit: int, status: str | None, as_json: boo
         return 0
     if not runs:
         which = f' with status "{status}"' if status else ""
-        console.print(f"No runs{which} recorded in {store!r} yet.")
+        console.print(escape(f"No runs{which} recorded in {store!r} yet."))
         return 0
     wide = console.width >= 110  # the servers column only when there is room for it
-    caption = f"{store!r}, newest first; wwm runs show ID" + ("" if wide else " (wider terminal: servers)")
+    caption = escape(f"{store!r}, newest first; wwm runs show ID") + ("" if wide else " (wider terminal: servers)")
     table = Table(title="Recorded runs", caption=caption)
     table.add_column("ID", justify="right", no_wrap=True)
     table.add_column("name", overflow="fold")
@@ -115,10 +116,10 @@ def _list(console: Any, store: Any, limit: int, status: str | None, as_json: boo
     if wide:
         table.add_column("mind → world", overflow="fold")
     for r in runs:
-        table.add_row(str(r.id), r.name, f"[{STATUS_STYLE.get(r.status, 'red')}]{r.status}",
+        table.add_row(str(r.id), escape(r.name), _status(r.status),
                       f"{r.started_at:%m-%d %H:%M:%S}", str(r.step_count), _num(r.total_score),
                       "" if r.seconds is None else f"{r.seconds:.1f}",
-                      *([f"{_short(r.mind_url)} → {_short(r.world_url)}"] if wide else []))
+                      *([escape(f"{_short(r.mind_url)} → {_short(r.world_url)}")] if wide else []))
     console.print(table)
     return 0
 
@@ -139,16 +140,16 @@ def _show(console: Any, store: Any, args: argparse.Namespace) -> int:
 
 
 def _print_run(console: Any, run: Any, from_step: int) -> None:
-    import json
-
+    import yaml
+    from rich.markup import escape
     from rich.table import Table
 
-    meta = Table(title=f"Run {run.id}: {run.name or '(unnamed)'}", show_header=False)
+    meta = Table(title=f"Run {run.id}: {escape(run.name or '(unnamed)')}", show_header=False)
     meta.add_column(style="bold")
     meta.add_column(overflow="fold")
     finished = "" if run.finished_at is None else f"{run.finished_at:%Y-%m-%d %H:%M:%S}"
     for key, value in [
-        ("status", f"[{STATUS_STYLE.get(run.status, 'red')}]{run.status}"),
+        ("status", _status(run.status)),
         ("started (UTC)", f"{run.started_at:%Y-%m-%d %H:%M:%S}"),
         ("finished (UTC)", finished),
         ("seconds", "" if run.seconds is None else f"{run.seconds:.2f}"),
@@ -156,11 +157,12 @@ def _print_run(console: Any, run: Any, from_step: int) -> None:
         ("total score", _num(run.total_score)),
         ("world's score at End run", _num(run.world_score)),
         ("mind's score at End run", _num(run.mind_score)),
-        ("mind", run.mind_url),
-        ("world", run.world_url),
-        ("recorded by", f"pid {run.pid} on {run.host}"),
-        ("settings", json.dumps(run.settings, sort_keys=True)),
-        ("society", json.dumps(run.society, sort_keys=True)),
+        ("mind", escape(run.mind_url)),
+        ("world", escape(run.world_url)),
+        ("recorded by", escape(f"pid {run.pid} on {run.host}")),
+        ("settings", escape(", ".join(f"{k}={v}" for k, v in sorted(run.settings.items())))),
+        ("society", escape(yaml.safe_dump(run.society, sort_keys=False, allow_unicode=True,
+                                          default_flow_style=False, width=60).rstrip())),
     ]:
         meta.add_row(key, value)
     console.print(meta)
@@ -189,6 +191,12 @@ def _print_run(console: Any, run: Any, from_step: int) -> None:
         console.print(steps)
     elif run.step_count and from_step == 0:
         console.print(f"{run.step_count} steps (wwm runs show {run.id} --steps N to see them)")
+
+
+def _status(status: str) -> str:
+    from rich.markup import escape
+
+    return f"[{STATUS_STYLE.get(status, 'red')}]{escape(status)}"
 
 
 def _short(url: str) -> str:
