@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     proxy.add_argument("--port", type=int, default=3313)
     proxy.add_argument("-v", "--verbose", action="store_true")
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
-    batch.add_argument("--agents", default="reactive,deliberative")
+    batch.add_argument("--agents", default="reactive,deliberative,cautious")
     batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
     batch.add_argument("--dynamisms", type=_ints, default=[6, 12], help="holes live and recur every d..2d s")
     batch.add_argument("--trials", type=int, default=5)

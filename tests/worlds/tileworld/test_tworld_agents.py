@@ -73,3 +73,10 @@ def test_play_and_make_agent_name_their_mistakes():
 def test_built_in_agents_play_easy_mode_too(agent):
     totals = play(Config(seed=2, easy=True, gamma=0.2, end={"neutral": {"time": 60}}), [agent])["totals"]
     assert totals["effectiveness"] > 0.4
+
+
+def test_a_bold_agent_beats_a_cautious_one_when_the_world_changes_fast():
+    def eff(agent: str) -> float:
+        return sum(play(Config(seed=s, gamma=0.35, end={"neutral": {"time": 60}}), [agent])["totals"]["effectiveness"]
+                   for s in range(3))
+    assert eff("deliberative") > eff("cautious") > 0

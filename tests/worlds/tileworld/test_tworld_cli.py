@@ -36,8 +36,8 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     assert "Effectiveness ε against γ" in result.stdout and "deliberative" in result.stdout
     with open(out.with_suffix(".csv")) as fh:
         rows = list(csv.DictReader(fh))
-    assert [(r["agent"], float(r["gamma"])) for r in rows] == [("reactive", 0.2), ("reactive", 2.0),
-                                                                ("deliberative", 0.2), ("deliberative", 2.0)]
+    assert [(r["agent"], float(r["gamma"])) for r in rows] == [
+        (agent, gamma) for agent in ("reactive", "deliberative", "cautious") for gamma in (0.2, 2.0)]
     assert float(rows[0]["effectiveness"]) > float(rows[1]["effectiveness"])
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
 

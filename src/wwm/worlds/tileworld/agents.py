@@ -199,12 +199,15 @@ def plan_push(view: View, tile: Cell, hole: Cell, max_states: int = 20000) -> li
 
 class DeliberativeAgent:
     """Plans a full push sequence, thinks ``planning_steps`` steps, then commits to it until
-    the target hole is gone or the next move no longer does what the plan expected."""
+    the target hole is gone or the next move no longer does what the plan expected (bold).
+    With ``reconsider=k`` it also stops to re-plan after every k moves (cautious)."""
 
-    def __init__(self, seed: int = 0, planning_steps: int = 2, pairs: int = 3) -> None:
+    def __init__(self, seed: int = 0, planning_steps: int = 2, pairs: int = 3, reconsider: int | None = None) -> None:
         self.rng = random.Random(seed)
         self.planning_steps = planning_steps
         self.pairs = pairs
+        self.reconsider = reconsider
+        self.moved = 0
         self.plan: list[str] = []
         self.target: Cell | None = None
         self.expect: Cell | None = None
@@ -212,12 +215,13 @@ class DeliberativeAgent:
 
     def act(self, data: dict[str, Any]) -> str:
         view = View.parse(data)
-        if self.plan and self.target in view.holes and view.me == self.expect:
+        fresh = self.reconsider is None or self.moved < self.reconsider
+        if self.plan and fresh and self.target in view.holes and view.me == self.expect:
             return self._follow(view)
         if self.thinking < self.planning_steps:
             self.thinking += 1
             return "none"
-        self.thinking = 0
+        self.thinking, self.moved = 0, 0
         self.plan, self.target = [], None
         if view.easy and view.holes:  # easy mode: walk onto the holes
             plan = path_to_nearest(view, set(view.holes))
@@ -234,6 +238,7 @@ class DeliberativeAgent:
         return self.rng.choice(moves) if moves else "none"
 
     def _follow(self, view: View) -> str:
+        self.moved += 1
         move = self.plan.pop(0)
         self.expect = _add(view.me, MOVES[move])
         return move
@@ -245,11 +250,19 @@ def _add_all(cell: Cell, moves: list[str]) -> Cell:
     return cell
 
 
-BUILTIN: dict[str, type] = {"reactive": ReactiveAgent, "deliberative": DeliberativeAgent}
+class CautiousAgent(DeliberativeAgent):
+    """Kinny and Georgeff's cautious agent: re-plans (and pays the planning time) after every
+    two moves instead of committing to the whole plan."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed=seed, reconsider=2)
+
+
+BUILTIN: dict[str, type] = {"reactive": ReactiveAgent, "deliberative": DeliberativeAgent, "cautious": CautiousAgent}
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
-    """A built-in agent by name (``reactive`` or ``deliberative``)."""
+    """A built-in agent by name (``reactive``, ``deliberative`` = bold, or ``cautious``)."""
     try:
         return BUILTIN[name](seed=seed)
     except KeyError:
