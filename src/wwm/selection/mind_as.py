@@ -144,7 +144,6 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.last: Decision | None = None
         self.last_x: str | None = None
         self.steps = 0
-        self.started = False
 
     # ---- the collection -------------------------------------------------------------------
     def _member(self, entry: str | Mind, view: str = "*") -> Member:
@@ -235,7 +234,6 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                 await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
             except (Exception, asyncio.CancelledError) as exc:
                 raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {exc}") from None
-        self.started = True
         return None
 
     async def end_run(self, score: float | None = None) -> float | None:
