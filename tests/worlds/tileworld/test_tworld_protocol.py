@@ -202,3 +202,19 @@ async def test_the_asynchronous_loop_sends_percepts_on_a_clock_and_acknowledges_
     assert replay(rec) == len(sent)
     with pytest.raises(ValueError, match="real-time mode"):
         Game(cfg, [BuiltinLink(ReactiveAgent())], interval=0.5)
+
+
+async def test_an_agent_that_dies_mid_game_is_reported_and_the_game_goes_on():
+    proxy = await Proxy(port=0).start()
+    cfg = Config(seed=3, agents=2, end={"neutral": {"time": 5}}, gamma=0.5)
+    game = Game(cfg, [ProxyLink(f"ws://127.0.0.1:{proxy.port}/", "mortal"), BuiltinLink(ReactiveAgent())])
+    task = asyncio.create_task(game.run())
+    reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+    writer.write(b"CONNECT:mortal\n")
+    await writer.drain()
+    assert json.loads(await asyncio.wait_for(reader.readline(), 10))["header"] == "start"
+    writer.transport.abort()  # the agent process dies
+    result = await asyncio.wait_for(task, 20)
+    assert result["totals"]["time"] == 5 and result["agents"][1]["good_moves"] > 0
+    assert game.errors == ["agent 0: agent 'mortal' disconnected"]
+    await proxy.close()

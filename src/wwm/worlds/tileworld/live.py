@@ -87,9 +87,9 @@ class Game:
         await self._send(agent_id, percepts.percept(self.engine, agent_id, header))
 
     def _lost(self, agent_id: int, exc: Exception) -> None:
-        text = f"agent {agent_id}: {exc}"
-        if text not in self.errors:
-            self.errors.append(text)
+        prefix = f"agent {agent_id}: "
+        if not any(e.startswith(prefix) for e in self.errors):  # the first sign of a lost agent
+            self.errors.append(prefix + str(exc))
 
     def _changed(self) -> None:
         if self.on_change is not None:
