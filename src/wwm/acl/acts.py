@@ -168,6 +168,12 @@ def inform(x: str, y: str, text: str) -> Act:
     return Act("inform", (Assert(x, y, Fact(text)),))
 
 
+def query(x: str, y: str, p: str, q: str = "q") -> Act:
+    """Embedding, the paper's third way to build acts: x requests that y perform an
+    assertion, (REQ x y (ASSERT y x p) q) -- FIPA query-if / query-ref."""
+    return Act("query", (Request(x, y, str(Assert(y, x, Fact(p))), q),))
+
+
 def _pwag_of_request(x: str, y: str, a: str, q: str) -> PWAG:
     return PWAG(x, y, Done(y, a), q)
 
@@ -257,12 +263,13 @@ ACTS = {
     "withdraw": (withdraw, "A"), "renege": (renege, "B"), "fail": (fail, "B"),
     "assert": (report_done, "B"), "declare": (declare_done, "A"),
     "declare-not": (declare_not_done, "A"), "promise;assert": (promise_and_report, "B"),
-    "inform": (inform, "*"),
+    "inform": (inform, "*"), "query": (query, "A"),
 }
 
 # paper / W&F act -> (FIPA performative, KQML performative or None); CONFIRM is FIPA agree.
 PERFORMATIVE_MAP: dict[str, tuple[str, str | None]] = {
     "request": ("request", "achieve"),
+    "query": ("query-ref", "ask-one"),
     "inform": ("inform", "tell"),
     "promise": ("agree", None),
     "refuse": ("refuse", "sorry"),

@@ -107,8 +107,8 @@ def _request_like(name: str, opening: str) -> Protocol:
 
 FIPA_REQUEST = _request_like("fipa-request", "request")
 FIPA_QUERY = Protocol("fipa-query", "start", FIPA_REQUEST.arcs[1:] + _arcs([
-    ("start", "requested", I, "query-if", "request"),
-    ("start", "requested", I, "query-ref", "request"),
+    ("start", "requested", I, "query-if", "query"),
+    ("start", "requested", I, "query-ref", "query"),
 ]), FIPA_REQUEST.states, ("query-if", "query-ref"))
 
 _CNP_ARCS = [
@@ -181,6 +181,8 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
 
     if name == "request":
         return A.request(speaker, hearer, text("the action requested"))
+    if name == "query":
+        return A.query(speaker, hearer, text("what is asked"))
     if name in ("promise", "refuse", "promise;assert"):
         a = held("pwag", hearer, "request", speaker)
         return {"promise": A.confirm, "refuse": A.refuse, "promise;assert": A.promise_and_report}[name](speaker, hearer, a)
