@@ -4,6 +4,7 @@
 :class:`DeliberativeAgent` plans a whole push sequence by search over (robot, tile) positions,
 spends ``planning_steps`` agent steps thinking (sending ``none``) and commits to the plan
 until it breaks: a bold agent in Kinny and Georgeff's sense, whose cost grows with γ.
+:class:`CautiousAgent` re-plans every two moves, paying the planning time each time.
 """
 
 from __future__ import annotations

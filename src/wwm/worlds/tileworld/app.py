@@ -2,9 +2,9 @@
 recordings.
 
 ``GET /`` is the page; ``POST /api/start`` starts a configured game whose robots are built-in
-agents or agent programs attached through the proxy by magic string; ``GET /api/view`` and the
-``/api/live`` WebSocket give the observer view; ``POST /api/pause`` pauses and resumes; ``/api/recordings`` lists saved runs and
-returns one as frames for playback.
+agents or agent programs attached through the proxy by magic string; ``POST /api/pause``
+pauses and resumes it; ``GET /api/view`` and the ``/api/live`` WebSocket give the observer
+view; ``/api/recordings`` lists saved runs and returns one as frames for playback.
 """
 
 from __future__ import annotations
