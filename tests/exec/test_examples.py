@@ -152,14 +152,16 @@ async def test_a_program_that_crashes_mid_run_is_a_clear_refusal_over_http(tmp_p
 
 async def test_a_world_program_served_with_role_world():
     world_program = Path(__file__).with_name("counter_world.sh")
-    with serve_exec("persistent", "sh", str(world_program), options=("--role", "world")) as server:
-        world = RemoteWorld(server.url, goal=7)                   # a New run argument reaches it
-        result = await run(RandomMind(actions="+1,+2", seed=0), world,
-                           RunSettings(steps=None, keepalive=None, timeout=10.0))
-        await world.aclose()
-        assert result.status == "ended by world"
-        assert result.steps[-1].new_state == f"n={int(result.total_score)}"
-        assert 7 <= result.total_score <= 8 and result.world_score == result.total_score
+    options = ("--role", "world", "--arg", "goal=4")
+    with serve_exec("persistent", "sh", str(world_program), options=options) as server:
+        for args, goal in [({}, 4), ({"goal": 7}, 7)]:         # --arg, or the run's own argument
+            world = RemoteWorld(server.url, **args)
+            result = await run(RandomMind(actions="+1,+2", seed=0), world,
+                               RunSettings(steps=None, keepalive=None, timeout=10.0))
+            await world.aclose()
+            assert result.status == "ended by world"
+            assert result.steps[-1].new_state == f"n={int(result.total_score)}"
+            assert goal <= result.total_score <= goal + 1 and result.world_score == result.total_score
 
 
 async def test_a_restarted_server_resumes_per_query_runs_and_ends_persistent_ones(tmp_path, grid_world):
