@@ -196,7 +196,7 @@ async def test_the_asynchronous_loop_sends_percepts_on_a_clock_and_acknowledges_
     assert result["agents"][0]["good_moves"] > 5
     rec = Recording.from_dict(game.recording())
     sent = [json.loads(line) for _, line in rec.percepts_sent()]
-    assert sum(1 for m in sent if m["header"] == "percept") >= 15  # one each 0.5 world s for 10 s
+    assert sum(1 for m in sent if m["header"] == "percept") >= 10  # one each 0.5 world s: 20 in 10 s unloaded
     acks = [m for m in sent if m["header"] == "ready_for_next_action"]
     assert acks and all(m["data"] == "null" for m in acks)
     assert replay(rec) == len(sent)
