@@ -202,3 +202,24 @@ async def test_a_dropped_run_kills_its_program(tmp_path):
     gc.collect()
     await asyncio.sleep(0.2)
     assert not alive(pid)
+
+
+async def test_a_run_the_server_drops_for_idleness_kills_its_program(tmp_path):
+    """11.4.2: a persistent program whose client vanished does not outlive its run."""
+    from wwm.cli.serve_exec import exec_class
+    from wwm.server import make_app
+
+    cls = exec_class(command(), mode="persistent", workdir=tmp_path, timeout=5)
+    app = make_app(cls, url="http://127.0.0.1:1/", idle_seconds=0.05)
+    started = await app.dispatcher.answer(Query("New run"))
+    assert started.refusal is None
+    (run,) = app.dispatcher.runs.runs.values()
+    pid = run.obj.transport.pid
+    assert alive(pid) and run.obj.run_id == f"p{pid}"          # the program's ID, not the server's
+    assert run.run_id != run.obj.run_id
+    del run
+    await asyncio.sleep(0.1)
+    assert app.dispatcher.runs.expire_idle() == 1
+    gc.collect()
+    await asyncio.sleep(0.2)
+    assert not alive(pid)
