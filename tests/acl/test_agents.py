@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wwm.acl.agent import Agent, LocalBus, Undeliverable
 from wwm.acl.contractnet import contract_net, worker
 from wwm.acl.engine import Engine
 from wwm.acl.log import read, replay, show
 from wwm.acl.message import AID, ACLMessage
+from wwm.acl.protocols import PROTOCOLS
 from wwm.acl.tracker import Rejected
 
 
@@ -198,3 +201,58 @@ async def test_a_message_delivered_twice_is_taken_once() -> None:
     await asyncio.sleep(0.05)
     replies = [e.message.performative for e in bus.agents["w"].log.entries if e.direction == "sent"]
     assert replies == ["agree", "inform"]          # one reaction, not two
+
+
+async def test_fipa_request_without_agree_is_promise_and_report_in_one_act() -> None:
+    async def hasty(agent: Agent, msg: ACLMessage) -> None:
+        if msg.performative == "request":
+            await agent.reply(msg, "inform" if "easy" in (msg.content or "") else "failure", "(result)")
+
+    bus = LocalBus()
+    boss = bus.add(Agent("boss"))
+    bus.add(Agent("h", handler=hasty))
+    easy = await boss.request(AID("h"), "(easy)", timeout=1)
+    hard = await boss.request(AID("h"), "(hard)", timeout=1)
+    assert easy.outcomes == {"h": "success"} and hard.outcomes == {"h": "failed"}
+    inform = next(e for e in boss.log.entries if e.message.performative == "inform" and e.direction == "received")
+    assert inform.verdicts[0]["act"] == "promise;assert" and inform.verdicts[0]["after"] == "done"
+
+
+_PERFS = ["request", "agree", "refuse", "inform", "failure", "cancel", "cfp", "propose",
+          "accept-proposal", "reject-proposal", "disconfirm", "subscribe", "query-ref", "not-understood"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_random_messages_never_break_the_engine_or_its_invariants(data) -> None:
+    protocol = PROTOCOLS[data.draw(st.sampled_from(sorted(PROTOCOLS)))]
+    e = Engine()
+    sent: list[str] = []
+    for n in range(data.draw(st.integers(0, 14))):
+        talk = e.talk("c", "A", "B")
+        here = [a for a in protocol.arcs if a.source == (talk.state if talk else protocol.initial)]
+        if here and data.draw(st.booleans()):      # a move the protocol allows now...
+            arc = data.draw(st.sampled_from(here))
+            who, perf = ("A" if arc.role == "initiator" else "B"), arc.performative
+            act = arc.act if arc.act in ("renege", "declare") else None
+        else:                                       # ...or noise
+            who, perf = data.draw(st.sampled_from("AB")), data.draw(st.sampled_from(_PERFS))
+            act = data.draw(st.sampled_from([None, "renege", "bogus"]))
+        s, r = ("A", "B") if who == "A" else ("B", "A")
+        msg = ACLMessage(perf, AID(s), (AID(r),), content=f"(t{n % 2})", conversation_id="c",
+                         protocol=protocol.name, reply_with=f"m{n}",
+                         in_reply_to=sent[-1] if sent and data.draw(st.booleans()) else None,
+                         user=(("X-act", act),) if act else ())
+        [v] = e.handle(msg)
+        if v.accepted:
+            sent.append(f"m{n}")
+        talk = e.talk("c", "A", "B")
+        if talk is None:
+            continue
+        thread = e.thread(talk)
+        wf = thread.state if thread else 1
+        assert wf == protocol.states[talk.state]                 # protocol and commitments agree
+        assert talk.final == (wf in (5, 7, 8, 9))
+        if talk.final:
+            assert thread is None or thread.active() == []       # nothing dangling
+        assert (thread is not None and thread.team) == (wf in (3, 4))
