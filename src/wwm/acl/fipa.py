@@ -103,6 +103,9 @@ def dumps(msg: ACLMessage, *, one_line: bool = False) -> str:
 # ---- reading --------------------------------------------------------------------------------
 
 _DATETIME = re.compile(r"([+-])?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})([a-zA-Z])?")
+_SPACE = re.compile(r"[\x00-\x20]*")
+_TOKEN = re.compile(r"[^\x00-\x20()]*")
+_PLAIN_STRING = re.compile(r'"([^"\\]*)"')
 _SINGLE = {"sender", "content", "language", "encoding", "ontology", "protocol", "conversation-id",
            "reply-with", "in-reply-to", "reply-by"}
 
@@ -116,9 +119,7 @@ class _Parser:
         return FipaSyntaxError(message, self.pos if at is None else at, self.text)
 
     def skip(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n and text[self.pos] <= " ":
-            self.pos += 1
+        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
 
     def peek(self) -> str:
         self.skip()
@@ -133,10 +134,8 @@ class _Parser:
         """A bare token (word, number, keyword); returns it and where it began."""
         self.skip()
         start = self.pos
-        text, n = self.text, len(self.text)
-        while self.pos < n and text[self.pos] > " " and text[self.pos] not in "()":
-            self.pos += 1
-        return text[start:self.pos], start
+        self.pos = _TOKEN.match(self.text, start).end()  # type: ignore[union-attr]
+        return self.text[start:self.pos], start
 
     def string(self) -> str:
         """A StringLiteral or a ByteLengthEncodedString."""
@@ -144,6 +143,10 @@ class _Parser:
         start = self.pos
         text = self.text
         if text.startswith('"', start):
+            quick = _PLAIN_STRING.match(text, start)
+            if quick:  # no escapes: the common case
+                self.pos = quick.end()
+                return quick.group(1)
             out: list[str] = []
             i = start + 1
             n = len(text)
