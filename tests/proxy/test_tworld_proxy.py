@@ -181,3 +181,19 @@ async def test_world_side_garbage_and_plain_http_do_not_break_the_proxy(proxy):
     await ws.send("CONNECT:still-alive")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
     alive.close()
+
+
+async def test_without_forwarding_only_the_agent_speaks():
+    quiet = await Proxy(port=0, forward_to_agent=False).start()
+    reader, writer = await agent(quiet, "mute")
+    ws = await world(quiet, "mute")
+    assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
+    await ws.send("a percept nobody should see\n")
+    writer.write(b"north\n")
+    await writer.drain()
+    assert await asyncio.wait_for(ws.recv(), 5) == "north\n"
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(reader.readline(), 0.3)
+    writer.close()
+    await ws.close()
+    await quiet.close()

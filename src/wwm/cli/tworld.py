@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
     proxy.add_argument("--host", default="127.0.0.1")
     proxy.add_argument("--port", type=int, default=3313)
-    proxy.add_argument("-v", "--verbose", action="store_true")
+    proxy.add_argument("-v", "--verbose", action="store_true", help="log connections and pairings")
+    proxy.add_argument("-n", "--no-forward", action="store_true", help="do not forward world messages to agents")
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
     batch.add_argument("--agents", default="reactive,deliberative,cautious")
     batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
@@ -101,7 +102,7 @@ def _proxy(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
 
     async def main() -> None:
-        proxy = await Proxy(args.host, args.port).start()
+        proxy = await Proxy(args.host, args.port, forward_to_agent=not args.no_forward).start()
         print(f"T-World proxy on {args.host}:{proxy.port}", flush=True)
         await proxy.serve_forever()
 
