@@ -164,6 +164,22 @@ def test_acts_are_built_from_the_two_primitives() -> None:
     assert str(A.query("A", "B", "(price plum)")) == "query = REQ A B ASSERT B A '(price plum)' q"
 
 
+def test_every_act_reads_in_plain_words() -> None:
+    assert A.english(A.counteroffer("B", "A", "paint", "paint blue")) == (
+        "B tells A it will not commit to paint as asked; then B offers to do paint blue if A asks")
+    assert A.english(A.renege("B", "A", "paint")) == "B tells A it no longer intends to do paint"
+    assert A.english(A.declare_done("A", "B", "paint")) == "A tells B it agrees paint is done"
+    assert A.english(A.query("A", "B", "(price plum)")) == "A asks B to tell it '(price plum)'"
+    every = [A.request("A", "B", "x"), A.confirm("B", "A", "x"), A.refuse("B", "A", "x"),
+             A.counteroffer("B", "A", "x", "y"), A.accept("A", "B", "y"), A.reject_offer("A", "B", "y"),
+             A.counter_counter("A", "B", "y", "z"), A.withdraw_offer("B", "A", "y"), A.withdraw("A", "B", "x"),
+             A.renege("B", "A", "x"), A.fail("B", "A", "x"), A.report_done("B", "A", "x"),
+             A.declare_done("A", "B", "x"), A.declare_not_done("A", "B", "x"), A.inform("A", "B", "hi"),
+             A.query("A", "B", "p")]
+    words = [A.english(act) for act in every]
+    assert len(set(words)) == len(words) and not any("DONE" in w or "PWAG" in w for w in words)
+
+
 def test_a_new_act_composed_by_sequencing_gets_its_meaning_for_free() -> None:
     # "promise and report": a CONFIRM then an ASSERT of DONE in one message, never hand-coded
     tracker = Tracker()

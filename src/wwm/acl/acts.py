@@ -255,6 +255,47 @@ def promise_and_report(y: str, x: str, a: str, q: str = "q") -> Act:
     return confirm(y, x, a, q).then(report_done(y, x, a), "promise;assert")
 
 
+def english(act: Act) -> str:
+    """The act in plain words, for people taking part (the paper wants the same acts to
+    serve humans and agents)."""
+    return "; then ".join(_say(p) for p in act.parts)
+
+
+def _say(part: Primitive) -> str:
+    if isinstance(part, Request):
+        embedded = f"ASSERT {part.hearer} {part.speaker} "
+        if part.action.startswith(embedded):  # a query: a request for an assertion
+            return f"{part.speaker} asks {part.hearer} to tell it {part.action[len(embedded):]}"
+        return f"{part.speaker} asks {part.hearer} to do {part.action}"
+    x, y, p = part.speaker, part.hearer, part.p
+    match p:
+        case Always(Not(PWAG(_, _, Done(_, a), _))):
+            return f"{x} tells {y} it will not commit to {a} as asked"
+        case PWAG(_, _, Done(_, a), _):
+            return f"{x} promises {y} to do {a}"
+        case Implies(Requested(_, _, a1, _), _):
+            return f"{x} offers to do {a1} if {y} asks"
+        case Not(Implies(Requested(_, _, a1, _), _)):
+            return f"{x} withdraws its offer to do {a1}"
+        case Always(Not(Requested(_, _, a1, _))):
+            return f"{x} tells {y} it will not ask for {a1}"
+        case Not(WAG(_, _, Done(_, a), _)):
+            return f"{x} tells {y} it no longer wants {a} done"
+        case Always(Not(Goal(_, Eventually(Done(_, a))))):
+            return f"{x} tells {y} it no longer intends to do {a}"
+        case Always(Not(Done(_, a))):
+            return f"{x} tells {y} that {a} cannot be done"
+        case Done(_, a):
+            return f"{x} tells {y} it has done {a}"
+        case Bel(_, Done(_, a)):
+            return f"{x} tells {y} it agrees {a} is done"
+        case Not(Done(_, a)):
+            return f"{x} tells {y} that {a} is not done yet"
+        case Fact(text):
+            return f"{x} tells {y}: {text}"
+    return f"{x} tells {y} that {show(p)}"
+
+
 ACTS = {
     # name -> (constructor, who speaks: "A" requester / "B" performer, arguments it takes)
     "request": (request, "A"), "promise": (confirm, "B"), "refuse": (refuse, "B"),

@@ -56,6 +56,7 @@ class Verdict:
     crossed: bool = False
     voided: list[ACLMessage] = field(default_factory=list)
     duplicate: bool = False
+    act: Act | None = None   # the act with meaning the message performed
 
     def __str__(self) -> str:
         head = f"{self.sender} → {self.receiver}: {self.message.performative}"
@@ -138,7 +139,7 @@ class Engine:
             if talk is None:
                 talk = self._new_talk(msg, sender, receiver)
             before = talk.state
-            arc = self._step(talk, msg, sender)
+            arc, act = self._step(talk, msg, sender)
         except Rejected as exc:
             if talk is not None and not fresh:
                 crossed = self._crossing(talk, msg, sender, receiver)
@@ -147,7 +148,7 @@ class Engine:
             return Verdict(msg, sender, receiver, False, reason=str(exc))
         if fresh:
             self.talks[(conversation, frozenset((sender, receiver)))] = talk
-        return Verdict(msg, sender, receiver, True, arc, before, talk.state)
+        return Verdict(msg, sender, receiver, True, arc, before, talk.state, act=act)
 
     def _new_talk(self, msg: ACLMessage, sender: str, receiver: str) -> Talk:
         protocol = protocol_named(msg.protocol)
@@ -171,7 +172,7 @@ class Engine:
                         self.thread(talk), msg.content)
         return arc, act
 
-    def _step(self, talk: Talk, msg: ACLMessage, sender: str) -> Arc:
+    def _step(self, talk: Talk, msg: ACLMessage, sender: str) -> tuple[Arc, Act]:
         arc, act = self._arc(talk, msg, sender)
         want = talk.protocol.states[arc.target]
         try:
@@ -180,7 +181,7 @@ class Engine:
             raise Rejected(f"{exc} (state {arc.target!r} of {talk.protocol.name})") from None
         talk.state = arc.target
         talk.applied.append((msg, arc))
-        return arc
+        return arc, act
 
     # ---- crossing messages and not-understood ---------------------------------------------
     def _crossing(self, talk: Talk, msg: ACLMessage, sender: str, receiver: str) -> Verdict | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import jsonform
+from .acts import english
 from .clock import ManualClock
 from .engine import Engine, Verdict
 from .message import ACLMessage, AclError
@@ -121,7 +122,8 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
                    + (f" [X-act {m.act}]" if m.act else "") + (f"  {m.content!r}" if m.content else ""))
         for v in step.verdicts:
             if v.accepted and v.arc is not None:
-                out.append(f"       {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else ""))
+                out.append(f"       {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else "")
+                           + (f"  — {english(v.act)}" if v.act is not None else ""))
             elif v.accepted:
                 out.append(f"       {v.receiver}: {v.reason or 'noted'}")
             else:
