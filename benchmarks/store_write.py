@@ -150,6 +150,8 @@ def main() -> None:
                     "run loop without a recorder, same moments (steps/s)": f"{max(bare):,.0f}",
                     "run loop recording every step (steps/s)": f"{max(loops):,.0f}",
                     "run loop: share of speed kept when recording": f"{max(loops) / max(bare):.0%}",
+                    "run loop: time added per recorded step (µs)":
+                        f"{(1 / max(loops) - 1 / max(bare)) * 1e6:.1f}",
                 }
 
     table = Table(title=f"Run store writes ({args.steps:,} rows of ~100 bytes of text; "
