@@ -123,3 +123,29 @@ async def test_credit_trail_links_callers_and_callees():
         assert relay_trail["calls"][0]["queries"] == 3           # New run, Get action, End run
         page = get(relay.url)[1]
         assert inner.url in page and "urn:wwm:client:alice" in page
+
+
+async def test_server_defaults_hold_unless_the_run_overrides_them():
+    with probe_server("ProbeWorld", args={"start": 40, "label": "x"}) as server:
+        async with RemoteWorld(server.url) as plain, RemoteWorld(server.url, label="y") as other, \
+                RemoteWorld(server.url, start=7) as own:
+            for world in (plain, other, own):
+                await world.new_run()
+            assert await plain.get_state() == "n=40"
+            assert await other.get_state() == "n=40"     # another argument leaves --arg start alone
+            assert await own.get_state() == "n=7"        # the run's own argument wins
+            for world in (plain, other, own):
+                await world.end_run()
+
+
+async def test_remote_objects_pickle_as_url_and_run(probe_world):
+    import pickle
+
+    async with RemoteWorld(probe_world.url, start=3, encoding="xml") as world:
+        await world.new_run()
+        copy = pickle.loads(pickle.dumps(world))
+        assert copy.run_id == world.run_id and copy.args == {"start": 3}
+        await copy.execute_action("+1")
+        assert await world.get_state() == "n=4"          # the same run on the server
+        await copy.aclose()
+        await world.end_run()

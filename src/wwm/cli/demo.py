@@ -1,7 +1,7 @@
 """``wwm demo``: the World-Wide-Mind on one machine, end to end.
 
 Starts real server processes on loopback -- a grid World, three Minds (a food seeker, a
-hazard avoider, a random mind) and a Mind_M wrapper ("if a hazard is near do what the
+hazard avoider, a random mind) and a Mind_M wrapper ("if a hazard is near (two cells) do what the
 avoider does, else what the seeker does", section 2.3) that calls its minds over the
 network -- then runs three societies through the client algorithm, records them, and
 prints the scores side by side with the Mind_M server's credit trail.
@@ -71,7 +71,7 @@ async def _demo(console, servers, args) -> int:
         ("a food seeker", {"url": servers["seeker"].url}),
         ("Mind_M: avoid when a hazard is near, else seek", {
             "url": servers["switch"].url,
-            "args": {"region": "hd<=1", "minds": [{"url": servers["avoider"].url}, {"url": servers["seeker"].url}]},
+            "args": {"region": "hd<=2", "minds": [{"url": servers["avoider"].url}, {"url": servers["seeker"].url}]},
         }),
     ]
     results = []

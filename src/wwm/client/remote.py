@@ -48,6 +48,8 @@ class _Remote:
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
                  transport: str = "http", encoding: str = "json",
                  timeout: float | None = DEFAULT_TIMEOUT, **args: Any) -> None:
+        self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
+                         "timeout": timeout}
         if isinstance(target, str):
             if transport == "http":
                 self.transport: Transport = HttpTransport(target, encoding=encoding, timeout=timeout)
@@ -64,6 +66,7 @@ class _Remote:
         else:
             self.transport = target
         self.url: str = self.transport.url
+        self._target = target
         self.args = args
         self.client_url = client_url
         self.run_id: str | None = None
@@ -71,6 +74,14 @@ class _Remote:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r}, run_id={'set' if self.run_id else None})"
+
+    def __reduce__(self):
+        """Pickled as its URL, options, arguments and run: a server snapshot that holds remote
+        minds (a wrapper, an AS server) reconnects to the same runs when it is restored."""
+        if not isinstance(self._target, str):
+            raise TypeError(f"a {type(self).__name__} over a custom transport cannot be pickled")
+        state = {"run_id": self.run_id, "display_url": self.display_url}
+        return (_restore, (type(self), self._target, self._options, self.args, state))
 
     async def query(self, method: str, **kwargs: Any) -> Any:
         """Send the query answered by ``method`` with these arguments; decode its return."""
@@ -237,6 +248,14 @@ class RemoteMind(_Remote, Mind):
         await self.query("remove_mind", mind_url=mind_url)
 
 
+def _restore(cls: type, target: str, options: dict[str, Any], args: dict[str, Any],
+             state: dict[str, Any]) -> _Remote:
+    remote = cls(target, **options, **args)
+    remote.run_id = state["run_id"]
+    remote.display_url = state["display_url"]
+    return remote
+
+
 async def _fetch_card(url: str) -> dict[str, Any]:
     import aiohttp
 
@@ -261,8 +280,18 @@ def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
         raise Refusal("unreachable", f"{url} could not be described: {exc}") from None
 
 
+async def aconnect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
+    """:func:`connect` for use inside an event loop: the server's description, when needed to
+    tell a World from a Mind, is fetched without blocking the loop."""
+    if role is None:
+        role = (await _fetch_card(url)).get("role")
+    return connect(url, role=role, **options)
+
+
 def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
-    """A remote World or Mind at ``url``. Keyword options: ``client_url``, ``transport``
+    """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
+    blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
+    :func:`connect_world`). Keyword options: ``client_url``, ``transport``
     ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query); every
     other keyword is an argument sent with "New run"."""
     if role is None:

@@ -43,7 +43,9 @@ class Arguments:
 
     def build(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Validated constructor keyword arguments from wire items (names snake-cased)."""
-        values = {snake(k): v for k, v in raw.items()}
+        values: dict[str, Any] = {}
+        for key, value in raw.items():
+            values[snake(key)] = value  # later items win: a run's own arguments over defaults
         try:
             model = self.model.model_validate(values)
         except ValidationError as exc:

@@ -36,7 +36,9 @@ class Dispatcher:
         self.role: str = cls.role
         self.query_sets = cls.query_sets()
         self.arguments = Arguments(cls)
-        self.defaults = self.arguments.build(defaults or {}) if defaults else {}
+        self.raw_defaults = dict(defaults or {})
+        # Validated now, so a bad --arg stops the server at start, not at the first New run.
+        self.defaults = self.arguments.build(self.raw_defaults) if defaults else {}
         self.runs = runs or RunTable(cls)
         self.trail = CreditTrail(url)
         self.url = url
@@ -98,7 +100,9 @@ class Dispatcher:
                 raw_args[item.py] = Q.read_value(item, value, spec.name)
             else:
                 raw_args[key] = value
-        args = {**self.defaults, **self.arguments.build(raw_args)} if raw_args else dict(self.defaults)
+        # The server's defaults, overridden by this run's own items (merged before validation,
+        # since a validated model holds every field, the class's own defaults included).
+        args = self.arguments.build({**self.raw_defaults, **raw_args}) if raw_args else dict(self.defaults)
 
         def build(shared: bool = False) -> Any:
             try:
