@@ -72,7 +72,7 @@ def test_bad_input_is_named(tmp_path, capsys) -> None:
 def test_the_demo_allocates_the_task_over_loopback(tmp_path) -> None:
     log = tmp_path / "demo.jsonl"
     done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "acl", "demo", "--contractors", "5",
-                           "--needed", "2", "--deadline", "0.8", "--log", str(log)],
+                           "--needed", "2", "--deadline", "1.5", "--log", str(log)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "task allocated to ['c1', 'c2']" in done.stdout

@@ -23,7 +23,7 @@ def society(**workers: tuple[float, str]) -> tuple[LocalBus, Agent]:
     bus = LocalBus()
     boss = bus.add(Agent("boss"))
     for name, (price, mode) in workers.items():
-        bus.add(Agent(name, handler=worker(price, mode, 0.01)))
+        bus.add(Agent(name, handler=worker(price, mode, 0.2 if mode == "renege" else 0.01)))
     return bus, boss
 
 
