@@ -53,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     batch.add_argument("--rows", type=int, default=9)
     batch.add_argument("--columns", type=int, default=10)
     batch.add_argument("--out", default="tworld-batch", help="writes OUT.csv and OUT.png")
+    batch.add_argument("--record", metavar="DIR", help="save every game as a recording in DIR "
+                                                       "(replay it, or play it back in the page)")
     replay = sub.add_parser("replay", help="replay a recording and check every percept")
     replay.add_argument("recording")
 
@@ -149,7 +151,8 @@ def _batch(args: argparse.Namespace) -> int:
     console = Console()
     with Progress(console=console) as progress:
         task = progress.add_task("Tileworld games", total=total)
-        points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=lambda: progress.advance(task))
+        points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=lambda: progress.advance(task),
+                       record=Path(args.record) if args.record else None)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.with_suffix(".csv"), "w", newline="") as fh:

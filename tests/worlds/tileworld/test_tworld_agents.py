@@ -80,3 +80,12 @@ def test_a_bold_agent_beats_a_cautious_one_when_the_world_changes_fast():
         return sum(play(Config(seed=s, gamma=0.35, end={"neutral": {"time": 60}}), [agent])["totals"]["effectiveness"]
                    for s in range(3))
     assert eff("deliberative") > eff("cautious") > 0
+
+
+def test_a_batch_game_can_be_recorded_and_replayed(tmp_path):
+    from wwm.worlds.tileworld.recording import Recording, replay
+
+    totals = play(Config(seed=5, end={"neutral": {"time": 20}}), ["deliberative"], record=tmp_path / "g.json")["totals"]
+    rec = Recording.load(tmp_path / "g.json")
+    assert replay(rec) == len(rec.percepts_sent()) > 50
+    assert totals == play(Config(seed=5, end={"neutral": {"time": 20}}), ["deliberative"])["totals"]

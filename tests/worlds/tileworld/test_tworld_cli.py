@@ -31,7 +31,8 @@ def wwm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     out = tmp_path / "sweep"
-    result = wwm("batch", "--gammas", "0.2,2", "--dynamisms", "6", "--trials", "2", "--time", "40", "--out", str(out))
+    result = wwm("batch", "--gammas", "0.2,2", "--dynamisms", "6", "--trials", "2", "--time", "40", "--out", str(out),
+                 "--record", str(tmp_path / "games"))
     assert result.returncode == 0, result.stderr
     assert "Effectiveness ε against γ" in result.stdout and "deliberative" in result.stdout
     with open(out.with_suffix(".csv")) as fh:
@@ -40,6 +41,10 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
         (agent, gamma) for agent in ("reactive", "deliberative", "cautious") for gamma in (0.2, 2.0)]
     assert float(rows[0]["effectiveness"]) > float(rows[1]["effectiveness"])
     assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+    games = sorted((tmp_path / "games").glob("*.json"))
+    assert len(games) == 12 and games[0].name == "cautious-g0.2-d6-t0.json"
+    checked = wwm("replay", str(games[0]))
+    assert checked.returncode == 0 and "percepts reproduced exactly" in checked.stdout
 
 
 @pytest.mark.parametrize("args, words", [

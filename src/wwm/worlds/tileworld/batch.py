@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from . import percepts
@@ -16,16 +17,31 @@ from .agents import make_agent
 from .config import Config, Range
 from .engine import Engine
 from .measures import measure
+from .recording import save_recording
 
 
-def play(config: Config, agents: list[str]) -> dict[str, Any]:
-    """One game: agent ``i`` is the built-in named ``agents[i]``; returns :func:`measure`."""
+def play(config: Config, agents: list[str], record: str | Path | None = None) -> dict[str, Any]:
+    """One game: agent ``i`` is the built-in named ``agents[i]``; returns :func:`measure`.
+    With ``record``, every percept is logged and the run saved there as a recording."""
     if len(agents) != config.agents:
         raise ValueError(f"the config has {config.agents} agents but {len(agents)} were named")
     engine = Engine(config)
     players = [make_agent(name, seed=config.seed + i) for i, name in enumerate(agents)]
+    headers = dict.fromkeys(range(len(players)), "start")
     while not engine.finished:
-        engine.step({i: p.act(percepts.full(engine, i)) for i, p in enumerate(players)})
+        actions = {}
+        for i, player in enumerate(players):
+            data = percepts.full(engine, i)
+            if record is not None:
+                engine.log.append(["sent", i, percepts.message(headers[i], data)])
+            actions[i] = player.act(data)
+        results = engine.step(actions)
+        headers = {i: "ready_for_next_action" if r.kind in ("good_move", "bad_move") else "percept"
+                   for i, r in results.items()}
+    if record is not None:
+        for i in range(len(players)):
+            engine.log.append(["sent", i, percepts.percept(engine, i, "end")])
+        save_recording(engine, record)
     return measure(engine)
 
 
@@ -42,9 +58,10 @@ class Point:
 
 
 def sweep(base: Config, agents: Iterable[str], gammas: Iterable[float], dynamisms: Iterable[int], trials: int,
-          on_game: Callable[[], None] | None = None) -> list[Point]:
+          on_game: Callable[[], None] | None = None, record: Path | None = None) -> list[Point]:
     """Mean measures of each agent at each γ and dynamism (holes live and recur every
-    ``d``..``2d`` world seconds), over ``trials`` seeds shared by every agent."""
+    ``d``..``2d`` world seconds), over ``trials`` seeds shared by every agent; with
+    ``record``, each game is saved in that folder."""
     points = []
     for agent in agents:
         for dyn in dynamisms:
@@ -52,7 +69,8 @@ def sweep(base: Config, agents: Iterable[str], gammas: Iterable[float], dynamism
                 runs = []
                 for trial in range(trials):
                     cfg = replace(base, gamma=gamma, dynamism=Range(dyn, 2 * dyn), seed=base.seed + trial)
-                    runs.append(play(cfg, [agent])["totals"])
+                    path = record / f"{agent}-g{gamma:g}-d{dyn}-t{trial}.json" if record else None
+                    runs.append(play(cfg, [agent], path)["totals"])
                     if on_game:
                         on_game()
                 eff = [r["effectiveness"] for r in runs]

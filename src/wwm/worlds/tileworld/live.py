@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -24,10 +23,10 @@ from .config import Config
 from .engine import Engine
 from .links import Link, LinkClosed
 from .measures import measure
+from .recording import as_dict, save_recording
 
 Mode = Literal["discrete", "realtime"]
 COST_SECONDS = {"good_move": 0.35, "bad_move": 1.0, "filled_hole": 1.0}
-RECORDING_FORMAT = "wwm-tileworld-recording/1"
 
 
 class Game:
@@ -228,11 +227,7 @@ class Game:
 
     # ---- recording ----------------------------------------------------------------------------
     def recording(self) -> dict[str, Any]:
-        return {"format": RECORDING_FORMAT, "mode": self.mode, "config": self.config.to_dict(),
-                "log": list(self.engine.log)}
+        return as_dict(self.engine, self.mode)
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.recording(), separators=(",", ":")))
-        return path
+        return save_recording(self.engine, path, self.mode)

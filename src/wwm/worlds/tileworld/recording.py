@@ -16,7 +16,8 @@ from typing import Any
 from . import percepts
 from .config import Config
 from .engine import Engine
-from .live import RECORDING_FORMAT
+
+RECORDING_FORMAT = "wwm-tileworld-recording/1"
 
 
 class RecordingError(ValueError):
@@ -46,6 +47,18 @@ class Recording:
 
     def percepts_sent(self) -> list[tuple[int, str]]:
         return [(int(e[1]), str(e[2])) for e in self.log if e[0] == "sent"]
+
+
+def as_dict(engine: Engine, mode: str = "discrete") -> dict[str, Any]:
+    """The recording of a run so far, JSON-ready."""
+    return {"format": RECORDING_FORMAT, "mode": mode, "config": engine.config.to_dict(), "log": list(engine.log)}
+
+
+def save_recording(engine: Engine, path: str | Path, mode: str = "discrete") -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(as_dict(engine, mode), separators=(",", ":")))
+    return path
 
 
 def _replayed(recording: Recording) -> Iterator[tuple[Engine, list[Any]]]:
