@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acl_strategies import messages as _messages
 from wwm.acl import envelope, fipa, jsonform
-from wwm.acl.message import AID, PERFORMATIVES, ACLMessage, AclError
+from wwm.acl.message import AID, ACLMessage, AclError
 from wwm.protocol import jsoncodec, xmlcodec
 
 # JADE's ACLMessage.toString() output (upper-case performative, padded spacing) and the
@@ -75,9 +76,6 @@ def test_reference_examples_round_trip(text: str) -> None:
 
 def test_a_transcript_of_several_messages() -> None:
     assert [m.performative for m in fipa.loads_all(FIPA_INFORM + "\n" + FIPA_CFP)] == ["inform", "cfp"]
-
-
-from acl_strategies import messages as _messages  # noqa: E402
 
 
 @settings(max_examples=120, deadline=None)
