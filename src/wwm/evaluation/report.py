@@ -110,7 +110,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
             pairs.append((r, match[0]))
     if pairs:
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        labels = [f"{c.job.agent}\n×{c.job.size}" for c, _ in pairs]
+        labels = [f"{i.job.agent} / {c.job.agent}\n×{c.job.size}" for c, i in pairs]
         xs = range(len(pairs))
         ax.bar([x - 0.2 for x in xs], [i.upsilon for _, i in pairs], 0.4, label="isolated",
                yerr=[i.stderr for _, i in pairs])
