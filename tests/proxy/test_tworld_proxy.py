@@ -197,3 +197,21 @@ async def test_without_forwarding_only_the_agent_speaks():
     writer.close()
     await ws.close()
     await quiet.close()
+
+
+async def test_text_after_connect_in_the_same_chunk_is_relayed_once_paired_or_refused():
+    proxy_ = await Proxy(port=0).start()
+    ws = await world(proxy_, "eager")
+    _, writer = await asyncio.open_connection("127.0.0.1", proxy_.port)
+    writer.write(b"CONNECT:eager\nnorth\n")
+    await writer.drain()
+    assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
+    assert await asyncio.wait_for(ws.recv(), 5) == "north\n"
+    r2, w2 = await asyncio.open_connection("127.0.0.1", proxy_.port)
+    w2.write(b"CONNECT:early-bird\nsouth\n")  # nobody to relay to yet
+    await w2.drain()
+    assert "still waiting" in json.loads(await read_line(r2))["data"]
+    for w in (writer, w2):
+        w.close()
+    await ws.close()
+    await proxy_.close()

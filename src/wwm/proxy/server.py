@@ -244,7 +244,7 @@ class Proxy:
         else:
             self.waiting[peer.side].setdefault(magic, deque()).append(peer)
             log.info("%s waiting for %r", peer.side, magic)
-        if rest.strip() and peer.partner is not None:
+        if rest.strip():  # more after the CONNECT line in the same chunk: relay it, or say why not
             await self._message(peer, rest)
 
     async def _complain(self, peer: Peer, text: str) -> None:
