@@ -163,3 +163,5 @@ async def test_a_restarted_server_gets_a_new_channel_and_a_dead_one_rolls_back()
                 await boss.send(msg)
             assert boss.talk(msg.conversation_id, "solo") is None
             assert boss.tracker.obligations("boss") == []
+            assert boss.log.entries[-1].direction == "undelivered"
+            assert all(step.agrees for step in replay(boss.log.entries))

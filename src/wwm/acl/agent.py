@@ -127,19 +127,20 @@ class Agent:
         self.log.record(self.name, "sent", msg, verdicts)
         if self.transport is None:
             raise Undeliverable(f"agent {self.name} has no transport to send with")
+        results = await asyncio.gather(*(self.transport.deliver(msg, to) for to in msg.receivers),
+                                       return_exceptions=True)
         failures = []
-        for to in msg.receivers:
-            try:
-                await self.transport.deliver(msg, to)
-            except Exception as exc:  # a refusal, an unreachable server, a missing agent
-                failures.append(f"{to.name}: {exc}")
-                self._retract(msg, to)
+        for to, result in zip(msg.receivers, results):
+            if isinstance(result, BaseException):  # a refusal, an unreachable server, no such agent
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                failures.append(f"{to.name}: {result}")
+                lost = msg.with_(receivers=(to,))
+                self.engine.retract(lost)
+                self.log.record(self.name, "undelivered", lost, [])
         if failures:
             raise Undeliverable(f"{msg.performative} not delivered to " + "; ".join(failures))
         return verdicts
-
-    def _retract(self, msg: ACLMessage, to: AID) -> None:
-        self.engine.retract(msg.with_(receivers=(to,)) if len(msg.receivers) > 1 else msg)
 
     async def reply(self, to: ACLMessage, performative: str, content: str | None = None, *,
                     act: str | None = None, reply_by_seconds: float | None = None) -> ACLMessage:

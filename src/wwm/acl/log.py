@@ -22,7 +22,7 @@ from .message import ACLMessage, AclError
 class Entry:
     time: str
     observer: str
-    direction: str            # "sent" or "received"
+    direction: str            # "sent", "received", or "undelivered" (rolled back)
     message: ACLMessage
     verdicts: list[dict[str, Any]]
 
@@ -90,6 +90,9 @@ def replay(entries: Iterable[Entry], conversation: str | None = None) -> Iterato
     for entry in entries:
         m = entry.message
         if conversation is not None and m.conversation_id != conversation:
+            continue
+        if entry.direction == "undelivered":  # the sender rolled it back: so does the replay
+            engine.retract(m)
             continue
         key = (m.conversation_id, m.reply_with, m.sender.name if m.sender else None, m.performative)
         if m.reply_with and key in seen:
