@@ -256,3 +256,27 @@ def test_random_messages_never_break_the_engine_or_its_invariants(data) -> None:
         if talk.final:
             assert thread is None or thread.active() == []       # nothing dangling
         assert (thread is not None and thread.team) == (wf in (3, 4))
+
+
+async def test_an_agents_deadlines_run_on_its_own_clock() -> None:
+    from wwm.acl.clock import ManualClock
+
+    clock = ManualClock()
+    bus = LocalBus()
+    boss = bus.add(Agent("boss", clock=clock))
+    bus.add(Agent("s", handler=worker(1, "silent")))
+    msg = boss.compose("request", AID("s"), "(x)", protocol="fipa-request", reply_by_seconds=5)
+    await boss.send(msg)
+    clock.advance(4)
+    assert boss.tracker.overdue() == []
+    clock.advance(2)
+    [late] = boss.tracker.overdue()
+    assert (late.holder, late.kind, late.active) == ("s", "expect", True)
+    assert boss.talk(msg.conversation_id, "s").state == "requested"   # overdue, not discharged
+
+
+def test_a_contractor_with_an_unknown_mode_is_refused_by_name() -> None:
+    from wwm.acl.contractnet import Contractor
+
+    with pytest.raises(ValueError, match="mode must be one of honest, silent, refuse, renege, fail, not 'lazy'"):
+        Contractor(name="x", mode="lazy")
