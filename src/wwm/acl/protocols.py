@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from . import acts as A
 from .tracker import FINAL_STATES, Rejected, Thread, Tracker
 
+class ProtocolError(Rejected):
+    """A protocol written as data is malformed; the text names the part."""
+
+
 INITIATOR = "initiator"
 PARTICIPANT = "participant"
 
@@ -276,3 +280,71 @@ def _replay(path: tuple[Arc, ...]) -> tuple[Tracker, Thread | None]:
         act = build_act(arc.act, speaker, hearer, thread, f"a{n}")
         thread = tracker.apply(act, "c", f"m{n}")
     return tracker, thread
+
+
+# ---- protocols from files ---------------------------------------------------------------------
+def to_dict(protocol: Protocol) -> dict:
+    """The protocol as plain data (what :func:`from_dict` and protocol files hold)."""
+    return {"name": protocol.name, "initial": protocol.initial, "states": dict(protocol.states),
+            "opening": list(protocol.opening),
+            "arcs": [{"from": a.source, "to": a.target, "role": a.role, "performative": a.performative,
+                      "act": a.act, **({"label": a.label} if a.label else {})} for a in protocol.arcs]}
+
+
+def from_dict(doc: object) -> Protocol:
+    """A protocol from plain data; :class:`ProtocolError` names what is wrong."""
+    from .message import PERFORMATIVES
+
+    if not isinstance(doc, dict):
+        raise ProtocolError("a protocol must be a mapping with name, initial, states and arcs")
+    for key in ("name", "initial", "states", "arcs"):
+        if key not in doc:
+            raise ProtocolError(f"a protocol needs {key!r}")
+    states = doc["states"]
+    if not isinstance(states, dict) or not all(isinstance(v, int) and 1 <= v <= 9 for v in states.values()):
+        raise ProtocolError("'states' must map each state to its W&F state (a number 1 to 9)")
+    if doc["initial"] not in states:
+        raise ProtocolError(f"the initial state {doc['initial']!r} is not among the states")
+    arcs = []
+    for n, arc in enumerate(doc["arcs"] if isinstance(doc["arcs"], list) else [None]):
+        where = f"arc {n + 1}"
+        if not isinstance(arc, dict):
+            raise ProtocolError(f"{where} must be a mapping with from, to, role, performative, act")
+        missing = [k for k in ("from", "to", "role", "performative", "act") if k not in arc]
+        if missing:
+            raise ProtocolError(f"{where} lacks {', '.join(missing)}")
+        for end in ("from", "to"):
+            if arc[end] not in states:
+                raise ProtocolError(f"{where}: state {arc[end]!r} is not among the states")
+        if arc["role"] not in (INITIATOR, PARTICIPANT):
+            raise ProtocolError(f"{where}: role must be initiator or participant, not {arc['role']!r}")
+        if arc["performative"] not in PERFORMATIVES:
+            raise ProtocolError(f"{where}: {arc['performative']!r} is not a FIPA performative")
+        if arc["act"] not in A.ACTS and arc["act"] != "promise;fail":
+            raise ProtocolError(f"{where}: unknown act {arc['act']!r} (known: {', '.join(sorted(A.ACTS))})")
+        arcs.append(Arc(str(arc["from"]), str(arc["to"]), arc["role"], arc["performative"], arc["act"],
+                        str(arc.get("label", ""))))
+    opening = tuple(doc.get("opening") or sorted({a.performative for a in arcs if a.source == doc["initial"]}))
+    return Protocol(str(doc["name"]), str(doc["initial"]), tuple(arcs),
+                    {str(k): v for k, v in states.items()}, opening)
+
+
+def load(path: str) -> Protocol:
+    """A protocol from a YAML or JSON file."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = yaml.safe_load(f)
+    except yaml.YAMLError as exc:
+        raise ProtocolError(f"{path}: not YAML or JSON: {exc}") from None
+    try:
+        return from_dict(doc)
+    except ProtocolError as exc:
+        raise ProtocolError(f"{path}: {exc}") from None
+
+
+def register(protocol: Protocol) -> Protocol:
+    """Make a protocol known to every engine in this process, by its name."""
+    PROTOCOLS[protocol.name] = protocol
+    return protocol

@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     replay = sub.add_parser("replay", help="re-check every message of a log; exit 1 if any verdict differs")
     replay.add_argument("log")
     replay.add_argument("--conversation", "-c")
-    sub.add_parser("protocols", help="list the interaction protocols and check each against the tracker")
+    protocols = sub.add_parser("protocols", help="list the interaction protocols and check each against the tracker")
+    protocols.add_argument("files", nargs="*", metavar="FILE", help="also check protocols written in YAML or JSON")
     demo = sub.add_parser("demo", help="Contract Net: one manager allocates a task among contractor servers")
     demo.add_argument("--contractors", type=int, default=6, help="how many contractor servers (at least 3)")
     demo.add_argument("--needed", type=int, default=2, help="how many contractors the task needs")
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if args.acl_command in ("show", "replay"):
             return _show(args)
         if args.acl_command == "protocols":
-            return _protocols()
+            return _protocols(args.files)
         return _demo(args)
     except (AclError, OSError) as exc:
         print(f"wwm acl {args.acl_command}: {exc}", file=sys.stderr)
@@ -68,11 +69,11 @@ def _show(args: argparse.Namespace) -> int:
     return 1 if differ else 0
 
 
-def _protocols() -> int:
-    from ..acl.protocols import PROTOCOLS, check
+def _protocols(files: list[str]) -> int:
+    from ..acl.protocols import PROTOCOLS, check, load
 
     bad = 0
-    for protocol in PROTOCOLS.values():
+    for protocol in [*PROTOCOLS.values(), *(load(f) for f in files)]:
         findings = check(protocol)
         bad += len(findings)
         finals = ", ".join(sorted(protocol.final))
