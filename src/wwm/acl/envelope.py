@@ -6,7 +6,9 @@ parameters by their wire names (``performative``, ``sender``, ``receiver`` repea
 section 11.2.1 or in JSON like any other query. An agent identifier is written as its bare
 name, or as a FIPA ``(agent-identifier ...)`` expression when it carries addresses. The
 response confirms delivery (the attempt's minimal result); replies travel as messages of
-their own. The XML encoding trims white space at the edges of values, as for states.
+their own. The XML encoding trims white space at the edges of values, as for states; and a
+server hands open items to methods by snake-cased name, so a user-defined parameter arrives
+in lower case (``X-JADE-Priority`` as ``X-jade-priority``; :meth:`ACLMessage.get` ignores case).
 """
 
 from __future__ import annotations
