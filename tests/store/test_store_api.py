@@ -163,6 +163,8 @@ def test_misuse_gets_clear_errors(store_url: str) -> None:
             store.record_event(run_id, 0, "k" * 61, "too long a kind")
         with pytest.raises(StoreError, match="not 'running'"):
             store.finish_run(run_id, "running")
+        with pytest.raises(StoreError, match=f"cannot finish run {run_id}: could not convert string to float: 'high'"):
+            store.finish_run(run_id, "completed", "high")
         with pytest.raises(StoreError, match="must be mappings"):
             store.start_run(mind_url="m", world_url="w", society=["not", "a", "mapping"])
         store.finish_run(run_id, "completed")

@@ -5,14 +5,20 @@ so ``Runner(mind, world, settings, recorder=StoreRecorder(store, ...))`` records
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from .engine import StoreError
 from .store import RunStore
+
+log = logging.getLogger(__name__)
 
 
 class StoreRecorder:
     """Records one client run in ``store``; ``run_id`` is known once the run has started
-    (and is copied to the run result's ``record_id``)."""
+    (and is copied to the run result's ``record_id``). A database that fails at the end of
+    the run does not take the run's result with it: ``error`` says what was not recorded
+    (the store keeps the rows queued, and :meth:`RunStore.close` tries once more)."""
 
     def __init__(self, store: RunStore, *, mind_url: str, world_url: str, society: Any = None,
                  settings: Any = None, name: str | None = None) -> None:
@@ -21,6 +27,7 @@ class StoreRecorder:
         self._start = {"mind_url": mind_url, "world_url": world_url, "society": society,
                        "settings": settings, "name": name}
         self._early: list[Any] = []  # events before the run started (e.g. a slow New run)
+        self.error: str | None = None
 
     def on_start(self, result: Any) -> None:
         self.run_id = self.store.start_run(**self._start)
@@ -44,5 +51,9 @@ class StoreRecorder:
         if self.run_id is None:  # the run never started: record it, so the failure shows
             self.on_start(result)
         assert self.run_id is not None
-        self.store.finish_run(self.run_id, result.status, result.total_score, len(result.steps),
-                              world_score=result.world_score, mind_score=result.mind_score)
+        try:
+            self.store.finish_run(self.run_id, result.status, result.total_score, len(result.steps),
+                                  world_score=result.world_score, mind_score=result.mind_score)
+        except StoreError as exc:
+            self.error = f"run {self.run_id} is not fully recorded: {exc}"
+            log.warning("%s", self.error)

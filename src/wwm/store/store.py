@@ -35,6 +35,18 @@ class UnknownRun(StoreError, LookupError):
     """No run with that ID in this store."""
 
 
+@dataclasses.dataclass(frozen=True)
+class _End:
+    """How a run ended, as ``finish_run`` was told (None: count it from the steps)."""
+
+    status: str
+    at: datetime
+    steps: int | None = None
+    total_score: float | None = None
+    world_score: float | None = None
+    mind_score: float | None = None
+
+
 class RunStore:
     """The run records, in the database at ``url`` (see :func:`.engine.resolve_url`).
 
@@ -46,15 +58,15 @@ class RunStore:
         self.url = resolve_url(url)
         self.engine = make_engine(self.url)
         self._lock = threading.RLock()
-        self._open: set[int] = set()
+        self._open: set[int] = set()                     # started here, not yet finished
+        self._ending: dict[int, _End] = {}               # finished, end not yet written
         try:
             with self._lock:
                 _create_tables(self.engine)
         except SQLAlchemyError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the run store at {shown(self.url)}: {_reason(exc)}") from None
-        self._writer = Writer(self.engine, self._lock, lambda: sorted(self._open.copy()),
-                              batch=batch, interval=interval)
+        self._writer = Writer(self.engine, self._lock, self._live_run_ids, batch=batch, interval=interval)
         self._closed = False
         atexit.register(self._close_at_exit)
 
@@ -120,22 +132,34 @@ class RunStore:
         from the recorded steps when not given), and the final World and Mind scores."""
         if run_id not in self._open:
             raise StoreError(self._not_open(run_id))
-        if not status or len(status) > MAX_STATUS or status == "running":
+        if not isinstance(status, str) or not status or len(status) > MAX_STATUS or status == "running":
             raise StoreError(f"a finished run's status is 1 to {MAX_STATUS} characters and not "
                              f"'running', not {status!r}")
+        try:
+            end = _End(status, datetime.now(UTC), None if steps is None else int(steps),
+                       *(None if v is None else float(v) for v in (total_score, world_score, mind_score)))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"cannot finish run {run_id}: {exc}") from None
+        self._ending[run_id] = end
+        self._open.discard(run_id)
+        self._write_end(run_id)
+
+    def _write_end(self, run_id: int) -> None:
+        """Write a finished run's end (kept in ``_ending`` until it is written)."""
+        end = self._ending[run_id]
         self.flush()
         with self._lock, self._database("finish a run"), self.engine.begin() as conn:
-            if steps is None or total_score is None:
-                count, total = conn.execute(
+            steps, total = end.steps, end.total_score
+            if steps is None or total is None:
+                count, counted_total = conn.execute(
                     select(func.count(), func.sum(schema.steps.c.score))
                     .where(schema.steps.c.run_id == run_id)).one()
                 steps = count if steps is None else steps
-                total_score = total if total_score is None else total_score
+                total = counted_total if total is None else total
             conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(
-                status=status, finished_at=datetime.now(UTC), steps=int(steps),
-                total_score=number(total_score), world_score=number(world_score),
-                mind_score=number(mind_score)))
-        self._open.discard(run_id)
+                status=end.status, finished_at=end.at, steps=int(steps), total_score=number(total),
+                world_score=number(end.world_score), mind_score=number(end.mind_score)))
+        del self._ending[run_id]
 
     def flush(self) -> None:
         """Write every queued step and event now."""
@@ -160,17 +184,24 @@ class RunStore:
         return None if error is None else f"cannot write to {shown(self.url)}: {_reason(error)}"
 
     def close(self) -> None:
-        """Write what is queued; runs left open are finished as "interrupted"."""
+        """Write what is queued and the ends of finished runs not yet written; runs left
+        open are finished as "interrupted"."""
         if self._closed:
             return
         self._closed = True
         atexit.unregister(self._close_at_exit)
         try:
             for run_id in sorted(self._open):
-                self.finish_run(run_id, "interrupted")
+                self._ending[run_id] = _End("interrupted", datetime.now(UTC))
+            self._open.clear()
+            for run_id in sorted(self._ending):
+                self._write_end(run_id)
         finally:
             self._writer.stop()
             self.engine.dispose()
+
+    def _live_run_ids(self) -> list[int]:
+        return sorted(self._open.copy() | self._ending.keys())
 
     def _close_at_exit(self) -> None:
         try:
@@ -242,7 +273,7 @@ class RunStore:
                           step_count=int(steps), total_score=total)
 
     def _live_status(self, row: Mapping[str, Any]) -> str:
-        if row["id"] in self._open:
+        if row["id"] in self._open or row["id"] in self._ending:
             return "running"
         if datetime.now(UTC) - _utc(row["heartbeat_at"]) > STALE_AFTER:
             return "interrupted"
