@@ -98,3 +98,20 @@ async def test_goal_minds_learn_and_compete_in_the_house(tmp_path, monkeypatch):
     society = ActionSelectionMind(minds, method="w=q")
     result = await run(society, HouseRobotWorld(seed=8), RunSettings(steps=600, keepalive=None))
     assert result.status == "completed" and all(s.action is not None for s in result.steps)
+
+
+def test_an_unreached_fire_burns_out_and_its_smoke_is_sensed_from_anywhere():
+    e = HouseEngine(seed=0, fire_rate=0.0, visit_rate=0.0, dirt_rate=0.0, burn=5, radius=1)
+    e.fire = (e.width - 2, 1)                      # far beyond the sensing radius
+    assert items(e.observe())["smoke"] not in ("8", "9")
+    assert sum(e.step(8) for _ in range(5)) == pytest.approx(-0.5)
+    assert e.fire is None and items(e.observe())["smoke"] == "9"
+
+
+def test_two_rooms_have_a_wall_with_a_door():
+    one, two = HouseEngine(seed=0), HouseEngine(seed=0, rooms=2)
+    mid = two.width // 2
+    assert (mid, 1) in two.walls and two.door not in two.walls and two.door[0] == mid
+    assert (mid, 1) not in one.walls
+    with pytest.raises(ValueError, match="rooms"):
+        HouseEngine(rooms=3)

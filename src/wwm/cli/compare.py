@@ -16,6 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=2000, help="steps per run (default 2000)")
     parser.add_argument("--train", type=int, default=10000,
                         help="steps each goal mind learns alone first (default 10000)")
+    parser.add_argument("--temperature", type=float, default=0.02,
+                        help="the goal minds' Q-temperature in the society runs (default 0.02)")
     parser.add_argument("--plot", metavar="PNG", help="save a bar chart of the scores here")
     parser.add_argument("--json", metavar="FILE", help="save every score as JSON here")
 
@@ -36,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--seeds must be at least 1")
         if args.steps < 1 or args.train < 0:
             raise ValueError("--steps must be at least 1 and --train at least 0")
+        if args.temperature < 0:
+            raise ValueError("--temperature cannot be negative")
     except ValueError as exc:
         print(f"wwm compare: {exc}", file=sys.stderr)
         return 2
@@ -43,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
         result = run_compare(args.world, methods, seeds, args.steps, args.train,
-                             progress=lambda text: bar.update(task, advance=1, description=text))
+                             progress=lambda text: bar.update(task, advance=1, description=text),
+                             temperature=args.temperature)
     table = Table(title=f"{args.world} world: {args.steps} steps, {args.seeds} seed(s), childhood {args.train} steps")
     for column in ("method", "mean", "sd", "min", "max"):
         table.add_column(column, justify="left" if column == "method" else "right")

@@ -27,7 +27,8 @@ WORLDS: dict[str, tuple[Callable[[int], World], list[tuple[str, str]]]] = {
     "ant": (lambda seed: AntWorld(seed=seed),
             [("ant.food", "i,f"), ("ant.nest", "n"), ("ant.predator", "p")]),
     "house": (lambda seed: HouseRobotWorld(seed=seed),
-              [("house.dirt", "dirt,full"), ("house.plug", "plug"), ("house.smoke", "smoke"),
+              [("house.dirt", "dirt,full,wallinway"), ("house.plug", "plug,wallinway"),
+               ("house.smoke", "smoke,wallinway"),
                ("house.intruder", "human,class"), ("house.family", "human,class")]),
 }
 LEARNS_W = {"w-learning", "w-learning-subspaces", "w-learning-full", "w-learning-stochastic", "dynamic-w"}
@@ -71,10 +72,12 @@ async def childhood(world: str, seed: int, steps: int) -> str:
     return client
 
 
-async def one(world: str, method: str, seed: int, steps: int, client: str) -> float:
+async def one(world: str, method: str, seed: int, steps: int, client: str,
+              temperature: float = 0.02) -> float:
     make, goals = WORLDS[world]
     learns = method in LEARNS_W
-    minds = [QLearningMind(reward=g, view=v, pretrained=client, learn=learns, q_temperature=0.0,
+    minds = [QLearningMind(reward=g, view=v, pretrained=client, learn=learns,
+                           q_temperature=temperature, run_length=1e12,
                            w="learned" if learns else "q",
                            w_initial=-0.01, seed=seed) for g, v in goals]
     society = ActionSelectionMind(minds, method=method, seed=seed, run_length=steps,
@@ -85,11 +88,16 @@ async def one(world: str, method: str, seed: int, steps: int, client: str) -> fl
 
 
 async def compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
-                  progress: Callable[[str], None] | None = None) -> Comparison:
+                  progress: Callable[[str], None] | None = None,
+                  temperature: float = 0.02) -> Comparison:
+    """``temperature``: the goal minds' constant Q-temperature in the society runs (a little
+    exploration keeps greedy minds from pushing into a wall for ever)."""
     if world not in WORLDS:
         raise ValueError(f"unknown world {world!r}; choose one of {', '.join(WORLDS)}")
     if steps < 1 or train < 0:
         raise ValueError("steps must be at least 1 and train at least 0")
+    if temperature < 0:
+        raise ValueError("temperature cannot be negative")
     out = Comparison(world, steps, train, seeds, {m: [] for m in methods})
     saved = os.environ.get("WWM_KNOWLEDGE_DIR")
     with tempfile.TemporaryDirectory(prefix="wwm-compare-") as tmp:
@@ -100,7 +108,7 @@ async def compare(world: str, methods: list[str], seeds: list[int], steps: int, 
                 if progress:
                     progress(f"seed {seed}: childhood done")
                 for method in methods:
-                    out.scores[method].append(await one(world, method, seed, steps, client))
+                    out.scores[method].append(await one(world, method, seed, steps, client, temperature))
                     if progress:
                         progress(f"seed {seed}: {method}")
         finally:
@@ -130,5 +138,5 @@ def plot(result: Comparison, path: str | Path) -> Path:
 
 
 def run_compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
-                progress: Callable[[str], None] | None = None) -> Comparison:
-    return asyncio.run(compare(world, methods, seeds, steps, train, progress))
+                progress: Callable[[str], None] | None = None, temperature: float = 0.02) -> Comparison:
+    return asyncio.run(compare(world, methods, seeds, steps, train, progress, temperature))

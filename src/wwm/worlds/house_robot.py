@@ -24,12 +24,14 @@ Cell = tuple[int, int]
 
 @dataclass
 class HouseEngine:
-    """The rules, with no I/O. Two rooms joined by a door; the plug in the left room.
+    """The rules, with no I/O. One room (or, with ``rooms=2``, two joined by a door); the plug
+    in the top left corner; people come in at the door.
 
     Each step: the robot moves (or bumps into a wall); on dirt and not full it sucks it up
     (+1; ``capacity`` pieces fill it); on the plug it empties. Dirt appears at random
     (``dirt_rate``); a fire may start (``fire_rate``), costing 0.1 a step until the robot
-    reaches it (+5). People come in at the door now and then, wander, and leave; a stranger
+    reaches it (+5) or it burns out after ``burn`` steps; its smoke is sensed from anywhere
+    in the house. People come in at the door now and then, wander, and leave; a stranger
     (``stranger_rate`` of them) reached by the robot scores +3 and runs off; walking into a
     family member costs 1."""
 
@@ -42,6 +44,8 @@ class HouseEngine:
     stranger_rate: float = 0.4
     radius: int = 4
     seed: int | None = 0
+    rooms: int = 1
+    burn: int = 60
     rng: random.Random = field(init=False, repr=False)
     walls: set[Cell] = field(init=False, default_factory=set)
     robot: Cell = field(init=False)
@@ -51,6 +55,7 @@ class HouseEngine:
     load: int = field(init=False, default=0)
     fire: Cell | None = field(init=False, default=None)
     human: Cell | None = field(init=False, default=None)
+    burning: int = field(init=False, default=0)
     stranger: bool = field(init=False, default=False)
     stay: int = field(init=False, default=0)
     blocked: bool = field(init=False, default=False)
@@ -62,8 +67,10 @@ class HouseEngine:
         for name in ("dirt_rate", "fire_rate", "visit_rate", "stranger_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability between 0 and 1")
-        if self.capacity < 1 or self.radius < 1:
-            raise ValueError("capacity and radius must be at least 1")
+        if self.capacity < 1 or self.radius < 1 or self.burn < 1:
+            raise ValueError("capacity, radius and burn must be at least 1")
+        if self.rooms not in (1, 2):
+            raise ValueError("rooms must be 1 or 2")
         self.reset()
 
     def reset(self) -> None:
@@ -71,8 +78,11 @@ class HouseEngine:
         w, h = self.width, self.height
         self.walls = {(x, y) for x in range(w) for y in range(h) if x in (0, w - 1) or y in (0, h - 1)}
         mid = w // 2
-        self.door = (mid, h // 2)
-        self.walls |= {(mid, y) for y in range(h) if (mid, y) != self.door}
+        if self.rooms == 2:
+            self.door = (mid, h // 2)
+            self.walls |= {(mid, y) for y in range(h) if (mid, y) != self.door}
+        else:
+            self.door = (w - 2, h // 2)  # just inside the front door
         self.plug = (1, 1)
         self.robot = (2, h - 2)
         self.dirt, self.load, self.fire, self.human = set(), 0, None, None
@@ -87,11 +97,11 @@ class HouseEngine:
             if cell not in self.walls and cell != self.plug and cell != self.robot:
                 return cell
 
-    def _sense(self, cell: Cell | None) -> int:
+    def _sense(self, cell: Cell | None, anywhere: bool = False) -> int:
         if cell is None:
             return NONE
         dx, dy = cell[0] - self.robot[0], cell[1] - self.robot[1]
-        if max(abs(dx), abs(dy)) > self.radius:
+        if max(abs(dx), abs(dy)) > self.radius and not anywhere:
             return NONE
         return direction(dx, dy)
 
@@ -109,7 +119,7 @@ class HouseEngine:
         if plug == NONE:  # the plug is known from anywhere, like the Ant World's nest
             plug = direction(self.plug[0] - self.robot[0], self.plug[1] - self.robot[1])
         return (f"dirt={self._nearest(self.dirt)} full={int(self.load >= self.capacity)} plug={plug} "
-                f"wall={wall} human={human} class={cls} smoke={self._sense(self.fire)} "
+                f"wall={wall} human={human} class={cls} smoke={self._sense(self.fire, anywhere=True)} "
                 f"wallinway={int(self.blocked)}")
 
     def _step_cell(self, cell: Cell, move: int) -> Cell:
@@ -137,8 +147,11 @@ class HouseEngine:
                 score += 5.0
             else:
                 score -= 0.1
+                self.burning += 1
+                if self.burning >= self.burn:
+                    self.fire = None
         elif self.rng.random() < self.fire_rate:
-            self.fire = self._floor()
+            self.fire, self.burning = self._floor(), 0
         if self.rng.random() < self.dirt_rate and len(self.dirt) < 10:
             self.dirt.add(self._floor())
         score += self._people()
@@ -172,7 +185,8 @@ class HouseRobotWorld(EngineWorld):
     camera in one body. +1 per dirt picked up, +5 per fire reached (-0.1 per step it burns),
     +3 per stranger reached, -1 per family member walked into. Arguments: ``width``,
     ``height``, ``capacity``, ``dirt_rate``, ``fire_rate``, ``visit_rate``,
-    ``stranger_rate``, sensing ``radius``, ``seed``, ``steps`` (0: never end)."""
+    ``stranger_rate``, sensing ``radius``, ``seed``, ``rooms`` (1 or 2), ``burn`` (steps a
+    fire burns if not reached), ``steps`` (0: never end)."""
 
     title: ClassVar[str] = "House Robot (reconstruction)"
     state_format: ClassVar[str] = (
@@ -183,11 +197,12 @@ class HouseRobotWorld(EngineWorld):
 
     def __init__(self, width: int = 11, height: int = 8, capacity: int = 3, dirt_rate: float = 0.05,
                  fire_rate: float = 0.01, visit_rate: float = 0.03, stranger_rate: float = 0.4,
-                 radius: int = 4, seed: int | None = 0, steps: int = 0) -> None:
+                 radius: int = 4, seed: int | None = 0, rooms: int = 1, burn: int = 60,
+                 steps: int = 0) -> None:
         if steps < 0:
             raise ValueError("steps must be 0 (never end) or positive")
         self.engine = HouseEngine(width, height, capacity, dirt_rate, fire_rate, visit_rate,
-                                  stranger_rate, radius, seed)
+                                  stranger_rate, radius, seed, rooms, burn)
         self.steps = steps
 
 

@@ -146,8 +146,6 @@ class QLearningMind(LearningMind, CompetingMind):
     def _choose(self, state: str, q_temperature: Any) -> int:
         sent = step_number(q_temperature, "Q-temperature")
         t = self.temperature.tick() if sent is None else sent
-        if not self.learn and sent is None:
-            t = 0.0
         return boltzmann_choice(self.table.row(self.key(state)), t, self.rng)
 
     def w_value(self, key: str) -> float:
