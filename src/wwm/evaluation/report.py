@@ -19,7 +19,7 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
     from rich.table import Table
 
     t = Table(title=title)
-    for name in ("agent", "n", "grid", "profile", "Υ", "± s.e."):
+    for name in ("agent", "n", "grid", "seed", "profile", "Υ", "± s.e."):
         t.add_column(name, justify="right" if name not in ("agent", "profile") else "left")
     band_names = _band_names(results)
     for name in band_names:
@@ -27,7 +27,7 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
     for r in results:
         bands = {f"{b['k_min']}-{b['k_max']}": b for b in r.bands}
         cells = [f"{bands[n]['score']:+.3f}" if n in bands and bands[n]["episodes"] else "" for n in band_names]
-        t.add_row(r.job.agent, str(r.job.size), f"{r.job.grid}x{r.job.grid}", r.job.profile,
+        t.add_row(r.job.agent, str(r.job.size), f"{r.job.grid}x{r.job.grid}", str(r.job.seed), r.job.profile,
                   f"{r.upsilon:+.4f}", f"{r.stderr:.4f}", *cells)
     return t
 
