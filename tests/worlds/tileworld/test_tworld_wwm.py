@@ -3,6 +3,7 @@ action string), played by a remote Mind, by ``wwm run``, and refusing bad input 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -74,3 +75,37 @@ def test_wwm_run_plays_the_tileworld_with_the_built_in_mind(servers):
     assert result.returncode == 0, result.stderr
     score = re.search(r"world's score at End run\s*│\s*(\d+)", result.stdout)
     assert score and int(score.group(1)) > 0
+
+
+async def test_several_clients_share_one_real_time_tileworld_as_a_team():
+    from wwm.worlds.tileworld.wwm_world import TileworldMind
+
+    args = {"robots": 2, "teams": "0,1", "time": 12, "speed": 6, "seed": 2}
+    with ServerProcess("wwm.worlds.tileworld.shared_world:SharedTileworld", args=args) as server:
+        bodies = [wwm.connect(server.url) for _ in range(2)]
+        for body in bodies:
+            await body.new_run()
+        extra = wwm.connect(server.url)
+        with pytest.raises(Refusal) as info:
+            await extra.new_run()
+        assert info.value.code == "busy" and "all 2 robots" in str(info.value)
+
+        async def play(body, mind) -> tuple[int, dict]:
+            state, moves = await body.get_state(), 0
+            while True:
+                outcome = await body.execute_action((await mind.get_action(state)).action)
+                state, moves = outcome.state, moves + 1
+                if outcome.finished:
+                    return moves, json.loads(state)
+
+        minds = [TileworldMind("reactive"), TileworldMind("deliberative", seed=1)]
+        results = await asyncio.wait_for(asyncio.gather(*(play(b, m) for b, m in zip(bodies, minds))), 30)
+        (moves0, last0), (moves1, last1) = results
+        assert moves0 > 10 and moves1 > 10
+        assert moves0 < 12 / 0.35 + 2  # a move costs 350 ms of world time: no faster than that
+        ids = {last0["data"]["agent"]["id"], last1["data"]["agent"]["id"]}
+        assert ids == {0, 1} and last0["data"]["agent"]["score"] == last1["data"]["agent"]["score"]  # one team
+        assert await bodies[0].get_current_score() == last0["data"]["agent"]["score"]
+        with pytest.raises(Refusal) as info:
+            await bodies[1].execute_action("north")
+        assert info.value.code == "run-ended"
