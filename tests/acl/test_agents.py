@@ -280,3 +280,20 @@ def test_a_contractor_with_an_unknown_mode_is_refused_by_name() -> None:
 
     with pytest.raises(ValueError, match="mode must be one of honest, silent, refuse, renege, fail, not 'lazy'"):
         Contractor(name="x", mode="lazy")
+
+
+async def test_a_responder_is_told_the_moves_open_to_it() -> None:
+    bus = LocalBus()
+    boss = bus.add(Agent("boss"))
+    w = bus.add(Agent("w"))
+    request = boss.compose("request", w.aid, "(x)", protocol="fipa-request")
+    await boss.send(request)
+    got = await w.receive(request.conversation_id, timeout=1)
+    assert w.may_send(got) == [("agree", "promise"), ("refuse", "refuse"), ("inform", "promise;assert"),
+                               ("failure", "promise;fail")]
+    await w.reply(got, "agree")
+    assert w.may_send(got) == [("inform", "assert"), ("failure", "fail"), ("inform", "renege")]
+    cfp = boss.compose("cfp", w.aid, "(y)", protocol="fipa-contract-net")
+    await boss.send(cfp)
+    got = await w.receive(cfp.conversation_id, timeout=1)
+    assert [p for p, _ in w.may_send(got)] == ["propose", "refuse"]

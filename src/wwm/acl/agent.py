@@ -209,7 +209,13 @@ class Agent:
                             return self._mail.pop(i)
                     await cond.wait()
 
-    # ---- following a protocol as initiator ------------------------------------------------
+    # ---- following a protocol ------------------------------------------------------------
+    def may_send(self, msg: ACLMessage) -> list[tuple[str, str]]:
+        """As the responder to ``msg``: the (performative, act) pairs the protocol and this
+        agent's commitments allow it to answer with now."""
+        other = msg.sender.name if msg.sender else ""
+        return [(a.performative, a.act) for a in self.engine.moves(msg.conversation_id or "", self.name, other)]
+
     def talk(self, conversation: str, other: str) -> Talk | None:
         return self.engine.talk(conversation, self.name, other)
 

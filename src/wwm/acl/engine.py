@@ -253,6 +253,24 @@ class Engine:
                 del self.talks[(talk.conversation, frozenset((talk.initiator, talk.participant)))]
                 self.tracker.forget(talk.conversation, talk.initiator, talk.participant)
 
+    def moves(self, conversation: str, me: str, other: str) -> list[Arc]:
+        """The arcs ``me`` may take now in its thread with ``other``: each one's performative
+        and act, with the tracker's preconditions already checked."""
+        talk = self.talk(conversation, me, other)
+        if talk is None or talk.final:
+            return []
+        out = []
+        for arc in talk.protocol.arcs:
+            if arc.source != talk.state or arc.role != talk.role(me):
+                continue
+            try:
+                act = build_act(arc.act, me, other, self.thread(talk), "(the offered action)")
+                if self.tracker.probe(act, conversation) == talk.protocol.states[arc.target]:
+                    out.append(arc)
+            except Rejected:
+                continue
+        return out
+
     # ---- summaries ------------------------------------------------------------------------
     def finished(self, conversation: str) -> bool:
         talks = self.talks_of(conversation)
