@@ -111,3 +111,11 @@ def test_a_second_sitting_starts_from_scratch():
     assert first.per_mind.shape == second.per_mind.shape == (1, 2)
     local = play(Setting("woc", 2), build(BatterySpec(6, 10, 1, "paper", 3)))
     assert abs(second.upsilon - local.upsilon) < 0.25
+
+
+def test_unreachable_mind_is_reported_without_a_traceback(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", "--mind",
+                           f"http://127.0.0.1:{free_port()}/", "--episodes", "2", "--iterations", "3",
+                           "--no-plots", "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "could not be reached" in done.stdout.replace("\n", " ") and "Traceback" not in done.stderr

@@ -68,12 +68,17 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from ..protocol.errors import Refusal
+
     console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
         results = _remote(args, console) if args.mind else _local(args, console)
     except (ValueError, RuntimeError) as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
+    except Refusal as refusal:
+        console.print(f"[red]error:[/] a server refused: {refusal.code}: {refusal.text}")
+        return 1
     from ..evaluation import report
 
     console.print(report.table(results, title=_title(args)))
