@@ -4,23 +4,31 @@ their master to the state it orders (10.18)."""
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "selection"))
-from society_minds import TableMind  # noqa: E402
-
-from wwm import Outcome, World  # noqa: E402
-from wwm.client.runner import RunSettings, run  # noqa: E402
-from wwm.minds.learning import FeudalQMind, NestedMind  # noqa: E402
-from wwm.selection import ActionSelectionMind  # noqa: E402
+from wwm import CompetingMind, Outcome, Suggestion, World
+from wwm.client.runner import RunSettings, run
+from wwm.minds.learning import FeudalQMind, NestedMind
+from wwm.selection import ActionSelectionMind
 
 
 @pytest.fixture(autouse=True)
 def knowledge_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
+
+
+class Fixed(CompetingMind):
+    """Always suggests ``action`` with W = ``w``; named by ``url``."""
+
+    def __init__(self, action: str, w: float, url: str) -> None:
+        self.action, self.w, self.url = action, w, url
+
+    async def get_action(self, state: str, **step) -> Suggestion:
+        return Suggestion(self.action, q=1.0)
+
+    async def get_suggestion(self, state: str, **step) -> Suggestion:
+        return Suggestion(self.action, q=1.0, w=self.w)
 
 
 class Bandit(World):
@@ -34,7 +42,7 @@ class Bandit(World):
 
 
 async def test_a_nested_mind_learns_to_call_the_mind_that_won_for_it():
-    good = TableMind("g:1", w=0.3, url="http://good.example/")
+    good = Fixed("g", w=0.3, url="http://good.example/")
     nested = NestedMind(peers=["http://good.example/"], actions="x,y", reward="score", gamma=0.0,
                         w="q", q_temperature=0.0)
     society = ActionSelectionMind([nested, good], method="static-w")
