@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
         results = _remote(args, console) if args.mind else _local(args, console)
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}")
         return 2
     except Refusal as refusal:
