@@ -215,3 +215,23 @@ async def test_text_after_connect_in_the_same_chunk_is_relayed_once_paired_or_re
         w.close()
     await ws.close()
     await proxy_.close()
+
+
+async def test_a_full_proxy_says_so_and_frees_slots_as_peers_leave():
+    small = await Proxy(port=0, max_connections=2).start()
+    first = await agent(small, "a")
+    second = await agent(small, "b")
+    reader, _ = await agent(small)
+    assert "the proxy is full (2 connections)" in json.loads(await read_line(reader))["data"]
+    first[1].close()
+    second[1].close()
+    for _ in range(50):
+        if small.connections == 0:
+            break
+        await asyncio.sleep(0.02)
+    _, w = await agent(small, "c")
+    ws = await world(small, "c")
+    assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED
+    w.close()
+    await ws.close()
+    await small.close()

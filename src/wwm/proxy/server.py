@@ -96,9 +96,12 @@ class Peer:
 class Proxy:
     """The proxy server. ``await start()`` listens; ``port`` is the bound port."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, forward_to_agent: bool = True) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, forward_to_agent: bool = True,
+                 max_connections: int = 1024) -> None:
         self.host, self.port = host, port
         self.forward_to_agent = forward_to_agent
+        self.max_connections = max_connections
+        self.connections = 0
         self.waiting: dict[Side, dict[str, deque[Peer]]] = {"agent": {}, "world": {}}
         self.pairs = 0
         self._server: asyncio.base_events.Server | None = None
@@ -126,6 +129,17 @@ class Proxy:
 
     # ---- one connection -------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.connections >= self.max_connections:
+            writer.write(error_line(f"the proxy is full ({self.max_connections} connections); try again later").encode())
+            writer.close()
+            return
+        self.connections += 1
+        try:
+            await self._serve(reader, writer)
+        finally:
+            self.connections -= 1
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer: Peer | None = None
         try:
             first = await reader.read(CHUNK)
