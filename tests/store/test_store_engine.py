@@ -88,3 +88,16 @@ def test_many_opening_a_new_database_at_once_all_succeed(store_url: str) -> None
     assert failures == []
     with RunStore(store_url) as store:
         assert len(store.list_runs()) == 6
+
+
+def test_a_database_from_a_newer_wwm_is_refused_not_misread(store_url: str) -> None:
+    from sqlalchemy import update
+
+    from wwm.store import schema
+
+    with RunStore(store_url) as store, store.engine.begin() as conn:
+        conn.execute(update(schema.meta).where(schema.meta.c.key == "schema version")
+                     .values(value=str(schema.VERSION + 1)))
+    with pytest.raises(StoreError, match=f"was made by a newer wwm .*version {schema.VERSION + 1}; "
+                                         f"this wwm knows version {schema.VERSION}"):
+        RunStore(store_url)

@@ -1,6 +1,6 @@
-"""The three tables of the run store (SQLAlchemy Core): ``wwm_runs`` (one row per run),
-``wwm_steps`` (one row per client step) and ``wwm_events`` (time-outs, retries, outages).
-Prefixed names let the tables live in a PostgreSQL database shared with other things.
+"""The tables of the run store (SQLAlchemy Core): ``wwm_runs`` (one row per run),
+``wwm_steps`` (one row per client step), ``wwm_events`` (time-outs, retries, outages) and
+``wwm_meta`` (the schema version). Prefixed names let them share a PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -19,7 +19,15 @@ from sqlalchemy import (
     Text,
 )
 
+VERSION = 1  # of the tables below; a database made by a newer wwm is refused, not misread
+
 metadata = MetaData()
+
+meta = Table(
+    "wwm_meta", metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", Text, nullable=False),
+)
 
 runs = Table(
     "wwm_runs", metadata,

@@ -66,6 +66,9 @@ class RunStore:
         except SQLAlchemyError as exc:
             self.engine.dispose()
             raise StoreError(f"cannot open the run store at {shown(self.url)}: {_reason(exc)}") from None
+        except StoreError:
+            self.engine.dispose()
+            raise
         self._writer = Writer(self.engine, self._lock, self._live_run_ids, batch=batch, interval=interval)
         self._closed = False
         atexit.register(self._close_at_exit)
@@ -313,11 +316,21 @@ def _create_tables(engine: Any, attempts: int = 4) -> None:
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
                 schema.metadata.create_all(conn)
+                _check_version(conn)
             return
         except (OperationalError, IntegrityError, ProgrammingError):
             if attempt == attempts - 1:
                 raise
             time.sleep(0.05 * (attempt + 1))
+
+
+def _check_version(conn: Any) -> None:
+    found = conn.execute(select(schema.meta.c.value).where(schema.meta.c.key == "schema version")).scalar()
+    if found is None:
+        conn.execute(insert(schema.meta).values(key="schema version", value=str(schema.VERSION)))
+    elif int(found) > schema.VERSION:
+        raise StoreError(f"the run store at {shown(conn.engine.url)} was made by a newer wwm (its "
+                         f"tables are version {found}; this wwm knows version {schema.VERSION})")
 
 
 def pid_alive(pid: int) -> bool:
