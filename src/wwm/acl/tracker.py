@@ -216,7 +216,7 @@ class Tracker:
                            f"{current.responder} is over (state {before}, {current.outcome}); "
                            "a new commitment needs a new conversation")
         undo: list[tuple[Commitment, tuple]] = []
-        size = len(current.records)
+        size, done = len(current.records), len(current.acts)
         new_ids = self._ids if commit else itertools.count(10**9)
         try:
             for index, part in enumerate(act.parts):
@@ -236,7 +236,7 @@ class Tracker:
                     return after
                 return Thread(current.conversation, current.initiator, current.responder,
                               [_clone(r) for r in current.records], list(current.acts), after)
-        except Rejected:
+        except BaseException:
             commit = False
             raise
         finally:
@@ -245,8 +245,7 @@ class Tracker:
                     (record.status, record.reason, record.discharged_by, record.violated,
                      record.owes_inform) = old
                 del current.records[size:]
-                if current.acts and current.acts[-1][1] is act:
-                    current.acts.pop()
+                del current.acts[done:]
         current.settled = after
         if current.key not in self.threads:
             self.threads[current.key] = current
