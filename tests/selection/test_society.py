@@ -308,3 +308,19 @@ async def test_a_temperature_sent_with_the_step_reaches_every_mind():
     hot = {(await as_.get_action("s")).action for _ in range(30)}
     cold = {(await as_.get_action("s", q_temperature="0")).action for _ in range(30)}
     assert hot == {"a", "b"} and cold == {"b"}
+
+
+async def test_an_inner_as_not_asked_this_step_says_nobody_was_obeyed():
+    inner_minds = [TableMind("a:1"), TableMind("b:1")]
+    inner = ActionSelectionMind(inner_minds, method="w=q")
+    rival = TableMind("c:1", url="http://rival.example/")
+    outer = ActionSelectionMind([inner, rival], method="rotation")  # asks one mind a step
+    await outer.new_run()
+    assert (await outer.get_action("x")).action == "a"   # the inner society's turn
+    await outer.inform("y", 0.0)
+    assert [m.told[-1]["obeyed"] for m in inner_minds] == [True, False]
+    assert (await outer.get_action("x")).action == "c"   # the rival's turn: inner not asked
+    await outer.inform("z", 0.0)
+    for m in inner_minds:  # not asked, so neither obeyed nor overruled; told what was done
+        assert m.told[-1]["obeyed"] is None and m.told[-1]["action"] == "c"
+        assert m.told[-1]["winner_url"] == "http://rival.example/" and m.told[-1]["state"] == "z"

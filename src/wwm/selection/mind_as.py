@@ -142,6 +142,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.initial_w_temperature = w_temperature
         self.passive: dict[str, Member] = {}
         self.last: Decision | None = None
+        self.pending = False  # a decision made this step and not yet followed by its news
         self.last_x: str | None = None
         self.steps = 0
 
@@ -267,7 +268,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                     self.memory.winners[state] = d.winner.ident
                 else:
                     self.memory.actions[state] = d.action
-        self.last, self.last_x = d, state
+        self.last, self.last_x, self.pending = d, state, True
         self.steps += 1
         return d
 
@@ -349,12 +350,13 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     async def _inform_all(self, y: str, score: float | None, executed: str | None,
                           lost_above: bool = False, winner_url: str | None = None) -> dict[Member, Values]:
-        d = self.last
+        d = self.last if self.pending else None  # not asked this step: nobody was obeyed
+        self.pending = False
         members = list(self.members)
         answered = d.suggestions if d is not None else {}
         asked = set(d.asked) if d is not None else set()
         winner = d.winner if d is not None and not lost_above else None
-        url = winner_url if lost_above else (winner.url if winner is not None else None)
+        url = winner_url if lost_above or d is None else (winner.url if winner is not None else None)
         pay = self.method.payments(d, score) if d is not None and not lost_above else {}
         jobs = {}
         for m in members:
@@ -375,7 +377,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         return reports
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
-        executed = self.last.action if self.last is not None else None
+        executed = self.last.action if self.last is not None and self.pending else None
         await self._inform_all(state, score, executed)
         return None
 
@@ -403,7 +405,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def inform_winner(self, state: str, obeyed: bool | None = None,
                             payment: float | None = None, winner_url: str | None = None,
                             action: str | None = None, score: float | None = None) -> Values:
-        ours = self.last.action if self.last is not None else None
+        ours = self.last.action if self.last is not None and self.pending else None
         lost_above = obeyed is False and (action is None or action != ours)
         executed = action if action is not None else (None if lost_above else ours)
         reports = await self._inform_all(state, score, executed, lost_above, winner_url)
