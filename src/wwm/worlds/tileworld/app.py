@@ -165,10 +165,10 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         seen = -1
         try:
             while True:
+                hub.changed.clear()  # before looking, so a change made meanwhile still wakes us
                 if hub.version != seen:
                     seen = hub.version
                     await ws.send_text(json.dumps(hub.snapshot()))
-                hub.changed.clear()
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(hub.changed.wait(), 1.0)
                 await asyncio.sleep(0.05)  # at most ~20 frames a second
