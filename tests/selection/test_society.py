@@ -116,6 +116,8 @@ async def test_each_mind_sees_its_own_sub_space():
         ActionSelectionMind(minds, views="i;n")
     with pytest.raises(ValueError, match="needs 'views'"):
         ActionSelectionMind(minds, method="w-learning-subspaces")
+    with pytest.raises(ValueError, match="give no 'views'"):
+        ActionSelectionMind(minds, method="w-learning-full", views="i;n;*")
 
 
 async def test_remove_mind_mid_run_tells_the_others_the_collection_changed():

@@ -123,7 +123,8 @@ class WLearningSubspaces(WLearning):
 
 class WLearningFull(WLearning):
     name = "w-learning-full"
-    doc = "W-learning with full space ([PhD] 10): every mind sees all of x."
+    doc = ("W-learning with full space ([PhD] 10): every mind sees all of x (its W is a lookup "
+           "table over the full x here; the thesis used a neural network).")
 
 
 class StochasticW(HighestW):

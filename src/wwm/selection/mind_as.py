@@ -133,6 +133,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                                  {m.ident: w for m, w in zip(self.members, weight_list)})
         if cls.name == "w-learning-subspaces" and not view_list:
             raise ValueError("w-learning-subspaces needs 'views': one sub-space per mind")
+        if cls.name == "w-learning-full" and any(v.strip() not in ("", "*") for v in view_list):
+            raise ValueError("w-learning-full shows every mind all of x: give no 'views'")
         self.rng = random.Random(seed)
         self.panel = Panel(timeout)
         self.method: Method = cls(self.settings, self.panel, self.rng)
