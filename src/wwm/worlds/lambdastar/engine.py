@@ -46,6 +46,10 @@ class Episode:
         self.positions = episodes.starts(agents)[index].copy()
         self.neighbourhoods = self.grid.neighbourhood_table(observation_range)
         self.payoff = self.profile.reward_by_distance(observation_range, self.grid.size)
+        distance = self.grid.distance
+        # half-units of reward in every cell at every iteration: [ϑ+1, N]
+        self.fields = (self.payoff[distance[self.good]].astype(np.int16)
+                       - self.payoff[distance[self.evil]])
         self.iteration = 0  # iterations completed
         self.totals = np.zeros(agents)
 
@@ -59,9 +63,7 @@ class Episode:
 
     def field(self, t: int) -> np.ndarray:
         """Half-units of reward in every cell when Good and Evil are at their iteration-t cells."""
-        distance = self.grid.distance
-        return (self.payoff[distance[:, self.good[t]]].astype(np.int16)
-                - self.payoff[distance[:, self.evil[t]]])
+        return self.fields[t]
 
     def observed_field(self) -> np.ndarray:
         """The reward grid the agents observe before iteration ``self.iteration + 1``."""
@@ -87,22 +89,22 @@ class Episode:
             raise RuntimeError("the episode is over")
         if len(actions) != self.agents:
             raise ValueError(f"expected {self.agents} actions, got {len(actions)}")
-        acts = np.asarray(actions)
-        if acts.min() < 0 or acts.max() > 8:
+        if not all(0 <= a <= 8 for a in actions):
             raise ValueError(f"actions are 0..8 (got {list(actions)})")
-        self.positions = self.grid.moves[self.positions, acts]
+        self.positions = self.grid.moves[self.positions, actions]
         self.iteration += 1
         rewards = self.rewards_at(self.positions, self.iteration)
         self.totals += rewards
         return rewards
 
     def rewards_at(self, positions: np.ndarray, t: int) -> np.ndarray:
+        if not self.coordination:
+            return self.fields[t][positions] / 2.0
         distance = self.grid.distance
         plus = self.payoff[distance[positions, self.good[t]]].astype(np.int16)
-        minus = self.payoff[distance[positions, self.evil[t]]]
-        if self.coordination and np.count_nonzero(distance[positions, self.good[t]] <= 1) < 2:
+        if np.count_nonzero(distance[positions, self.good[t]] <= 1) < 2:
             plus = np.zeros_like(plus)  # Good pays only when two or more agents are next to it
-        return (plus - minus) / 2.0
+        return (plus - self.payoff[distance[positions, self.evil[t]]]) / 2.0
 
     def score(self) -> float:
         """Definition 2: the mean reward per agent per iteration so far."""
