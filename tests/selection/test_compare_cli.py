@@ -35,3 +35,8 @@ def test_bad_input_is_named(capsys):
     assert "unknown method 'loudest'" in capsys.readouterr().err
     assert main(["compare", "--seeds", "0"]) == 2
     assert "--seeds must be at least 1" in capsys.readouterr().err
+
+
+def test_w_learning_with_full_space_learns_over_all_of_x():
+    result = run_compare("ant", ["w-learning-full", "w-learning-subspaces"], [0], steps=50, train=200)
+    assert set(result.scores) == {"w-learning-full", "w-learning-subspaces"}

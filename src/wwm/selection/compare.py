@@ -62,12 +62,14 @@ def parse_methods(text: str) -> list[str]:
     return [method_class(name).name for name in text.split(",") if name.strip()]
 
 
-async def childhood(world: str, seed: int, steps: int) -> str:
-    """Each goal mind learns Q alone; returns the client URL its knowledge is kept under."""
+async def childhood(world: str, seed: int, steps: int, full: bool = False) -> str:
+    """Each goal mind learns Q alone (over its own sub-space, or all of x with ``full``);
+    returns the client URL its knowledge is kept under."""
     make, goals = WORLDS[world]
-    client = f"urn:wwm:compare:{world}:seed{seed}:train{steps}"
+    client = f"urn:wwm:compare:{world}:seed{seed}:train{steps}{':full' if full else ''}"
     for k, (goal, view) in enumerate(goals):
-        mind = QLearningMind(reward=goal, view=view, q_temperature=None, run_length=steps, seed=seed * 31 + k)
+        mind = QLearningMind(reward=goal, view="" if full else view, q_temperature=None,
+                             run_length=steps, seed=seed * 31 + k)
         await run(mind, make(seed * 1000 + k), RunSettings(steps=steps, keepalive=None, client_url=client))
     return client
 
@@ -76,7 +78,8 @@ async def one(world: str, method: str, seed: int, steps: int, client: str,
               temperature: float = 0.02) -> float:
     make, goals = WORLDS[world]
     learns = method in LEARNS_W
-    minds = [QLearningMind(reward=g, view=v, pretrained=client, learn=learns,
+    full = method == "w-learning-full"  # every mind sees (and learnt over) all of x
+    minds = [QLearningMind(reward=g, view="" if full else v, pretrained=client, learn=learns,
                            q_temperature=temperature, run_length=1e12,
                            w="learned" if learns else "q",
                            w_initial=-0.01, seed=seed) for g, v in goals]
@@ -105,10 +108,13 @@ async def compare(world: str, methods: list[str], seeds: list[int], steps: int, 
         try:
             for seed in seeds:
                 client = await childhood(world, seed, train)
+                if "w-learning-full" in methods:
+                    client_full = await childhood(world, seed, train, full=True)
                 if progress:
                     progress(f"seed {seed}: childhood done")
                 for method in methods:
-                    out.scores[method].append(await one(world, method, seed, steps, client, temperature))
+                    source = client_full if method == "w-learning-full" else client
+                    out.scores[method].append(await one(world, method, seed, steps, source, temperature))
                     if progress:
                         progress(f"seed {seed}: {method}")
         finally:
