@@ -26,7 +26,8 @@ def lempel_ziv(sequence: Sequence[Hashable]) -> int:
                 c += 1
                 break
         else:
-            k_max = max(k_max, k)
+            if k > k_max:
+                k_max = k
             i += 1
             if i == l:
                 c += 1
