@@ -278,7 +278,7 @@ async def test_an_agents_deadlines_run_on_its_own_clock() -> None:
 def test_a_contractor_with_an_unknown_mode_is_refused_by_name() -> None:
     from wwm.acl.contractnet import Contractor
 
-    with pytest.raises(ValueError, match="mode must be one of honest, silent, refuse, renege, fail, not 'lazy'"):
+    with pytest.raises(ValueError, match="mode must be one of honest, silent, refuse, renege, fail, late, not 'lazy'"):
         Contractor(name="x", mode="lazy")
 
 
@@ -297,3 +297,37 @@ async def test_a_responder_is_told_the_moves_open_to_it() -> None:
     await boss.send(cfp)
     got = await w.receive(cfp.conversation_id, timeout=1)
     assert [p for p, _ in w.may_send(got)] == ["propose", "refuse"]
+
+
+async def test_a_bid_after_the_withdrawal_is_not_sent() -> None:
+    bus = LocalBus()
+    boss = bus.add(Agent("boss"))
+    bus.add(Agent("ok", handler=worker(5, "honest", 0.01)))
+    late = bus.add(Agent("late", handler=worker(1, "late", 0.3)))
+    result = await contract_net(boss, [AID("ok"), AID("late")], "(x)", deadline=0.1)
+    assert result.contractors == ["ok"] and result.rounds[0].silent == ["late"]
+    await asyncio.sleep(0.4)                      # the late bidder saw the withdrawal: no bid
+    conv = result.rounds[0].conversation
+    for agent in (boss, late):
+        assert agent.engine.talk(conv, "boss", "late").state == "cancelled"
+        assert [r for r in agent.tracker.records(conv) if r.active] == []
+    assert not any(e.direction == "sent" for e in late.log.entries)
+
+
+def test_a_late_bid_crossing_the_withdrawal_ends_rejected_on_both_sides() -> None:
+    boss, late = Engine("boss"), Engine("late")
+    cfp = ACLMessage("cfp", AID("boss"), (AID("late"),), content="(x)", conversation_id="c",
+                     reply_with="m1", protocol="fipa-contract-net")
+    cancel = ACLMessage("cancel", AID("boss"), (AID("late"),), conversation_id="c", reply_with="m2",
+                        in_reply_to="m1", protocol="fipa-contract-net")
+    bid = ACLMessage("propose", AID("late"), (AID("boss"),), content="(x) :price 1", conversation_id="c",
+                     reply_with="m3", in_reply_to="m1", protocol="fipa-contract-net")
+    for e in (boss, late):
+        e.handle(cfp)
+    boss.handle(cancel), late.handle(bid)          # each sent before seeing the other's
+    [at_boss], [at_late] = boss.handle(bid), late.handle(cancel)
+    assert at_boss.crossed and at_boss.accepted and at_late.accepted
+    for e in (boss, late):
+        talk = e.talk("c", "boss", "late")
+        assert talk.state == "rejected" and e.outcome(talk) == "countered-rejected"
+        assert [r for r in e.tracker.records("c") if r.active] == []

@@ -10,30 +10,43 @@ Mind (``wwm serve wwm.acl.contractnet:Contractor --arg name=b1 --arg price=5``).
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from dataclasses import dataclass, field
 
 from .agent import Agent, Handler, Undeliverable
 from .message import AID, ACLMessage, new_id
 from .network import AgentMind, _services
+from .tracker import Rejected
 
-MODES = ("honest", "silent", "refuse", "renege", "fail")
+log = logging.getLogger("wwm.acl")
+
+MODES = ("honest", "silent", "refuse", "renege", "fail", "late")
 PROTOCOL = "fipa-contract-net"
 
 
 def worker(price: float, mode: str = "honest", work_seconds: float = 0.05) -> Handler:
     """A participant's behaviour: bid ``price`` for every call, do the work when accepted;
-    ``mode`` makes it silent, refuse, renege after accepting, or fail."""
+    ``mode`` makes it silent, refuse, renege after accepting, fail, or bid late (after
+    ``work_seconds``)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
 
     async def handle(agent: Agent, msg: ACLMessage) -> None:
+        try:
+            await react(agent, msg)
+        except Rejected as exc:  # the conversation moved on meanwhile (say, a withdrawal came)
+            log.info("%s does not answer %s: %s", agent.name, msg.performative, exc)
+
+    async def react(agent: Agent, msg: ACLMessage) -> None:
         if mode == "silent":
             return
         if msg.performative in ("cfp", "request", "query-ref", "query-if"):
             if mode == "refuse":
                 await agent.reply(msg, "refuse", "(busy)")
             elif msg.performative == "cfp":
+                if mode == "late":
+                    await asyncio.sleep(work_seconds)
                 await agent.reply(msg, "propose", f"({msg.content}) :price {price:g}")
             else:
                 await agent.reply(msg, "agree")
@@ -59,7 +72,8 @@ class Contractor(AgentMind):
     """A contractor: bids for tasks by Contract Net (or does requested work) as an ACL agent.
 
     ``price`` is its bid; ``mode`` is honest, silent (never answers), refuse, renege (accepts,
-    then backs out) or fail; ``log`` is a JSON-lines file for its conversation log.
+    then backs out), fail, or late (bids after ``work_seconds``); ``log`` is a JSON-lines file
+    for its conversation log.
     """
 
     title = "ACL contractor"

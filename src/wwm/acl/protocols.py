@@ -122,6 +122,7 @@ _CNP_ARCS = [
     ("cfp-sent", "cancelled", I, "cancel", "withdraw"),
     ("proposed", "accepted", I, "accept-proposal", "accept"),
     ("proposed", "rejected", I, "reject-proposal", "reject"),
+    ("proposed", "rejected", I, "cancel", "reject"),   # FIPA's cancel, any time: declines the offer
     ("proposed", "withdrawn", P, "cancel", "withdraw-offer"),
     ("accepted", "done", P, "inform", "assert"),
     ("accepted", "failed", P, "failure", "fail"),
