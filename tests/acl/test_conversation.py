@@ -242,3 +242,44 @@ def test_the_checker_finds_fipa_requests_missing_acknowledgement() -> None:
     assert any("final state 'done' leaves obligations" in p and "duty" in p for p in problems)
     broken = dataclasses.replace(CFA, arcs=CFA.arcs[:-3])   # drop the arcs out of 4
     assert any("state '4' is not final and has no arc out" in str(f) for f in check(broken))
+
+
+def test_the_engine_on_the_wire_accepts_exactly_the_arcs() -> None:
+    from wwm.acl.engine import Engine
+    from wwm.acl.message import AID, ACLMessage
+
+    wire = {("A", "request"): "request", ("B", "promise"): "agree", ("B", "counter"): "propose",
+            ("B", "refuse"): "refuse", ("A", "withdraw"): "cancel", ("A", "counter-counter"): "request",
+            ("A", "accept"): "accept-proposal", ("A", "reject"): "reject-proposal",
+            ("B", "withdraw-offer"): "cancel", ("B", "assert"): "inform", ("B", "renege"): "inform",
+            ("A", "declare"): "inform", ("A", "declare-not"): "disconfirm"}
+    performatives = sorted({p for p in wire.values()} | {"failure", "confirm", "cfp"})
+
+    def message(n: int, who: str, perf: str, act: str | None) -> ACLMessage:
+        s, r = ("A", "B") if who == "A" else ("B", "A")
+        return ACLMessage(perf, AID(s), (AID(r),), content=f"task{n}", conversation_id="c",
+                          reply_with=f"m{n}", user=(("X-act", act),) if act else ())
+
+    def reach(state: int) -> Engine:
+        e = Engine()
+        prefix = PATH_TO[state] if state in PATH_TO else next(
+            PATH_TO[s] + [f"{w}:{a}"] for (s, w, a), t in REFERENCE.items() if t == state and s in PATH_TO)
+        for n, step in enumerate(prefix):
+            who, name = step.split(":")
+            [v] = e.handle(message(n, who, wire[(who, name)], name if name in ("renege", "declare") else None))
+            assert v.accepted, v.reason
+        return e
+
+    for state in (1, 2, 6, 3, 4, 5, 7, 8, 9):
+        for who in "AB":
+            for perf in performatives:
+                for act in (None, "renege", "declare"):
+                    if state == 1 and who == "B":
+                        continue
+                    e = reach(state)
+                    [v] = e.handle(message(99, who, perf, act))
+                    arcs = [a for a in CFA.arcs if int(a.source) == state and a.performative == perf
+                            and (a.role == "initiator") == (who == "A") and (act is None or a.act == act)]
+                    assert v.accepted == bool(arcs), (state, who, perf, act, v.reason)
+                    if arcs:
+                        assert v.arc == arcs[0] and int(v.after) == REFERENCE[(state, who, arcs[0].act)]
