@@ -1,6 +1,7 @@
 """A throw-away PostgreSQL cluster for tests and benchmarks: ``initdb`` in a temp dir (as the
 ``postgres`` user when run as root, since initdb refuses root), ``pg_ctl start`` on a free
-loopback port, and cheap fresh schemas to point a :class:`RunStore` at.
+loopback port, and cheap fresh schemas to point a :class:`RunStore` at. A watchdog stops the
+server and deletes the cluster if the process that made it dies without cleaning up.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import glob
 import itertools
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -41,6 +43,7 @@ class TempPostgres:
         self.data = self.root / "data"
         self.log = self.root / "server.log"
         self._names = itertools.count(1)
+        self._watchdog: subprocess.Popen | None = None
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres", "postgres")
 
@@ -55,20 +58,30 @@ class TempPostgres:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _run(self, program: str, *args: str) -> None:
+    def _command(self, program: str, *args: str) -> list[str]:
         command = [str(self.bindir / program), *args]
         if os.geteuid() == 0:
             command = ["runuser", "-u", "postgres", "--", *command]
+        return command
+
+    def _run(self, program: str, *args: str) -> None:
+        command = self._command(program, *args)
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             log = self.log.read_text() if self.log.exists() else ""
             raise RuntimeError(f"{program} failed ({done.returncode}): {done.stderr}{done.stdout}{log}")
 
     def start(self) -> None:
-        """Make the cluster and start its server."""
+        """Make the cluster, start its server, and set the watchdog on this process."""
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
                   "--locale=C", "--no-sync")
         self.start_server()
+        stop = shlex.join(self._command("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop"))
+        script = (f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 0.5; done; "
+                  f"{stop} >/dev/null 2>&1; rm -rf {shlex.quote(str(self.root))}")
+        self._watchdog = subprocess.Popen(["sh", "-c", script], start_new_session=True,
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL)
 
     def start_server(self) -> None:
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
@@ -81,7 +94,10 @@ class TempPostgres:
             self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
     def stop(self) -> None:
-        """Stop the server and delete the cluster."""
+        """Stop the server and delete the cluster (and the watchdog)."""
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
         try:
             self.stop_server("immediate")
         finally:
