@@ -37,6 +37,9 @@ def main() -> None:
           f"{args.grid}x{args.grid}, one local-search agent + one random agent\n")
     print(f"{'profile':9} {'battery s':>10} {'plain eps/s':>12} {'vector eps/s':>13} "
           f"{'vector/plain':>13} {'vector/C++':>11} {'with battery':>13}  same scores")
+    for profile in ("original", "paper"):  # warm-up (imports, first numpy calls): not timed
+        warm = build(BatterySpec(args.grid, args.iterations, 20, profile, seed=99))
+        [vector.play(s, warm) for s in TEAMS]
     for profile in ("original", "paper"):
         t0 = time.perf_counter()
         episodes = build(BatterySpec(args.grid, args.iterations, args.episodes, profile, seed=1))
