@@ -60,13 +60,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     show.add_argument("--from", dest="from_step", type=int, default=0, metavar="K",
                       help="start at step K (default 0)")
     show.add_argument("--plot", metavar="FILE.png", help="save a plot of the score per step as PNG")
-    show.add_argument("--json", action="store_true", help="print the record as JSON instead")
+    show.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                      help="print the record as JSON instead")
 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..store import RunStore, StoreError, UnknownRun
+    from ..store import RunStore, StoreError
 
     console = Console()
     plot = getattr(args, "plot", None)
@@ -78,10 +79,7 @@ def run(args: argparse.Namespace) -> int:
             if args.action == "show":
                 return _show(console, store, args)
             return _list(console, store, args.limit, args.status, args.json)
-    except UnknownRun as exc:
-        print(f"wwm runs: {exc}", file=sys.stderr)
-        return 1
-    except StoreError as exc:
+    except StoreError as exc:  # an unknown run, or a database that cannot be read
         print(f"wwm runs: {exc}", file=sys.stderr)
         return 1
 
