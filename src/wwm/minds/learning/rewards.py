@@ -57,7 +57,7 @@ REWARDS: dict[str, Reward] = {r.name: r for r in [
     # House Robot (reference notes 5.1; Adirt and Aplug from code.houserobot)
     Reward("house.dirt", lambda x, y: x["dirt"] != "8" and y["dirt"] == "8" and y["full"] == "0", 1.0,
            "Adirt: arrived at dirt while not full"),
-    Reward("house.plug", _arrived("plug"), 1.0, "Aplug: arrived at the plug"),
+    Reward("house.plug", _arrived("plug"), 0.1, "Aplug: arrived at the plug"),
     Reward("house.smoke", _arrived("smoke"), 1.0, "smoke-seeker: arrived at the smoke"),
     Reward("house.intruder", lambda x, y: x["human"] != "8" and y["human"] == "8" and y["class"] == "1", 1.0,
            "security camera: arrived at a stranger"),
