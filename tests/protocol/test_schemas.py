@@ -66,3 +66,8 @@ def test_codecs_round_trip_every_query_name():
         for codec in (xmlcodec, jsoncodec):
             back = codec.decode(codec.encode(q))
             assert back.name == spec.name and back.data == q.data
+
+
+def test_xml_keeps_carriage_returns_inside_values():
+    q = Query("Get action", {"mind run ID": "r", "state": "line one\r\nline two\rthree"})
+    assert xmlcodec.decode(xmlcodec.encode(q)).data == q.data

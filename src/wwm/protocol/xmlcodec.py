@@ -32,6 +32,7 @@ from .messages import Message, Query, Response
 from .queries import PROTOCOL_VERSION, SUPPORTED_VERSIONS, Wire
 
 CONTENT_TYPE = "application/xml"
+_CR = {"\r": "&#13;"}  # a literal CR would be read back as a new line (XML 1.0, section 2.11)
 
 
 def decode(body: bytes | str) -> Message:
@@ -91,7 +92,7 @@ def encode(message: Message) -> bytes:
     for key, value in message.data.items():
         values = value if isinstance(value, list) else [value]
         for one in values:
-            lines.append(f"<data name={quoteattr(key)}>{escape(_text(one))}</data>")
+            lines.append(f"<data name={quoteattr(key)}>{escape(_text(one), _CR)}</data>")
     if isinstance(message, Response) and message.refusal is not None:
         lines.append(f"<refusal code={quoteattr(message.refusal.code)}>{escape(message.refusal.text)}</refusal>")
     lines += [f"</{tag}>", "</xml>", ""]
