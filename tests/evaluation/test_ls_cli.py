@@ -60,7 +60,8 @@ def test_landscape_collective_beats_isolated(tmp_path):
     (["--environment", "landscape", "--k-range", "2:5"], "not to the fitness landscape"),
 ])
 def test_bad_input_is_named(argv, message, tmp_path):
-    done = run_cli(*argv, "--out", str(tmp_path), "--no-plots", "--episodes", argv[-1] if argv[0] == "--episodes" else "3")
+    episodes = argv[-1] if argv[0] == "--episodes" else "3"
+    done = run_cli(*argv, "--out", str(tmp_path), "--no-plots", "--episodes", episodes)
     assert done.returncode == 2
     assert message in (done.stdout + done.stderr).replace("\n", " ")
     assert "Traceback" not in done.stderr

@@ -23,7 +23,8 @@ JS = Path(__file__).resolve().parents[2] / "examples" / "lambdastar" / "local_se
 
 
 def test_remote_oracles_score_exactly_as_in_process():
-    args = dict(grid=7, iterations=20, episodes=4, agents=2, profile="original", seed=4, oracle_hints="true")
+    args = dict(grid=7, iterations=20, episodes=4, agents=2, profile="original", seed=4,
+                oracle_hints="true")
     with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:OracleMind") as mind:
         card = json.loads(urllib.request.urlopen(world.url + "?format=json").read())
         text = json.dumps(card)
@@ -116,6 +117,7 @@ def test_a_second_sitting_starts_from_scratch():
 def test_unreachable_mind_is_reported_without_a_traceback(tmp_path):
     done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", "--mind",
                            f"http://127.0.0.1:{free_port()}/", "--episodes", "2", "--iterations", "3",
-                           "--no-plots", "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+                           "--no-plots", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "could not be reached" in done.stdout.replace("\n", " ") and "Traceback" not in done.stderr

@@ -13,7 +13,8 @@ def _ints(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated whole numbers, got {text!r}") from None
     if not values:
         raise argparse.ArgumentTypeError("expected at least one number")
     return values
@@ -37,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
            "bidding, dictator, imitative, shared-q, shared-sarsa (default: %(default)s)")
     a("--sizes", type=_ints, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
     a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
-    a("--iterations", "-t", type=int, default=100, help="iterations ϑ per episode (default: %(default)s)")
+    a("--iterations", "-t", type=int, default=100,
+      help="iterations ϑ per episode (default: %(default)s)")
     a("--grid", type=_ints, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
     a("--range", dest="observation_range", type=int, default=1, help="observation range k (default: 1)")
     a("--profile", choices=("paper", "original"), default="paper",
@@ -47,12 +49,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--backend", choices=("serial", "ray"), default="serial", help="default: %(default)s")
     a("--ray-address", default=None, help="address of a running Ray cluster (default: a local one)")
     a("--k-range", type=_k_range, default=None,
-      help="build the battery with K spread evenly over LOW:HIGH (Definition 3); default: blind sampling")
+      help="build the battery with K spread evenly over LOW:HIGH (Definition 3); "
+           "default: blind sampling")
     a("--bins", type=int, default=4, help="bands of K in the breakdown (default: %(default)s)")
-    a("--coordination", action="store_true", help="Good pays only when two or more agents are next to it")
+    a("--coordination", action="store_true",
+      help="Good pays only when two or more agents are next to it")
     a("--environment", choices=("lambdastar", "landscape"), default="lambdastar",
       help="Λ*, or the fitness-landscape environment of section 6.2")
-    a("--drift", type=int, default=0, help="landscape: iterations between moves of its peaks (0: static)")
+    a("--drift", type=int, default=0,
+      help="landscape: iterations between moves of its peaks (0: static)")
     a("--gamma", type=float, default=0.5, help="stigmergy fake-reward factor γ (paper profile)")
     a("--replays", type=int, default=100, help="learners' training replays per episode (default: 100)")
     a("--mind", nargs="+", metavar="URL", default=None,
@@ -93,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _title(args) -> str:
     env = "fitness landscape" if args.environment == "landscape" else "Λ*"
-    return (f"{env}, profile {args.profile}, ω={args.episodes}, ϑ={args.iterations}, k={args.observation_range}"
+    return (f"{env}, profile {args.profile}, ω={args.episodes}, ϑ={args.iterations}, "
+            f"k={args.observation_range}"
             + (", coordination" if args.coordination else ""))
 
 
@@ -149,14 +155,16 @@ def _remote(args, console):
     url = args.world
     if url is None:
         server = ServerProcess("wwm.worlds.lambdastar.world:LambdaStarWorld",
-                               args={k: str(v).lower() if isinstance(v, bool) else v for k, v in world_args.items()})
+                               args={k: str(v).lower() if isinstance(v, bool) else v
+                                     for k, v in world_args.items()})
         server.start()
         url = server.url
         console.print(f"Λ* world served at {url} (state and action formats described there)")
     try:
         with _progress(console) as progress:
             task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
-            scores = asyncio.run(administer(url, args.mind, progress=lambda k: progress.advance(task, k)))
+            advance = lambda k: progress.advance(task, k)  # noqa: E731
+            scores = asyncio.run(administer(url, args.mind, progress=advance))
     except OSError as exc:
         raise RuntimeError(f"cannot reach a server: {exc}") from None
     finally:
@@ -168,7 +176,8 @@ def _remote(args, console):
     for lo, hi in cuts:
         sel = scores.scores[(complexity >= lo) & (complexity <= hi)]
         bands_out.append({"k_min": lo, "k_max": hi, "episodes": len(sel),
-                          "score": float(sel.mean()) if len(sel) else float("nan"), "stderr": float("nan")})
+                          "score": float(sel.mean()) if len(sel) else float("nan"),
+                          "stderr": float("nan")})
     job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
               episodes=args.episodes, iterations=args.iterations, profile=args.profile,
               observation_range=args.observation_range, coordination=args.coordination, engine="remote")

@@ -115,4 +115,5 @@ def _check(setting: Setting, episodes: EpisodeSet) -> None:
         raise ValueError(f"observation range {k} does not fit a {episodes.grid.rows}x"
                          f"{episodes.grid.cols} grid (need 1 <= k and 2k+1 <= the grid side)")
     if setting.size > episodes.grid.size:
-        raise ValueError(f"{setting.size} agents do not fit on a {episodes.grid.rows}x{episodes.grid.cols} grid")
+        raise ValueError(f"{setting.size} agents do not fit on a "
+                         f"{episodes.grid.rows}x{episodes.grid.cols} grid")

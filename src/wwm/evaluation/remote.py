@@ -33,7 +33,8 @@ class RemoteScores:
 
 
 async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dict | None = None,
-                     timeout: float = 60.0, progress: Callable[[int], None] | None = None) -> RemoteScores:
+                     timeout: float = 60.0,
+                     progress: Callable[[int], None] | None = None) -> RemoteScores:
     """Give the test served at ``world_url`` to the minds at ``mind_urls`` (one body each)."""
     if not mind_urls:
         raise ValueError("name at least one mind URL")
@@ -53,8 +54,10 @@ async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dic
             suggestions = await asyncio.gather(*(m.get_action(s) for m, s in zip(minds, states)))
             for url, s in zip(mind_urls, suggestions):
                 if s.action is None:
-                    raise Refusal("server-error", f"the mind at {url} could not suggest an action: {s.reason}")
-            outcomes = await asyncio.gather(*(w.execute_action(s.action) for w, s in zip(worlds, suggestions)))
+                    raise Refusal("server-error",
+                                  f"the mind at {url} could not suggest an action: {s.reason}")
+            outcomes = await asyncio.gather(*(w.execute_action(s.action)
+                                              for w, s in zip(worlds, suggestions)))
             await asyncio.gather(*(m.inform(o.state, o.score) for m, o in zip(minds, outcomes)))
             row = totals.setdefault(episode, np.zeros(len(minds)))
             row += [o.score or 0.0 for o in outcomes]

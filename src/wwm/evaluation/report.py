@@ -26,8 +26,10 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
         t.add_column(f"K {name}", justify="right")
     for r in results:
         bands = {f"{b['k_min']}-{b['k_max']}": b for b in r.bands}
-        cells = [f"{bands[n]['score']:+.3f}" if n in bands and bands[n]["episodes"] else "" for n in band_names]
-        t.add_row(r.job.agent, str(r.job.size), f"{r.job.grid}x{r.job.grid}", str(r.job.seed), r.job.profile,
+        cells = [f"{bands[n]['score']:+.3f}" if n in bands and bands[n]["episodes"] else ""
+                 for n in band_names]
+        t.add_row(r.job.agent, str(r.job.size), f"{r.job.grid}x{r.job.grid}", str(r.job.seed),
+                  r.job.profile,
                   f"{r.upsilon:+.4f}", f"{r.stderr:.4f}", *cells)
     return t
 

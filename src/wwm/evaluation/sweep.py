@@ -13,7 +13,8 @@ from itertools import product
 import numpy as np
 
 from .battery import BatterySpec, build
-from .harness import Scores, Setting, play as play_plain
+from .harness import Scores, Setting
+from .harness import play as play_plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,4 +141,5 @@ def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[Job
 
 
 def same_results(a: Sequence[JobResult], b: Sequence[JobResult]) -> bool:
-    return all(x.job == y.job and np.array_equal(x.scores, y.scores) for x, y in zip(a, b)) and len(a) == len(b)
+    return len(a) == len(b) and all(x.job == y.job and np.array_equal(x.scores, y.scores)
+                                    for x, y in zip(a, b))

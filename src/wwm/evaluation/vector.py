@@ -81,7 +81,8 @@ class _Batch:
         self.n = setting.size
         self.T = episodes.iterations
         N = self.N = g.size
-        self.cells_of = np.ascontiguousarray(g.neighbourhood_table(setting.observation_range).T).astype(np.intp)
+        table = g.neighbourhood_table(setting.observation_range)
+        self.cells_of = np.ascontiguousarray(table.T).astype(np.intp)
         payoff = self.profile.reward_by_distance(setting.observation_range, N)
         self.pay = payoff[g.distance].astype(np.int8)  # pay[object cell, cell]
         self.rows = np.arange(self.E)[:, None]
@@ -192,7 +193,8 @@ def _oracle(b):
         dist = b.grid.distance[b.pos[:, :, None], ahead[:, None, :]]
         reach = dist <= np.arange(1, ahead.shape[1] + 1)
         first = np.where(reach.any(-1), np.argmax(reach, -1), 0)
-        return _toward(b, np.take_along_axis(ahead[:, None, :].repeat(b.n, 1), first[..., None], -1)[..., 0])
+        aims = np.take_along_axis(ahead[:, None, :].repeat(b.n, 1), first[..., None], -1)
+        return _toward(b, aims[..., 0])
     return act
 
 

@@ -129,7 +129,8 @@ class QLearningMind(LambdaStarMind, LearningMind):
     def __init__(self, seed: int = 0, team: str = "") -> None:
         super().__init__(seed)
         self.team = team or f"private-{id(self)}"
-        self.previous: tuple[tuple[int, int], int, int, int] | None = None  # episode, iteration, cell, action
+        # (episode, iteration, cell, action) of the last action, until its reward is known
+        self.previous: tuple[tuple[int, int], int, int, int] | None = None
 
     def values(self, episode: tuple[int, int], iteration: int, cell: int) -> np.ndarray:
         if _TABLE_EPISODE.get(self.team) != episode:  # a new episode: a new training session
@@ -218,7 +219,7 @@ class _Hub:
         from ..worlds.lambdastar.profiles import profile
 
         rows, cols = doc["grid"]
-        k = int(round((len(doc["cells"]) ** 0.5 - 1) / 2))
+        k = round((len(doc["cells"]) ** 0.5 - 1) / 2)
         self.team = make(key, doc["agents"], torus(rows, cols), profile(doc.get("profile", "paper")),
                          doc["iterations"], k, **params)
         self.size = doc["agents"]
@@ -293,7 +294,8 @@ class TeamMind(LambdaStarMind):
         try:
             action = await hub.act(doc)
         except TimeoutError:
-            return Suggestion.cannot(f"the other members of team {self.team_name!r} did not ask within 60 s")
+            return Suggestion.cannot(
+                f"the other members of team {self.team_name!r} did not ask within 60 s")
         return Suggestion(action=str(action + 1))
 
 

@@ -44,7 +44,7 @@ def test_paper_evil_is_a_different_but_equally_complex_pattern():
     from wwm.worlds.lambdastar.episodes import paper_pattern_pair
     from wwm.worlds.lambdastar.torus import torus
     g = torus(7)
-    good, evil, length = paper_pattern_pair(g, 40, 200, 3)
+    good, evil, _ = paper_pattern_pair(g, 40, 200, 3)
     assert all(lempel_ziv(good[e].tolist()) == lempel_ziv(evil[e].tolist()) for e in range(200))
     assert (good != evil).any(axis=1).all()
     assert (g.distance[evil[:, 1:], evil[:, :-1]] <= 1).all()      # Evil moves like Good does

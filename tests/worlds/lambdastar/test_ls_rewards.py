@@ -13,7 +13,8 @@ def handmade(prof, n, good, evil, starts):
     """An episode set with given trajectories (0-based cells) and start cells."""
     g = torus(n)
     good, evil = np.array([good]), np.array([evil])
-    s = EpisodeSet(g, prof, good.shape[1] - 1, 0, good, evil, np.array([1]), np.array([2]), np.array([0]))
+    s = EpisodeSet(g, prof, good.shape[1] - 1, 0, good, evil,
+                   np.array([1]), np.array([2]), np.array([0]))
     s._starts = np.array([starts + [c for c in range(g.size) if c not in starts]])
     return s
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...evaluation.complexity import lempel_ziv
-from .profiles import Profile, profile as get_profile
+from .profiles import Profile
+from .profiles import profile as get_profile
 from .torus import Torus, torus
 
 # named random streams of one seed
@@ -97,7 +98,8 @@ class EpisodeSet:
                           self.ids[which], starts, {j: d[which] for j, d in self._draws.items()})
 
     def split(self, parts: int) -> list[EpisodeSet]:
-        return [self.select(chunk) for chunk in np.array_split(np.arange(len(self)), parts) if len(chunk)]
+        chunks = np.array_split(np.arange(len(self)), parts)
+        return [self.select(chunk) for chunk in chunks if len(chunk)]
 
 
 def generate(grid: int | tuple[int, int], iterations: int, episodes: int,

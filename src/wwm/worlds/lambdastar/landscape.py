@@ -57,7 +57,8 @@ class LandscapeSet:
     def training_draws(self, episode: int, replays: int, agents: int) -> np.ndarray:
         out = np.empty((replays, self.iterations, agents, 2))
         for j in range(agents):
-            out[:, :, j, :] = stream(self.seed, TRAINING, episode, j).random((replays, self.iterations, 2))
+            rng = stream(self.seed, TRAINING, episode, j)
+            out[:, :, j, :] = rng.random((replays, self.iterations, 2))
         return out
 
     def episode(self, index: int, agents: int, observation_range: int = 1,
@@ -70,7 +71,8 @@ class LandscapeSet:
 class LandscapeEpisode:
     """One episode on a landscape: ``observe()`` then ``step(actions)``, ϑ times."""
 
-    def __init__(self, landscapes: LandscapeSet, index: int, agents: int, observation_range: int = 1) -> None:
+    def __init__(self, landscapes: LandscapeSet, index: int, agents: int,
+                 observation_range: int = 1) -> None:
         self.grid = landscapes.grid
         self.iterations = landscapes.iterations
         self.fields = landscapes.fields[index]
@@ -93,7 +95,8 @@ class LandscapeEpisode:
 
     def observe(self) -> list[Observation]:
         grid = self.field(self.iteration)
-        return [Observation(int(p), self.neighbourhoods[p], grid[self.neighbourhoods[p]], self.iteration + 1)
+        cells = self.neighbourhoods
+        return [Observation(int(p), cells[p], grid[cells[p]], self.iteration + 1)
                 for p in self.positions]
 
     def step(self, actions) -> np.ndarray:
@@ -123,7 +126,8 @@ def generate_landscapes(grid: int, iterations: int, episodes: int, seed: int = 0
     for e in range(episodes):
         n_peaks, n_pits = rng.integers(*peaks), rng.integers(*pits)
         centres = rng.integers(0, geo.size, n_peaks + n_pits)
-        heights = np.concatenate([[1.0], rng.uniform(0.3, 0.7, n_peaks - 1), -rng.uniform(0.4, 1.0, n_pits)])
+        heights = np.concatenate([[1.0], rng.uniform(0.3, 0.7, n_peaks - 1),
+                                  -rng.uniform(0.4, 1.0, n_pits)])
         widths = rng.uniform(0.8, 1.8, len(centres))
         moves = rng.integers(0, 9, (iterations + 1, len(centres)))
         for f in range(frames):
@@ -133,7 +137,8 @@ def generate_landscapes(grid: int, iterations: int, episodes: int, seed: int = 0
         complexity[e] = _local_optima(geo, fields[e, 0])
     best = fields.argmax(axis=2)
     good = np.broadcast_to(best, (episodes, iterations + 1)) if frames == 1 else best
-    return LandscapeSet(geo, iterations, seed, fields, complexity, np.ascontiguousarray(good), np.arange(episodes))
+    return LandscapeSet(geo, iterations, seed, fields, complexity, np.ascontiguousarray(good),
+                        np.arange(episodes))
 
 
 def _surface(geo: Torus, centres: np.ndarray, heights: np.ndarray, widths: np.ndarray) -> np.ndarray:

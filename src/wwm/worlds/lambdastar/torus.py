@@ -36,6 +36,7 @@ class Torus:
         dc = np.minimum(dc, cols - dc)
         self.distance: np.ndarray = np.maximum(dr, dc).astype(np.int16)
         """``distance[a, b]``: toroidal Chebyshev distance between cells a and b."""
+        self._neighbourhoods: dict[int, np.ndarray] = {}
         self.moves: np.ndarray = self.neighbourhood_table(1)
         """``moves[cell, action]``: the cell an action leads to (row-major 3x3 block)."""
         self.approach: np.ndarray = self._approach_table()
@@ -45,10 +46,14 @@ class Torus:
         """The 0-based index of the cell at (row, col), both 0-based, wrapping."""
         return (row % self.rows) * self.cols + (col % self.cols)
 
-    @lru_cache(maxsize=8)
     def neighbourhood_table(self, k: int) -> np.ndarray:
         """``[N, (2k+1)**2]``: each cell's range-k Moore neighbourhood, centre included,
-        row-major from the upper-left corner, wrapping around the torus."""
+        row-major from the upper-left corner, wrapping around the torus (built once per k)."""
+        if k not in self._neighbourhoods:
+            self._neighbourhoods[k] = self._neighbourhood_table(k)
+        return self._neighbourhoods[k]
+
+    def _neighbourhood_table(self, k: int) -> np.ndarray:
         if k < 1:
             raise ValueError(f"the observation range must be at least 1 (got {k})")
         offsets = [(dr, dc) for dr in range(-k, k + 1) for dc in range(-k, k + 1)]

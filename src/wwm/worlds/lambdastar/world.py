@@ -146,7 +146,8 @@ class Body(World):
             await asyncio.wait_for(self.cohort.full.wait(), self.cohort.world.wait_seconds)
         except TimeoutError:
             raise Refusal("busy", f"the test starts when {self.cohort.size} bodies have joined; only "
-                          f"{len(self.cohort.bodies)} joined within {self.cohort.world.wait_seconds:g} s") from None
+                          f"{len(self.cohort.bodies)} joined within "
+                          f"{self.cohort.world.wait_seconds:g} s") from None
 
     async def get_state(self) -> str:
         await self._ready()
