@@ -76,6 +76,11 @@ def test_bad_society_documents_get_a_clear_error(tmp_path, content, words):
     assert words in done.stderr and "Traceback" not in done.stderr
 
 
+def test_an_unusable_run_database_is_a_clear_error(tmp_path):
+    done = wwm("run", str(ROOT / "examples/societies/local-eliza.yaml"), "--db", "nonsense://x")
+    assert done.returncode == 2 and "run records" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_missing_file_and_unreachable_servers():
     done = wwm("run", "/no/such/society.yaml")
     assert done.returncode == 2 and "cannot read" in done.stderr

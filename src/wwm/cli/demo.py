@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ..store import StoreError
     from ..testing import ServerProcess
 
     console = Console()
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     except (RuntimeError, TimeoutError) as exc:
         print(f"wwm demo: a server did not start: {exc}", file=sys.stderr)
         return 1
+    except StoreError as exc:
+        print(f"wwm demo: the run records cannot be used: {exc}", file=sys.stderr)
+        return 2
     finally:
         for server in servers.values():
             server.stop()

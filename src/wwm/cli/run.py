@@ -42,6 +42,7 @@ def build_society(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from ..client.society import SocietyError
     from ..protocol.errors import Refusal
+    from ..store import StoreError
     from .common import UsageError
 
     try:
@@ -57,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except SocietyError as exc:
         print(f"wwm run: {exc}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(f"wwm run: the run records cannot be used: {exc}", file=sys.stderr)
         return 2
     return 0 if result.status in ("completed", "ended by world") else 1
 
