@@ -121,3 +121,11 @@ def test_unreachable_mind_is_reported_without_a_traceback(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "could not be reached" in done.stdout.replace("\n", " ") and "Traceback" not in done.stderr
+
+
+def test_minds_on_different_servers_cooperate_by_marks_in_the_world():
+    args = dict(grid=7, iterations=20, episodes=6, agents=3, seed=2)
+    with ServerProcess(WORLD, args=args) as world, \
+            ServerProcess(f"{MINDS}:TrailMind") as one, ServerProcess(f"{MINDS}:TrailMind") as two:
+        trail = asyncio.run(administer(world.url, [one.url, two.url, two.url]))
+    assert trail.per_mind.shape == (6, 3) and trail.upsilon > 0.3

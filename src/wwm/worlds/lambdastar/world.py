@@ -35,21 +35,36 @@ row-major from the upper-left, and "rewards" the reward in each of those cells n
 k = 1 the nine cells are in action order. "reward" is what the last action earned (null
 at the start). With oracle hints on, "good next" is Good's cell after this iteration (for
 the expert baseline only). "finished": true when the test is over. "cohort" numbers the
-groups of bodies that sat the test on this server."""
+groups of bodies that sat the test on this server. "marks" (stigmergy through the
+environment): for each of the body's cells, the highest fake reward that bodies left there
+with their last actions, or null where none did."""
 
 ACTION_FORMAT = """One action per iteration: a number 1..9 or its name:
 1 up-left, 2 up, 3 up-right, 4 left, 5 stay, 6 right, 7 down-left, 8 down, 9 down-right.
+Optionally followed by "mark R" (a number): the body leaves the fake reward (reward seen
+there) + R on every cell it observed, for the others to see next iteration, e.g. "6 mark 0.5".
 The torus wraps at the edges. The answer comes when every body of the cohort has acted."""
 
 
-def parse_action(text: str) -> int:
-    """Action text -> 0..8; a clear refusal otherwise."""
-    word = str(text).strip().lower()
+def parse_action(text: str) -> tuple[int, float | None]:
+    """Action text -> (0..8, the mark it leaves or None); a clear refusal otherwise."""
+    words = str(text).strip().lower().split()
+    mark = None
+    if len(words) == 3 and words[1] == "mark":
+        try:
+            mark = float(words[2])
+        except ValueError:
+            raise Refusal("bad-parameters", f"the mark in {text!r} is not a number") from None
+        if not np.isfinite(mark):
+            raise Refusal("bad-parameters", f"the mark in {text!r} is not a finite number")
+        words = words[:1]
+    word = words[0] if len(words) == 1 else ""
     if word.isdigit() and 1 <= int(word) <= 9:
-        return int(word) - 1
+        return int(word) - 1, mark
     if word in ACTION_NAMES:
-        return ACTION_NAMES.index(word)
-    raise Refusal("bad-parameters", f"action {text!r} is not 1..9 or one of {', '.join(ACTION_NAMES)}")
+        return ACTION_NAMES.index(word), mark
+    raise Refusal("bad-parameters", f"action {text!r} is not 1..9 or one of "
+                  f"{', '.join(ACTION_NAMES)}, optionally followed by 'mark NUMBER'")
 
 
 class Cohort:
@@ -65,6 +80,8 @@ class Cohort:
         self.episode = 0
         self.env: Episode | None = None
         self.pending: dict[int, int] = {}
+        self.deposits: list[tuple[int, float]] = []     # (body, r̂) of this iteration
+        self.marks = np.full(self.set.grid.size, np.nan)  # shown during the next iteration
         self.played = asyncio.Condition()
         self.tick = 0
         self.finished = False
@@ -89,13 +106,15 @@ class Cohort:
                                "iterations": w.iterations, "finished": self.finished}
         if not self.finished and self.env is not None:
             obs = self.env.observe()[j]
+            marks = self.marks[obs.cells]
             doc.update({"iteration": self.env.iteration + 1, "cell": obs.cell + 1,
-                        "cells": (obs.cells + 1).tolist(), "rewards": obs.rewards.tolist()})
+                        "cells": (obs.cells + 1).tolist(), "rewards": obs.rewards.tolist(),
+                        "marks": [None if np.isnan(m) else float(m) for m in marks]})
             if w.oracle_hints:
                 doc["good next"] = int(self.env.good[self.env.iteration + 1]) + 1
         return json.dumps(doc)
 
-    async def act(self, j: int, action: int) -> tuple[float, bool]:
+    async def act(self, j: int, action: int, mark: float | None = None) -> tuple[float, bool]:
         """Record body j's action; play the iteration once all have acted; its reward."""
         if self.finished:
             raise Refusal("run-ended", "the test is over for this cohort; end the run")
@@ -104,6 +123,8 @@ class Cohort:
                           "wait for the answer before sending the next action")
         async with self.played:
             self.pending[j] = action
+            if mark is not None:
+                self.deposits.append((j, mark))
             tick = self.tick
             if len(self.pending) == self.size:
                 self._play()
@@ -111,9 +132,20 @@ class Cohort:
                 await self.played.wait_for(lambda: self.tick != tick)
         return float(self.last_rewards[j]), self.finished
 
+    def _lay_marks(self) -> None:
+        """Replace the marks with this iteration's deposits: each depositor leaves R(c) + r̂ on
+        the cells it observed (the highest stays where they overlap), as in Algorithm 2."""
+        self.marks[:] = np.nan
+        observations = self.env.observe() if self.deposits else []
+        for j, rhat in self.deposits:
+            obs = observations[j]
+            self.marks[obs.cells] = np.fmax(self.marks[obs.cells], obs.rewards + rhat)
+        self.deposits.clear()
+
     def _play(self) -> None:
         actions = [self.pending[j] for j in range(self.size)]
         self.pending.clear()
+        self._lay_marks()
         self.last_rewards = self.env.step(actions)
         for body, r in zip(self.bodies, self.last_rewards):
             body.total += float(r)
@@ -124,6 +156,7 @@ class Cohort:
                 self.finished = True
             else:
                 self.env = self._new_episode()
+            self.marks[:] = np.nan  # trails do not outlive their episode
         self.tick += 1
         self.played.notify_all()
 
@@ -154,9 +187,9 @@ class Body(World):
         return self.cohort.state(self.index, self.last)
 
     async def execute_action(self, action: str) -> Outcome:
-        move = parse_action(action)
+        move, mark = parse_action(action)
         await self._ready()
-        reward, finished = await self.cohort.act(self.index, move)
+        reward, finished = await self.cohort.act(self.index, move, mark)
         self.last = reward
         return Outcome(self.cohort.state(self.index, reward), reward, finished)
 
