@@ -326,3 +326,17 @@ async def test_an_inner_as_not_asked_this_step_says_nobody_was_obeyed():
     for m in inner_minds:  # not asked, so neither obeyed nor overruled; told what was done
         assert m.told[-1]["obeyed"] is None and m.told[-1]["action"] == "c"
         assert m.told[-1]["winner_url"] == "http://rival.example/" and m.told[-1]["state"] == "z"
+
+
+async def test_strengths_are_sent_to_the_minds_and_change_who_wins():
+    minds = [TableMind("a:1"), TableMind("b:2")]
+    weak = ActionSelectionMind(minds, method="w=q")
+    await weak.new_run()
+    assert (await weak.get_action("x")).action == "b"
+    strong_a = [TableMind("a:1"), TableMind("b:2")]
+    society = ActionSelectionMind(strong_a, method="w=q", strengths="3,1")
+    await society.new_run()                              # "Change mind strength" at New run
+    assert [m.strength for m in strong_a] == [3.0, 1.0]
+    assert (await society.get_action("x")).action == "a"  # 3 * 1 > 2
+    with pytest.raises(ValueError, match="strengths must be positive"):
+        ActionSelectionMind(minds, strengths="1,0")
