@@ -204,6 +204,9 @@ async def test_other_client_unknown_is_refused():
     with pytest.raises(Refusal) as info:
         await QLearningMind(reward="score", actions="a,b", pretrained="urn:none").new_run()
     assert info.value.code == "other-client-unknown"
+    with pytest.raises(Refusal) as info:
+        await QLearningMind(reward="score", actions="a,b").new_run(other_client_url="client one")
+    assert info.value.code == "client-url-invalid" and "'client one'" in info.value.text
 
 
 @pytest.mark.parametrize("kwargs, text", [

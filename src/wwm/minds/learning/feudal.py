@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from ...protocol.errors import Refusal
 from ...protocol.interfaces import FeudalMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
-from .knowledge import KnowledgeStore
+from .knowledge import KnowledgeStore, check_client_url
 from .qlearning import DEFAULT_ACTIONS, parse_actions, step_number
 from .tables import QTable, Temperature, boltzmann_choice
 
@@ -61,6 +61,8 @@ class FeudalQMind(FeudalMind, LearningMind):
         await super().new_run(client_url, world_display_url, world_run_id)
         self.client = client_url
         source = other_client_url or self.pretrained
+        if source:
+            source = check_client_url(source)
         data = self.store.load(self.identity, source or client_url)
         if source and data is None:
             raise Refusal("other-client-unknown", f"this mind has learnt nothing with client {source!r}")

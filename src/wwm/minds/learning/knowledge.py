@@ -16,7 +16,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ...protocol.errors import Refusal
+
 ANONYMOUS = "urn:wwm:anonymous-client"
+
+
+def check_client_url(url: str, what: str = "other client URL") -> str:
+    """A client URL as given, or a refusal (9.2.1: "other client URL not valid")."""
+    text = url.strip()
+    if "://" not in text and not text.startswith("urn:"):
+        raise Refusal("client-url-invalid", f"the {what} {text[:60]!r} is not a URL (http://... or urn:...)")
+    return text
 
 
 def default_root() -> Path:

@@ -17,7 +17,7 @@ from ...protocol.errors import Refusal
 from ...protocol.interfaces import CompetingMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
 from ...worlds.wrappers import parse_keys, project
-from .knowledge import KnowledgeStore
+from .knowledge import KnowledgeStore, check_client_url
 from .rewards import items, reward as find_reward
 from .tables import QTable, Temperature, WTable, boltzmann_choice
 
@@ -127,6 +127,7 @@ class QLearningMind(LearningMind, CompetingMind):
         self.client = client_url
         source = other_client_url or self.pretrained
         if source:
+            source = check_client_url(source)
             data = self.store.load(self.identity, source)
             if data is None:
                 raise Refusal("other-client-unknown",
