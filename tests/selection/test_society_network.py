@@ -59,8 +59,9 @@ async def start_society(url: str, encoding: str, **items) -> RemoteMind:
 async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
     procs = servers(("society_minds:TableMind", {"q": "a:3,b:2.5,c:0"}),
                     ("society_minds:TableMind", {"q": "c:3.1,b:2.5,a:0"}),
-                    ("society_minds:TableMind", {"q": "a:1,b:0,c:0"}), (AS, {}))
-    a, b, c, as_server = procs
+                    ("society_minds:TableMind", {"q": "a:1,b:0,c:0"}), (AS, {}),
+                    ("wwm.worlds.ant:AntWorld", {}))
+    a, b, c, as_server, world = procs
     try:
         society = await start_society(as_server.url, encoding, **{
             "mind URL": [a.url, b.url], "method": "min-worst-unhappiness", "timeout": 2,
@@ -96,6 +97,9 @@ async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
             await start_society(as_server.url, encoding, **{"mind URL": [a.url, "http://127.0.0.1:9/"],
                                                              "timeout": 1})
         assert info.value.code == "mind-url-invalid" and "127.0.0.1:9" in info.value.text
+        with pytest.raises(Refusal) as info:  # a World server is no mind
+            await start_society(as_server.url, encoding, **{"mind URL": [a.url, world.url]})
+        assert info.value.code == "mind-url-invalid" and "a world server, not a Mind server" in info.value.text
     finally:
         stop(procs)
 

@@ -168,6 +168,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
         """New run on each member, in parallel; the failures, with why."""
         async def start(m: Member) -> None:
+            if m.owned:  # a URL: make sure it is a Mind server before starting a run on it
+                role = (await m.mind.describe()).get("role")  # type: ignore[attr-defined]
+                if role != "mind":
+                    raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
 
         timeout = max(self.timeout, 5.0)
