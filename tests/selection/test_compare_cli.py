@@ -40,3 +40,13 @@ def test_bad_input_is_named(capsys):
 def test_w_learning_with_full_space_learns_over_all_of_x():
     result = run_compare("ant", ["w-learning-full", "w-learning-subspaces"], [0], steps=50, train=200)
     assert set(result.scores) == {"w-learning-full", "w-learning-subspaces"}
+
+
+def test_strengths_reach_the_minds_and_a_wrong_count_is_refused(capsys):
+    plain = run_compare("ant", ["w=q"], [0], steps=300, train=1000)
+    again = run_compare("ant", ["w=q"], [0], steps=300, train=1000, strengths="1,1,1")
+    homer_first = run_compare("ant", ["w=q"], [0], steps=300, train=1000, strengths="1,50,1")
+    assert plain.scores == again.scores            # strength 1 is the mind as it is
+    assert plain.scores != homer_first.scores      # a strong homer changes what the ant does
+    assert main(["compare", "--strengths", "1,2"]) == 2
+    assert "--strengths needs 3 numbers, one per goal mind (ant.food, ant.nest, ant.predator)" in capsys.readouterr().err

@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="steps each goal mind learns alone first (default 10000)")
     parser.add_argument("--temperature", type=float, default=0.02,
                         help="the goal minds' Q-temperature in the society runs (default 0.02)")
+    parser.add_argument("--strengths", default="",
+                        help="one mind strength per goal mind, comma-separated (section 10.10)")
     parser.add_argument("--plot", metavar="PNG", help="save a bar chart of the scores here")
     parser.add_argument("--json", metavar="FILE", help="save every score as JSON here")
 
@@ -44,11 +46,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"wwm compare: {exc}", file=sys.stderr)
         return 2
     seeds = list(range(args.seeds))
+    from ..selection.compare import WORLDS
+
+    goals = WORLDS[args.world][1]
+    if args.strengths and len([v for v in args.strengths.split(",") if v.strip()]) != len(goals):
+        print(f"wwm compare: --strengths needs {len(goals)} numbers, one per goal mind "
+              f"({', '.join(g for g, _ in goals)})", file=sys.stderr)
+        return 2
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
         result = run_compare(args.world, methods, seeds, args.steps, args.train,
                              progress=lambda text: bar.update(task, advance=1, description=text),
-                             temperature=args.temperature)
+                             temperature=args.temperature, strengths=args.strengths)
     table = Table(title=f"{args.world} world: {args.steps} steps, {args.seeds} seed(s), childhood {args.train} steps")
     for column in ("method", "mean", "sd", "min", "max"):
         table.add_column(column, justify="left" if column == "method" else "right")

@@ -75,7 +75,7 @@ async def childhood(world: str, seed: int, steps: int, full: bool = False) -> st
 
 
 async def one(world: str, method: str, seed: int, steps: int, client: str,
-              temperature: float = 0.02) -> float:
+              temperature: float = 0.02, strengths: str = "") -> float:
     make, goals = WORLDS[world]
     learns = method in LEARNS_W
     full = method == "w-learning-full"  # every mind sees (and learnt over) all of x
@@ -84,7 +84,7 @@ async def one(world: str, method: str, seed: int, steps: int, client: str,
                            w="learned" if learns else "q",
                            w_initial=-0.01, seed=seed) for g, v in goals]
     society = ActionSelectionMind(minds, method=method, seed=seed, run_length=steps,
-                                  q_temperature=0.1, views=";".join(v for _, v in goals)
+                                  q_temperature=0.1, strengths=strengths, views=";".join(v for _, v in goals)
                                   if method == "w-learning-subspaces" else "")
     result = await run(society, make(seed), RunSettings(steps=steps, keepalive=None))
     return result.total_score
@@ -92,15 +92,22 @@ async def one(world: str, method: str, seed: int, steps: int, client: str,
 
 async def compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
                   progress: Callable[[str], None] | None = None,
-                  temperature: float = 0.02) -> Comparison:
+                  temperature: float = 0.02, strengths: str = "") -> Comparison:
     """``temperature``: the goal minds' constant Q-temperature in the society runs (a little
-    exploration keeps greedy minds from pushing into a wall for ever)."""
+    exploration keeps greedy minds from pushing into a wall for ever); ``strengths``: one
+    "mind strength" per goal mind, comma-separated (10.10; the thesis searched for them)."""
     if world not in WORLDS:
         raise ValueError(f"unknown world {world!r}; choose one of {', '.join(WORLDS)}")
     if steps < 1 or train < 0:
         raise ValueError("steps must be at least 1 and train at least 0")
     if temperature < 0:
         raise ValueError("temperature cannot be negative")
+    goals = WORLDS[world][1]
+    if strengths:
+        values = [v for v in strengths.split(",") if v.strip()]
+        if len(values) != len(goals):
+            raise ValueError(f"strengths gives {len(values)} numbers for the {len(goals)} goal minds "
+                             f"({', '.join(g for g, _ in goals)})")
     out = Comparison(world, steps, train, seeds, {m: [] for m in methods})
     saved = os.environ.get("WWM_KNOWLEDGE_DIR")
     with tempfile.TemporaryDirectory(prefix="wwm-compare-") as tmp:
@@ -114,7 +121,8 @@ async def compare(world: str, methods: list[str], seeds: list[int], steps: int, 
                     progress(f"seed {seed}: childhood done")
                 for method in methods:
                     source = client_full if method == "w-learning-full" else client
-                    out.scores[method].append(await one(world, method, seed, steps, source, temperature))
+                    out.scores[method].append(await one(world, method, seed, steps, source, temperature,
+                                                        strengths))
                     if progress:
                         progress(f"seed {seed}: {method}")
         finally:
@@ -144,5 +152,6 @@ def plot(result: Comparison, path: str | Path) -> Path:
 
 
 def run_compare(world: str, methods: list[str], seeds: list[int], steps: int, train: int,
-                progress: Callable[[str], None] | None = None, temperature: float = 0.02) -> Comparison:
-    return asyncio.run(compare(world, methods, seeds, steps, train, progress, temperature))
+                progress: Callable[[str], None] | None = None, temperature: float = 0.02,
+                strengths: str = "") -> Comparison:
+    return asyncio.run(compare(world, methods, seeds, steps, train, progress, temperature, strengths))
