@@ -219,3 +219,32 @@ async def test_a_winner_may_answer_with_a_passive_minds_url():
             # this AS runs in the test's process, so its client's URL is the caller on record
             assert "http://client.example/" in {l["url"] for l in card(passive.url)["credit_trail"]["called_by"]}
             assert len(rival.told) == 1 and rival.told[-1]["obeyed"] is False
+
+
+async def test_an_as_server_killed_and_restarted_resumes_its_run():
+    """The AS's run is in its snapshot file: the restarted server reconnects to the same runs
+    of the same mind servers, and the client carries on with its run ID."""
+    minds = servers(("society_minds:TableMind", {"q": "a:1,b:0"}), ("society_minds:TableMind", {"q": "b:2,a:0"}))
+    as_server = ServerProcess(AS, env=ENV, state=True,
+                              args={"minds": ",".join(p.url for p in minds), "method": "hierarchical-q"})
+    with as_server:
+        try:
+            society = RemoteMind(as_server.url)
+            await society.new_run("http://client.example/")
+            for _ in range(5):
+                assert (await society.get_action("x")).action in ("a", "b")
+                await society.inform("y", 1.0)
+            as_server.restart()                          # SIGKILL, then the same port and file
+            try:  # the client's pooled connection died with the server: like the run loop, ask again
+                await society.no_operation()
+            except Refusal as refusal:
+                assert refusal.code == "unreachable"
+            for _ in range(5):
+                assert (await society.get_action("x")).action in ("a", "b")
+                await society.inform("y", 1.0)
+            q = await society.get_q_temperature()        # the switch's schedule went on
+            assert q is not None and q < 1.0
+            await society.end_run()
+            await society.aclose()
+        finally:
+            stop(minds)

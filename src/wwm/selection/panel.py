@@ -42,12 +42,37 @@ class Member:
     def see(self, state: str) -> str:
         return project(state, self.view) if self.view else state
 
+    # A server restarted from its snapshot file resumes an AS's run (section 8.2.2): a remote
+    # mind is saved as its URL and run ID, and reconnected, not as a live connection.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        run_id = getattr(self.mind, "run_id", None)
+        transport = getattr(self.mind, "transport", None)
+        if self.owned and transport is not None:
+            state["mind"] = ("remote", self.url, run_id, getattr(self.mind, "client_url", None),
+                             getattr(transport, "timeout", None))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        mind = state.get("mind")
+        if isinstance(mind, tuple) and mind and mind[0] == "remote":
+            from ..client.remote import connect
+
+            _, url, run_id, client_url, timeout = mind
+            remote = connect(url, role="mind", timeout=timeout, client_url=client_url)
+            remote.run_id = run_id
+            state["mind"] = remote
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         return f"Member({self.ident}, {self.url!r})"
 
 
 class Panel:
     """Parallel queries to members with one time-out per round."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_background": set(), "step": {}}
 
     def __init__(self, timeout: float) -> None:
         if timeout <= 0:
