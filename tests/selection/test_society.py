@@ -153,6 +153,11 @@ async def test_unknown_method_and_bad_minds_are_named():
         ActionSelectionMind([], method="best")
     with pytest.raises(Refusal, match="not the URL of a Mind server"):
         ActionSelectionMind(["ftp://x"])
+    for kwargs, text in [({"timeout": 0}, "timeout"), ({"candidates": "all"}, "candidates"),
+                         ({"candidates": "shared"}, "shared suite"), ({"w_temperature": -1}, "temperature"),
+                         ({"period": 0}, "period"), ({"gamma": 1.0}, "gamma"), ({"start": "last"}, "start")]:
+        with pytest.raises(ValueError, match=text):
+            ActionSelectionMind([], **kwargs)
     as_ = ActionSelectionMind([])
     await as_.new_run()
     assert not (await as_.get_action("x")).can_suggest

@@ -108,6 +108,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise ValueError("strength must be positive")
         if max_depth < 0:
             raise ValueError("max_depth cannot be negative")
+        if q_temperature < 0 or w_temperature < 0:
+            raise ValueError("a temperature cannot be negative")
+        if run_length <= 0 or period < 1:
+            raise ValueError("run_length must be positive and period at least 1")
+        if not 0.0 <= gamma < 1.0:
+            raise ValueError("gamma must be in [0, 1)")
         shared = tuple(a for a in _split(actions) if a)
         if candidates == "shared" and not shared:
             raise ValueError("candidates='shared' needs the shared suite in 'actions'")
