@@ -8,7 +8,7 @@ Prints side by side, all measured in this run on this machine:
 - full client steps per second (Get action, Execute action, Inform) for one client over HTTP,
 - queries per second and p99 latency for 50 concurrent runs on one server process, driven by
   a separate raw-socket load generator (``loadgen.py``),
-- the same server on uvicorn instead of Granian, the measurement behind the default.
+- the same server on Granian instead of uvicorn, the measurement behind the default.
 Reference figures from the issue (same kind of machine): gym-http-api ~770/s, dm_env_rpc
 ~1,600-2,300/s, Starlette+httpx ~2,000/s, websocket 5,000-11,000/s, bare echo ~15,000/s.
 Targets: 5,000 single queries/s and 1,700 steps/s (HTTP, one client); 10,000 queries/s (a
@@ -161,12 +161,12 @@ def main() -> None:
             c = concurrent(world.url, args.seconds)
             rows.append((f"HTTP, 50 concurrent runs, 1 server process (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)",
                          c["rate"], TARGETS["concurrent"], "queries/s"))
-        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--http", "uvicorn"]) as uv:
-            status.update("the same on uvicorn, for comparison")
-            rows.append(("  same server on uvicorn: HTTP, 1 client", asyncio.run(single_queries(uv.url, args.seconds, "http")),
+        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--http", "granian"]) as other:
+            status.update("the same on granian, for comparison")
+            rows.append(("  same server on granian: HTTP, 1 client", asyncio.run(single_queries(other.url, args.seconds, "http")),
                          None, "queries/s"))
-            u = concurrent(uv.url, args.seconds)
-            rows.append((f"  same server on uvicorn: 50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, "queries/s"))
+            u = concurrent(other.url, args.seconds)
+            rows.append((f"  same server on granian: 50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, "queries/s"))
     table = Table(title="wwm network benchmark (loopback, this machine, this run)")
     table.add_column("measurement")
     table.add_column("per second", justify="right")

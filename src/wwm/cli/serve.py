@@ -19,8 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, default=3600.0,
                         help="drop a run after this many seconds without a query")
     parser.add_argument("--tcp-port", type=int, help="also offer the plain TCP binding (length-prefixed frames) on this port")
-    parser.add_argument("--http", choices=["granian", "uvicorn"], default="granian",
-                        help="the HTTP server underneath (default granian: the faster, measured)")
+    parser.add_argument("--http", choices=["uvicorn", "granian"], default="uvicorn",
+                        help="the HTTP server underneath: uvicorn answers one client fastest, "
+                             "granian carries more concurrent clients (benchmarks/network.py)")
     parser.add_argument("--log-level", default="warning")
 
 

@@ -51,6 +51,10 @@ class _Remote:
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
                          "timeout": timeout}
         if isinstance(target, str):
+            if target.startswith("tcp://"):
+                transport = "tcp"
+            elif target.startswith(("ws://", "wss://")):
+                transport = "ws"
             if transport == "http":
                 self.transport: Transport = HttpTransport(target, encoding=encoding, timeout=timeout)
             elif transport in ("ws", "websocket"):
