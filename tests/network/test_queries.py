@@ -7,9 +7,10 @@ import pytest
 from wwm import Outcome, Refusal, RunStarted, Suggestion
 from wwm.client import RemoteMind, RemoteWorld
 
-pytestmark = pytest.mark.parametrize("encoding", ["xml", "json"])
+ENCODINGS = pytest.mark.parametrize("encoding", ["xml", "json"])
 
 
+@ENCODINGS
 async def test_world_queries(probe_world, encoding):
     world = RemoteWorld(probe_world.url, encoding=encoding, client_url="urn:test:client", start=5)
     try:
@@ -33,6 +34,7 @@ async def test_world_queries(probe_world, encoding):
         await world.aclose()
 
 
+@ENCODINGS
 async def test_world_signals_end_of_run(probe_world, encoding):
     async with RemoteWorld(probe_world.url, encoding=encoding, start=998) as world:
         await world.new_run()
@@ -41,6 +43,7 @@ async def test_world_signals_end_of_run(probe_world, encoding):
         await world.end_run()
 
 
+@ENCODINGS
 async def test_mind_queries(probe_mind, encoding):
     mind = RemoteMind(probe_mind.url, encoding=encoding, timeout=5.0)
     try:
@@ -66,6 +69,7 @@ async def test_mind_queries(probe_mind, encoding):
         await mind.aclose()
 
 
+@ENCODINGS
 async def test_per_step_arguments_reach_the_mind(probe_mind, encoding):
     async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
         await mind.new_run()
@@ -74,6 +78,7 @@ async def test_per_step_arguments_reach_the_mind(probe_mind, encoding):
         await mind.end_run()
 
 
+@ENCODINGS
 async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
     async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
         await mind.new_run()
@@ -85,6 +90,7 @@ async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
         assert refused.value.code == "unknown-run"
 
 
+@ENCODINGS
 async def test_websocket_binding_answers_the_same(probe_world, encoding):
     async with RemoteWorld(probe_world.url, transport="ws", encoding=encoding, start=1) as world:
         await world.new_run()
@@ -94,6 +100,7 @@ async def test_websocket_binding_answers_the_same(probe_world, encoding):
         assert await world.end_run() == 3.0
 
 
+@ENCODINGS
 async def test_tcp_binding_answers_the_same(encoding):
     from probes import probe_server
     from wwm.testing import free_port
@@ -109,3 +116,25 @@ async def test_tcp_binding_answers_the_same(encoding):
                 await world.execute_action("+x")
             assert refused.value.code == "server-error"
             assert await world.end_run() == 3.0
+
+
+async def test_an_as_method_argument_does_not_clash_with_the_client(probe_mind):
+    async with RemoteMind(probe_mind.url, method="x") as mind:  # "method" is an AS argument name
+        from wwm import Refusal as R
+
+        with pytest.raises(R) as refused:
+            await mind.new_run()
+        assert refused.value.code == "bad-parameters" and "method" in refused.value.text
+
+
+async def test_a_restarted_server_is_reached_again_without_a_failed_query():
+    from probes import probe_server
+
+    with probe_server("ProbeWorld", state=True) as server:
+        async with RemoteWorld(server.url, start=1) as world:
+            await world.new_run()
+            await world.execute_action("+1")       # a kept-alive connection is now pooled
+            server.restart()                       # the pooled connection is dead
+            outcome = await world.execute_action("+1")
+            assert outcome.state == "n=3"          # sent again on a fresh connection, once
+            await world.end_run()

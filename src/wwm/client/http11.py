@@ -25,11 +25,13 @@ class _Connection(asyncio.Protocol):
         self.buffer = bytearray()
         self.waiter: asyncio.Future | None = None
         self.closed = False
+        self.answered_bytes = 0  # bytes received for the request in flight
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        self.answered_bytes += len(data)
         self.buffer += data
         if self.waiter is not None and not self.waiter.done():
             self._try_complete()
@@ -74,6 +76,7 @@ class _Connection(asyncio.Protocol):
         self.waiter.set_result((status, headers, body))
 
     async def request(self, payload: bytes) -> tuple[int, dict[str, str], bytes]:
+        self.answered_bytes = 0
         self.waiter = asyncio.get_running_loop().create_future()
         self.transport.write(payload)
         if self.buffer:
@@ -126,16 +129,29 @@ class Http11Client:
         self._idle: list[_Connection] = []
 
     async def post(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
-        connection = None
+        payload = self._head + str(len(body)).encode() + b"\r\n\r\n" + body
+        connection = self._pooled()
+        if connection is not None:
+            try:
+                return await self._send(connection, payload)
+            except ConnectionResetError:
+                # A kept-alive connection the server dropped (it restarted, or closed an idle
+                # connection) before any byte of an answer: the request never reached a live
+                # server process, so it is sent once more on a fresh connection.
+                if connection.answered_bytes:
+                    raise
+        loop = asyncio.get_running_loop()
+        _, connection = await loop.create_connection(_Connection, self.host, self.port)
+        return await self._send(connection, payload)
+
+    def _pooled(self) -> _Connection | None:
         while self._idle:
             candidate = self._idle.pop()
             if not candidate.closed:
-                connection = candidate
-                break
-        if connection is None:
-            loop = asyncio.get_running_loop()
-            _, connection = await loop.create_connection(_Connection, self.host, self.port)
-        payload = self._head + str(len(body)).encode() + b"\r\n\r\n" + body
+                return candidate
+        return None
+
+    async def _send(self, connection: _Connection, payload: bytes) -> tuple[int, dict[str, str], bytes]:
         try:
             reply = await connection.request(payload)
         except BaseException:

@@ -87,7 +87,7 @@ class _Remote:
         state = {"run_id": self.run_id, "display_url": self.display_url}
         return (_restore, (type(self), self._target, self._options, self.args, state))
 
-    async def query(self, method: str, **kwargs: Any) -> Any:
+    async def query(self, method: str, /, **kwargs: Any) -> Any:
         """Send the query answered by ``method`` with these arguments; decode its return."""
         spec = _spec(self.role, method)
         data: dict[str, Q.Wire] = {}
