@@ -345,3 +345,39 @@ async def test_strengths_are_sent_to_the_minds_and_change_who_wins():
     assert (await society.get_action("x")).action == "a"  # 3 * 1 > 2
     with pytest.raises(ValueError, match="strengths must be positive"):
         ActionSelectionMind(minds, strengths="1,0")
+
+
+async def test_collective_w_learns_who_hurts_the_others_least_by_hand():
+    """10.13: the AS keeps W(x,i), the sum of the losses the others report when i leads,
+    and lets the lowest W lead. By hand, in state x (all W start at 0, ties to mind 0):
+    step 1 mind 0 leads (a): the others lose 2 and 0.5 -> W(x,0) = 2.5;
+    step 2 mind 1 leads (b): mind 0 loses 1, mind 2 nothing -> W(x,1) = 1;
+    step 3 mind 2 leads (b): mind 0 loses 1 -> W(x,2) = 1; from then on mind 1 (tie, lower)."""
+    minds = [TableMind("a:1,b:0"), TableMind("b:2,a:0"), TableMind("b:1,a:0.5")]
+    as_ = ActionSelectionMind(minds, method="collective-w")
+    await as_.new_run()
+    leaders = []
+    for _ in range(5):
+        await as_.get_action("x")
+        leaders.append(as_.last.winner.ident)
+        await as_.inform("x", 0.0)
+    assert leaders == [0, 1, 2, 1, 1]
+    assert as_.method.table.w == {("x", 0): 2.5, ("x", 1): 1.0, ("x", 2): 1.0}
+
+
+async def test_collective_w_learns_over_frozen_q_learning_minds(tmp_path, monkeypatch):
+    """The goal minds of `wwm compare` (frozen after childhood, not asked when they do not
+    lead) report their losses, so the AS's W(x,i) fills and more than one mind leads."""
+    from wwm.minds.learning.qlearning import QLearningMind
+    from wwm.selection.compare import WORLDS, childhood
+
+    monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
+    client = await childhood("ant", seed=1, steps=1500)
+    minds = [QLearningMind(reward=g, view=v, pretrained=client, learn=False, q_temperature=0.0, w="q")
+             for g, v in WORLDS["ant"][1]]
+    as_ = ActionSelectionMind(minds, method="collective-w", seed=0)
+    leaders = []
+    await run(as_, AntWorld(seed=1), RunSettings(steps=300, keepalive=None),
+              on_step=lambda step, r: leaders.append(as_.last.winner.ident))
+    assert len(as_.method.table.w) > 10
+    assert len(set(leaders)) > 1

@@ -146,6 +146,21 @@ async def test_w_learning_learns_the_loss_of_not_being_obeyed_and_the_winner_wai
     assert abs(u.wtable.value("s")) < 0.1
 
 
+async def test_a_mind_not_asked_still_reports_its_loss_even_when_frozen():
+    """Collective W-learning asks one mind, then learns from the losses the others report
+    (10.13): a mind not asked measures its loss against its own best action."""
+    for learn in (True, False):
+        m = QLearningMind(reward="score", actions="good,bad", gamma=0.5, q_temperature=0.0, learn=learn)
+        await m.new_run()
+        m.table.update("s", 0, 2.0, None)   # Q(s, good) = 2
+        m.table.update("t", 0, 1.0, None)   # Q(t, good) = 1
+        await m.inform("s")                 # (the run so far ended in s)
+        v = await m.inform_winner("t", obeyed=None, action="bad", score=0.0)
+        assert v.w == pytest.approx(2.0 - (0.0 + 0.5 * 1.0))  # d = Q(s,a_i) - (r + gamma max Q(t))
+        assert m.wtable.w == {}  # not asked, so neither obeyed nor overruled: W unchanged
+        assert m.table.value("s", 1) == (0.5 if learn else 0.0)  # Q learns only if not frozen
+
+
 async def test_collection_changed_makes_w_learn_quickly_again():
     m = QLearningMind(reward="score", actions="good,bad", gamma=0.0, q_temperature=0.0)
     await m.new_run()

@@ -178,17 +178,21 @@ class QLearningMind(LearningMind, CompetingMind):
     def _learn(self, y: str, score: float | None, executed: int | None,
                lost: bool) -> tuple[float, float | None]:
         """Q from the executed action (if known); W from the loss (if it lost). Returns the
-        mind's reward and its sampled loss d = Q(x,a_i) - (r + gamma max_b Q(y,b))."""
+        mind's reward and its sampled loss d = Q(x,a_i) - (r + gamma max_b Q(y,b)), a_i the
+        action it suggested, or its best one if it was not asked (Hierarchical Q-learning,
+        Collective W-learning). The loss is reported even by a frozen mind: Collective
+        W-learning's AS learns from it (10.13)."""
         x = self.x
         r = self.goal(items(x), items(y), score, self.r) if x is not None else 0.0
         self.total += r
         d = None
-        if x is not None and self.learn:
+        if x is not None:
             kx, ky = self.key(x), self.key(y)
-            if self.a is not None:
-                d = self.table.value(kx, self.a) - (r + self.table.gamma * self.table.max(ky))
-                if lost or self.update_winner:
-                    self.wtable.update(kx, d)
+            own = self.table.value(kx, self.a) if self.a is not None else self.table.max(kx)
+            d = own - (r + self.table.gamma * self.table.max(ky))
+        if x is not None and self.learn:
+            if self.a is not None and (lost or self.update_winner):
+                self.wtable.update(kx, d)
             if executed is not None:
                 self.table.update(kx, executed, r, ky)
             self.updates += 1
