@@ -196,10 +196,10 @@ class SelectionMind(Mind):
     """Mind_AS (9.2.4): resolves competition among a collection of Mind servers."""
 
     async def add_mind(self, mind_url: str) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define add_mind")
 
     async def remove_mind(self, mind_url: str) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define remove_mind")
 
 
 _MIND_SETS: tuple[tuple[type, str], ...] = (
