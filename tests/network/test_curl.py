@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 from xml.etree import ElementTree
 
-import pytest
 
 NEW_RUN = """<xml>
 <query name="New run">
