@@ -50,3 +50,25 @@ def test_strengths_reach_the_minds_and_a_wrong_count_is_refused(capsys):
     assert plain.scores != homer_first.scores      # a strong homer changes what the ant does
     assert main(["compare", "--strengths", "1,2"]) == 2
     assert "--strengths needs 3 numbers, one per goal mind (ant.food, ant.nest, ant.predator)" in capsys.readouterr().err
+
+
+def test_bad_strengths_outputs_and_method_lists_are_one_line_errors_before_any_run(tmp_path, capsys):
+    """Each of these used to end in a traceback (strengths, outputs: after the whole run)."""
+    cases = [
+        (["--strengths", "a,b,c"], "--strengths must be numbers, got 'a'"),
+        (["--strengths", "1,0,1"], "--strengths must be positive"),
+        (["--strengths", "1,inf,1"], "--strengths must be positive"),
+        (["--plot", str(tmp_path / "missing" / "x.png")], "the folder " + str(tmp_path / "missing") + " does not exist"),
+        (["--json", str(tmp_path / "missing" / "x.json")], "does not exist"),
+        (["--plot", str(tmp_path)], "is a folder"),
+        (["--methods", ",,"], "no method named in ',,'"),
+    ]
+    for argv, text in cases:
+        assert main(["compare", *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert text in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_method_named_twice_runs_once():
+    result = run_compare("ant", ["w=q", "w=q"], [0], steps=5, train=5)
+    assert result.scores == {"w=q": result.scores["w=q"]} and len(result.scores["w=q"]) == 1

@@ -24,6 +24,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="save every score as JSON here")
 
 
+def _check_output(option: str, path: str | None) -> None:
+    """Refuse before the long run, not after it, a file that could not be written."""
+    if not path:
+        return
+    import os
+    from pathlib import Path
+
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise ValueError(f"{option} {path} is a folder; give a file name")
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{option} {path}: the folder {folder} is not writable")
+
+
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -31,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from ..selection.compare import parse_methods, plot, run_compare
+    from ..selection.compare import check_strengths, parse_methods, plot, run_compare
 
     console = Console()
     try:
@@ -42,17 +59,14 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--steps must be at least 1 and --train at least 0")
         if args.temperature < 0:
             raise ValueError("--temperature cannot be negative")
+        check_strengths(args.world, args.strengths)
+        _check_output("--plot", args.plot)
+        _check_output("--json", args.json)
     except ValueError as exc:
-        print(f"wwm compare: {exc}", file=sys.stderr)
+        text = str(exc)
+        print(f"wwm compare: {'--' + text if text.startswith('strengths') else text}", file=sys.stderr)
         return 2
     seeds = list(range(args.seeds))
-    from ..selection.compare import WORLDS
-
-    goals = WORLDS[args.world][1]
-    if args.strengths and len([v for v in args.strengths.split(",") if v.strip()]) != len(goals):
-        print(f"wwm compare: --strengths needs {len(goals)} numbers, one per goal mind "
-              f"({', '.join(g for g, _ in goals)})", file=sys.stderr)
-        return 2
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
         result = run_compare(args.world, methods, seeds, args.steps, args.train,

@@ -7,6 +7,7 @@ fresh world with the same seed. The W-learning methods go on learning W during t
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import statistics
 import tempfile
@@ -57,9 +58,31 @@ class Comparison:
 
 
 def parse_methods(text: str) -> list[str]:
+    """Comma-separated method names (aliases allowed) or "all", each named once, in order."""
     if text.strip() in ("", "all"):
         return list(METHODS)
-    return [method_class(name).name for name in text.split(",") if name.strip()]
+    names = [method_class(name).name for name in text.split(",") if name.strip()]
+    if not names:
+        raise ValueError(f"no method named in {text!r}; give method names or 'all'")
+    return list(dict.fromkeys(names))
+
+
+def check_strengths(world: str, strengths: str) -> None:
+    """One positive number per goal mind of ``world``, or a ValueError naming what is wrong."""
+    if not strengths:
+        return
+    goals = WORLDS[world][1]
+    values = [v.strip() for v in strengths.split(",") if v.strip()]
+    if len(values) != len(goals):
+        raise ValueError(f"strengths needs {len(goals)} numbers, one per goal mind "
+                         f"({', '.join(g for g, _ in goals)}), got {len(values)}")
+    for v in values:
+        try:
+            number = float(v)
+        except ValueError:
+            raise ValueError(f"strengths must be numbers, got {v!r}") from None
+        if not (number > 0 and math.isfinite(number)):
+            raise ValueError(f"strengths must be positive finite numbers (10.10: c > 0), got {v}")
 
 
 async def childhood(world: str, seed: int, steps: int, full: bool = False) -> str:
@@ -102,12 +125,10 @@ async def compare(world: str, methods: list[str], seeds: list[int], steps: int, 
         raise ValueError("steps must be at least 1 and train at least 0")
     if temperature < 0:
         raise ValueError("temperature cannot be negative")
-    goals = WORLDS[world][1]
-    if strengths:
-        values = [v for v in strengths.split(",") if v.strip()]
-        if len(values) != len(goals):
-            raise ValueError(f"strengths gives {len(values)} numbers for the {len(goals)} goal minds "
-                             f"({', '.join(g for g, _ in goals)})")
+    check_strengths(world, strengths)
+    methods = list(dict.fromkeys(method_class(m).name for m in methods))  # each once, by its name
+    if not methods:
+        raise ValueError("no method to compare")
     out = Comparison(world, steps, train, seeds, {m: [] for m in methods})
     saved = os.environ.get("WWM_KNOWLEDGE_DIR")
     with tempfile.TemporaryDirectory(prefix="wwm-compare-") as tmp:
