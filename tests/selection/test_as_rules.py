@@ -188,5 +188,18 @@ def test_negotiation_terminates_and_no_one_loses_more_than_the_leader(q, data):
     result = rules.negotiate(u_of, start)
     assert result.rounds <= n * (n - 1) + 1
     assert all(u_of[i][result.leader] <= result.w + 1e-12 for i in range(n) if i != result.leader)
-    # with a fixed start, a copy of a mind changes nothing either (reference notes 7, test 4)
-    assert rules.negotiate(u_of, start) == result
+
+
+@settings(max_examples=300, deadline=None)
+@given(q_tables(min_minds=2), st.data())
+def test_negotiation_from_a_fixed_start_ignores_copies_of_a_mind(q, data):
+    """Reference notes 7, test 4: with a fixed start (the first mind), copying a mind
+    changes neither the winning action nor the leader's W."""
+    def walk(table):
+        best = [row.index(max(row)) for row in table]
+        u = rules.unhappiness(table)
+        result = rules.negotiate([[u[i][best[k]] for k in range(len(table))] for i in range(len(table))], 0)
+        return best[result.leader], result.w
+    j = data.draw(st.integers(0, len(q) - 1))
+    copies = data.draw(st.integers(1, 4))
+    assert walk(q + [list(q[j]) for _ in range(copies)]) == walk(q)
