@@ -454,15 +454,19 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def reset_q_temperature(self, run_length: float | None = None) -> None:
         t = getattr(self.method, "temperature", None)
         if t is not None:
-            t.reset(run_length)
+            try:
+                t.reset(run_length)
+            except ValueError as exc:
+                raise Refusal("bad-parameters", str(exc)) from None
 
     async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
         t = getattr(self.method, "temperature", None)
         if t is None:
             raise Refusal("bad-parameters", f"method {self.method.name!r} learns no Q-values of its own")
-        if q_temperature < 0:
-            raise Refusal("bad-parameters", "a Q-temperature cannot be negative")
-        t.reset(run_length, start=q_temperature)
+        try:
+            t.reset(run_length, start=q_temperature)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
 
     def status(self) -> list[dict[str, Any]]:
         """Each mind's answers and misses so far (what a display page shows)."""

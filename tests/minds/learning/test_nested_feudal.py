@@ -94,3 +94,20 @@ async def test_a_feudal_mind_learns_to_take_its_master_where_it_is_told():
     again = FeudalQMind(actions="left,right")
     await again.new_run("http://someone.example/", other_client_url="http://lord.example/")
     assert (await again.take_me_to("pos=1", "pos=4", q_temperature=0)).action == "right"
+
+
+async def test_a_bad_run_length_or_temperature_is_a_bad_parameters_refusal():
+    """Not a ValueError (which a server reports as its own failure, "server-error")."""
+    from wwm import Refusal
+    from wwm.minds.learning import QLearningMind
+
+    feudal = FeudalQMind(actions="a,b")
+    society = ActionSelectionMind([Fixed("a", 1.0, "http://a.example/")], method="hierarchical-q")
+    for mind in (feudal, society, QLearningMind(actions="a,b")):
+        await mind.new_run()
+        for call in (lambda: mind.reset_q_temperature(run_length=-5),
+                     lambda: mind.send_q_temperature(1.0, run_length=0),
+                     lambda: mind.send_q_temperature(-1.0)):
+            with pytest.raises(Refusal) as info:
+                await call()
+            assert info.value.code == "bad-parameters", (mind, info.value)

@@ -106,12 +106,16 @@ class FeudalQMind(FeudalMind, LearningMind):
         return self.temperature.current
 
     async def reset_q_temperature(self, run_length: float | None = None) -> None:
-        self.temperature.reset(run_length)
+        try:
+            self.temperature.reset(run_length)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
 
     async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
-        if q_temperature < 0:
-            raise Refusal("bad-parameters", "a Q-temperature cannot be negative")
-        self.temperature.reset(run_length, start=q_temperature)
+        try:
+            self.temperature.reset(run_length, start=q_temperature)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
 
     async def end_run(self, score: float | None = None) -> float | None:
         if self.learn:
