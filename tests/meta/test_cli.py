@@ -106,6 +106,7 @@ def test_the_loop_goes_on_with_the_next_observation_and_the_state_it_left():
     assert "the state of an agent who has seen #2 and output #3\n[Remaining budget is 99999999]" in later
     assert "is #0 empty? (respond yes/no)\n[Remaining budget is 100000000]\n>>> reply yes    (answered from the memo)" in later
     assert "2 calls to A, 3 answered from the memo" in later
+    assert "──── a copy of A that has typed 1 line ────" in later
 
 
 @pytest.mark.slow
@@ -133,3 +134,93 @@ def test_a_file_of_lines_can_be_a(tmp_path, capsys):
     script.write_text("\n".join(LINES[:3]) + "\n")
     assert main(["meta", "act", "-a", f"lines:{script}"]) == 1
     assert "the script ran out of lines at the observation '@0: what is the first element" in capsys.readouterr().err
+
+
+def test_options_given_before_the_subcommand_are_kept(tmp_path, capsys):
+    # argparse used to let each subcommand's defaults overwrite them: --budget 5 ran with 10^8
+    # and --db was silently not written.
+    from wwm.cli.main import main
+    from wwm.meta.store import Store
+
+    script = tmp_path / "a.txt"
+    script.write_text("reply hi\n")
+    db = tmp_path / "top.db"
+    assert main(["meta", "--budget", "5", "--db", str(db), "-a", f"lines:{script}", "hch", "q"]) == 0
+    (call,) = Store(db).load_calls(1)
+    assert (call.budget, call.steps[0].observation) == (5, "q\n[Remaining budget is 5]")
+    assert main(["meta", "-n", "5", "hch", "q", "-n", "7", "-a", f"lines:{script}", "--tree"]) == 0
+    assert "budget 7, spent 1" in capsys.readouterr().out  # the later one wins
+    assert main(["meta", "--budget", "50000", "sort", "2", "1"]) == 0  # A is still scripted for sort
+    assert "the sort itself spent 24 of its budget of 50000" in capsys.readouterr().out
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("url, says", [
+    (f"http://127.0.0.1:{_closed_port()}", "could not be reached"),
+    ("http://localhost:abc", "Port could not be cast to integer"),
+])
+def test_an_a_that_cannot_be_reached_is_one_line(url, says, capsys):
+    from wwm.cli.main import main
+
+    assert main(["meta", "act", "-a", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"wwm meta: A at {url} cannot be used:") and says in err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_an_a_that_fails_in_the_middle_of_a_computation_is_one_line():
+    from pathlib import Path
+
+    from wwm.testing import ServerProcess
+
+    here = str(Path(__file__).resolve().parent)
+    with ServerProcess("broken_mind:BrokenMind", env={"PYTHONPATH": here}) as a:
+        done = wwm_meta("act", "-a", a.url)
+    assert done.returncode == 1
+    assert done.stderr.startswith("wwm meta: A did not answer: server-error: this mind is broken on purpose")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_tree_page_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    from wwm.cli.main import main
+
+    db = str(tmp_path / "t.db")
+    assert main(["meta", "sort", "2", "1", "--db", db]) == 0
+    assert main(["meta", "tree", "--db", db, "--html", str(tmp_path / "no" / "dir" / "t.html")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"wwm meta tree: cannot write {tmp_path}/no/dir/t.html: No such file or directory\n"
+
+
+@pytest.mark.slow
+def test_one_ctrl_c_stops_a_person_at_the_prompt():
+    # asyncio.run turns the first Ctrl-C into a task cancellation that a blocked input()
+    # never sees: the person had to press it twice.
+    import os
+    import select
+    import signal
+    import time
+
+    process = subprocess.Popen(WWM, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    try:
+        shown, deadline = b"", time.monotonic() + 30
+        while b"[Remaining budget is 100000000]" not in shown and time.monotonic() < deadline:
+            if select.select([process.stdout], [], [], 1)[0]:
+                shown += os.read(process.stdout.fileno(), 4096)
+        assert b"[Remaining budget is 100000000]" in shown
+        time.sleep(0.2)  # now waiting for the person's line
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 130
+        err = process.stderr.read().decode()
+        assert "wwm meta: interrupted" in err and "Traceback" not in err
+    finally:
+        process.kill()
+        process.wait()

@@ -13,30 +13,43 @@ import asyncio
 import sys
 
 
-def _computation_options(parser: argparse.ArgumentParser, amplify: str) -> None:
-    parser.add_argument("--amplify", "-a", default=amplify, metavar="A",
-                        help=f"who A is: human, scripted, lines:FILE, or a Mind server URL (default {amplify})")
-    parser.add_argument("--budget", "-n", type=int, default=10 ** 8, help="budget of each top-level question")
-    parser.add_argument("--db", metavar="FILE", help="SQLite file to save the computation and memo in")
-    parser.add_argument("--no-memo", action="store_true", help="never answer a screen from the memo")
-    parser.add_argument("--rounded", action="store_true",
+def _computation_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """The options of a computation, on ``wwm meta`` itself (``top``) and on each subcommand.
+
+    A subcommand's options default to "not given", so ``wwm meta --budget 5 hch Q`` keeps
+    the 5 rather than having the subcommand's default overwrite it.
+    """
+    def default(value):
+        return value if top else argparse.SUPPRESS
+
+    parser.add_argument("--amplify", "-a", default=default(None), metavar="A",
+                        help="who A is: human, scripted, scripted-listener, lines:FILE, or a Mind server URL "
+                             "(default: scripted for sort, human otherwise)")
+    parser.add_argument("--budget", "-n", type=int, default=default(10 ** 8),
+                        help="budget of each top-level question")
+    parser.add_argument("--db", metavar="FILE", default=default(None),
+                        help="SQLite file to save the computation and memo in")
+    parser.add_argument("--no-memo", action="store_true", default=default(False),
+                        help="never answer a screen from the memo")
+    parser.add_argument("--rounded", action="store_true", default=default(False),
                         help="show budgets rounded down to a power of ten (helps the memo)")
-    parser.add_argument("--split", choices=("tenth", "all"), default="tenth",
+    parser.add_argument("--split", choices=("tenth", "all"), default=default("tenth"),
                         help="what an ask without $b hands over (default: a tenth, as the original)")
-    parser.add_argument("--tree", action="store_true", help="print the computation as a tree at the end")
+    parser.add_argument("--tree", action="store_true", default=default(False),
+                        help="print the computation as a tree at the end")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="meta_command", metavar="SUBCOMMAND")
     act = sub.add_parser("act", help="Meta(A) acts on one observation (default: you are A, on 'test')")
     act.add_argument("observation", nargs="?", default="test")
-    _computation_options(act, "human")
+    _computation_options(act)
     hch = sub.add_parser("hch", help="ask HCH(A, n) one question and print its reply")
     hch.add_argument("question")
-    _computation_options(hch, "human")
+    _computation_options(hch)
     sort = sub.add_parser("sort", help="Meta(scripted A) sorts integers it sees only through pointers")
     sort.add_argument("numbers", nargs="+", type=int)
-    _computation_options(sort, "scripted")
+    _computation_options(sort)
     listing = sub.add_parser("list", help="list the computations saved in a file")
     listing.add_argument("--db", metavar="FILE", required=True)
     show = sub.add_parser("tree", help="show a saved computation as a tree")
@@ -48,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     forget.add_argument("prefix")
     forget.add_argument("--db", metavar="FILE", required=True)
     # ``wwm meta`` alone: act on "test" with you as A
-    _computation_options(parser, "human")
+    _computation_options(parser, top=True)
     parser.set_defaults(observation="test")
 
 
@@ -61,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from ..meta.agents import OutOfLines
     from ..meta.meta import DecodeError
     from ..meta.session import SettingsError
+    from ..protocol.errors import Refusal
 
     console = Console(highlight=False)
     command = args.meta_command or "act"
@@ -75,11 +89,28 @@ def run(args: argparse.Namespace) -> int:
             return _tree(console, db, args.id, args.steps, args.html)
         if command == "forget":
             return _forget(db, args.prefix)
-        return asyncio.run(_compute(console, args, command))
-    except (SettingsError, KeyError, DatabaseError, EOFError, OutOfLines, DecodeError) as exc:
+        return _run_until_complete(_compute(console, args, command))
+    except (SettingsError, KeyError, DatabaseError, EOFError, OutOfLines, DecodeError, Refusal) as exc:
         text, code = _explain(exc, db)
         print(f"wwm meta: {text}", file=sys.stderr)
         return code
+    except KeyboardInterrupt:
+        print("\nwwm meta: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run_until_complete(coroutine):
+    """Run ``coroutine`` on a new event loop that leaves Ctrl-C alone.
+
+    ``asyncio.run`` turns the first Ctrl-C into a cancellation, which a person blocked in
+    ``input()`` (or a computation that never yields) does not see until a second Ctrl-C;
+    here the first one raises KeyboardInterrupt at once.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()
 
 
 def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
@@ -88,11 +119,14 @@ def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
 
     from ..meta.agents import OutOfLines
     from ..meta.meta import DecodeError
+    from ..protocol.errors import Refusal
 
     if isinstance(exc, EOFError):
         return "input ended before the computation finished; nothing was returned", 1
     if isinstance(exc, DecodeError):
         return f"Meta(A) could not read the answer: {exc}", 1
+    if isinstance(exc, Refusal):  # A is a Mind server that failed during the computation
+        return f"A did not answer: {exc}", 1
     if isinstance(exc, DatabaseError):
         return f"{db} cannot be used as a meta-execution database ({exc.orig})", 2
     if isinstance(exc, KeyError):
@@ -104,10 +138,11 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
     from ..meta.messages import Message
     from ..meta.session import Session, Settings
 
-    settings = Settings(args.amplify, args.budget, not args.no_memo, args.db,
+    amplify = args.amplify or ("scripted" if command == "sort" else "human")
+    settings = Settings(amplify, args.budget, not args.no_memo, args.db,
                         "rounded" if args.rounded else "exact", args.split)
     session = await Session.open(settings, out=sys.stdout)
-    human = args.amplify == "human"
+    human = amplify == "human"
     session.store.memo.durable = human  # each answer saved as typed: a cut-short session resumes
     if human:
         session.hch.on_step = lambda call, step: step.cached and print(
@@ -192,7 +227,11 @@ def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -
 
         page = Console(record=True, width=160, file=io.StringIO())
         page.print(tree(calls, f"computation {number}: {label}", steps=steps))
-        page.save_html(html, theme=None)
+        try:
+            page.save_html(html, theme=None)
+        except OSError as exc:
+            print(f"wwm meta tree: cannot write {html}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         console.print(f"wrote {html}")
     return 0
 

@@ -61,9 +61,13 @@ async def make_policy(spec: str, out=None) -> Policy:
         return LinesPolicy(path.read_text().splitlines(), name=f"lines:{path.name}")
     if spec.startswith(("http://", "https://")):
         from ..client.remote import connect_mind
+        from ..protocol.errors import Refusal
 
-        mind = connect_mind(spec)
-        await mind.new_run()
+        try:
+            mind = connect_mind(spec)
+            await mind.new_run()
+        except (Refusal, ValueError) as exc:  # unreachable, not a Mind, a malformed URL
+            raise SettingsError(f"A at {spec} cannot be used: {exc}") from None
         return MindPolicy(mind, name=f"mind:{spec}")
     raise SettingsError(f"unknown A {spec!r}: use 'scripted', 'scripted-listener', 'human', 'lines:FILE' "
                         f"or a Mind server URL")

@@ -44,7 +44,8 @@ class HumanPolicy:
         continuing = self._last is not None and self._last == (observations[:-1], actions)
         if not continuing:
             self.screens += 1
-            depth = "a fresh copy of A" if not actions else f"a copy of A that has typed {len(actions)} lines"
+            typed = f"{len(actions)} line{'s' if len(actions) != 1 else ''}"
+            depth = "a fresh copy of A" if not actions else f"a copy of A that has typed {typed}"
             print(f"\n──── {depth} ────", file=self.out)
             for observation, action in zip(observations, actions):
                 print(observation, file=self.out)
