@@ -68,6 +68,50 @@ def test_bad_input_is_named(tmp_path, capsys) -> None:
     assert "at least 3" in capsys.readouterr().err
 
 
+M = '"message": {"performative": "request", "sender": {"name": "a"}, "receiver": [{"name": "b"}], ' \
+    '"conversation-id": "c", "content": "x"}'
+
+
+@pytest.mark.parametrize("line, words", [
+    ('{"time": "t", "observer": "o", "direction": "sent", %s, "verdicts": "x"}' % M, '"verdicts" must be a list'),
+    ('{"time": "t", "observer": "o", "direction": "sent", %s, "verdicts": [{"a": 1}]}' % M,
+     'each with "receiver" and "accepted"'),
+    ('{"time": 5, "observer": "o", "direction": "sent", %s}' % M, '"time" must be text'),
+    ('{"time": "t", "observer": "o", "direction": "sideways", %s}' % M, '"direction" must be sent'),
+    ('{"time": "t", "observer": "o", "direction": "sent", "message": ' + "[" * 5000 + "]" * 5000 + "}",
+     "not a conversation log entry"),
+])
+def test_malformed_log_entries_are_named_by_line(tmp_path, capsys, line: str, words: str) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n" + line + "\n")
+    for action in ("show", "replay"):
+        assert main(["acl", action, str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "line 2" in err and words in err, err
+
+
+def test_a_binary_file_or_an_unknown_conversation_is_named(logged, tmp_path, capsys) -> None:
+    binary = tmp_path / "x.jsonl"
+    binary.write_bytes(b'{"time": "\xd0\xff"}\n')
+    assert main(["acl", "show", str(binary)]) == 2
+    assert "not a conversation log: not UTF-8 text" in capsys.readouterr().err
+    assert main(["acl", "show", str(logged), "-c", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no message of conversation 'nope' (it has: cnp" in err
+
+
+@pytest.mark.parametrize("deadline", ["0", "-1", "nan", "inf"])
+def test_the_demo_refuses_a_deadline_that_is_not_a_positive_time(deadline, capsys) -> None:
+    assert main(["acl", "demo", f"--deadline={deadline}"]) == 2
+    assert "--deadline must be a positive number of seconds" in capsys.readouterr().err
+
+
+def test_the_demo_refuses_an_unwritable_log_before_starting_servers(tmp_path, capsys) -> None:
+    assert main(["acl", "demo", "--log", str(tmp_path / "no" / "such" / "dir.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "No such file or directory" in err and "http://" not in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_the_demo_allocates_the_task_over_loopback(tmp_path) -> None:
     log = tmp_path / "demo.jsonl"

@@ -136,6 +136,20 @@ def test_malformed_strings_name_the_position(text: str, position: int, words: st
     assert f"position {position}" in str(err.value) and words in str(err.value)
 
 
+@pytest.mark.parametrize("text, position, words", [
+    ("(inform :content " + "(" * 5000, 117, "nested more than 100 deep"),
+    ("(inform :X-a " + "(" * 3000 + ")" * 3000 + ")", 113, "nested more than 100 deep"),
+    ("(inform :sender " + "(agent-identifier :name a :resolvers (sequence " * 800, 4717,
+     "agent identifiers nested more than 100 deep"),
+])
+def test_deep_nesting_is_a_syntax_error_not_a_crash(text: str, position: int, words: str) -> None:
+    with pytest.raises(fipa.FipaSyntaxError, match=words) as err:
+        fipa.loads(text)
+    assert err.value.position == position
+    nested = "(inform :X-a " + "(" * 100 + ")" * 100 + ")"      # as deep as allowed: read
+    assert fipa.loads(nested).get("X-a") == "(" * 100 + ")" * 100
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet='()":#-x0123456789 abcinformqueryTZ\\', max_size=60))
 def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:

@@ -4,6 +4,8 @@ malformed file is named."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -49,12 +51,25 @@ def test_a_protocol_file_is_checked(tmp_path, capsys) -> None:
     (REQUEST_WHEN.replace("to: agreed", "to: nowhere"), "arc 2: state 'nowhere' is not among the states"),
     (REQUEST_WHEN.replace("role: participant", "role: bystander", 1), "role must be initiator or participant"),
     (REQUEST_WHEN.replace("done: 4", "done: 12"), "a number 1 to 9"),
-    ("name: [unclosed", "not YAML or JSON"),
+    ("name: [unclosed", "not YAML or JSON (line 1, column 16): "),
+    (REQUEST_WHEN + "opening: request-when\n", "'opening' must be a list of FIPA performatives"),
+    (REQUEST_WHEN + "opening: [shout]\n", "'opening' must be a list of FIPA performatives"),
+    (REQUEST_WHEN.replace("initial: start", "initial: [start]"), "initial state ['start'] is not among"),
+    (REQUEST_WHEN.replace("from: start", "from: [start]"), "arc 1: from must be a name, not a list"),
+    (REQUEST_WHEN.replace("act: promise", "act: {a: 1}"), "arc 2: act must be a name, not a list or mapping"),
+    (REQUEST_WHEN.replace("start: 1", "start: true"), "a number 1 to 9"),
 ])
 def test_malformed_protocol_files_are_named(tmp_path, text: str, words: str) -> None:
     path = tmp_path / "p.yaml"
     path.write_text(text)
-    with pytest.raises(ProtocolError, match=words.replace("(", r"\(").replace("[", r"\[")):
+    with pytest.raises(ProtocolError, match=re.escape(words)):
+        load(str(path))
+
+
+def test_a_file_that_is_not_text_is_named(tmp_path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_bytes(b"name: \xd0\x00\xff")
+    with pytest.raises(ProtocolError, match="not UTF-8 text"):
         load(str(path))
 
 

@@ -110,10 +110,21 @@ _SINGLE = {"sender", "content", "language", "encoding", "ontology", "protocol", 
            "reply-with", "in-reply-to", "reply-by"}
 
 
+MAX_DEPTH = 100
+"""How deeply expressions and agent identifiers may nest; deeper text is refused by position
+(rather than exhausting Python's stack)."""
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0
+
+    def enter(self, what: str) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.fail(f"{what} nested more than {MAX_DEPTH} deep")
 
     def fail(self, message: str, at: int | None = None) -> FipaSyntaxError:
         return FipaSyntaxError(message, self.pos if at is None else at, self.text)
@@ -187,6 +198,7 @@ class _Parser:
         c = self.peek()
         if c == "(":
             start = self.pos
+            self.enter("an expression")
             self.pos += 1
             parts: list[str] = []
             while self.peek() not in (")", ""):
@@ -197,6 +209,7 @@ class _Parser:
             if self.peek() != ")":
                 raise self.fail(f"the expression opened at position {start} is not closed")
             self.pos += 1
+            self.depth -= 1
             return "(" + " ".join(parts) + ")"
         if c in ('"', "#"):
             return self.string()
@@ -217,6 +230,7 @@ class _Parser:
         self.skip()
         start = self.pos
         self.expect("(", "'(' opening an agent-identifier")
+        self.enter("agent identifiers")
         head, at = self.token()
         if head.lower() != "agent-identifier":
             raise self.fail(f"expected 'agent-identifier', got {head!r}", at)
@@ -241,6 +255,7 @@ class _Parser:
                 raise self.fail(f"unknown agent-identifier parameter {key!r} "
                                 "(expected :name, :addresses, :resolvers or :X-...)", at)
         self.pos += 1
+        self.depth -= 1
         if name is None:
             raise self.fail("an agent-identifier needs :name", start)
         return AID(name, addresses, resolvers, tuple(user))

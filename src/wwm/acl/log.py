@@ -57,17 +57,41 @@ class ConversationLog:
 def read(path: str | Path) -> list[Entry]:
     """Entries of a log file; a bad line raises :class:`AclError` naming its number."""
     entries = []
-    with Path(path).open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                doc = json.loads(line)
-                entries.append(Entry(doc["time"], doc["observer"], doc["direction"],
-                                     jsonform.from_dict(doc["message"]), doc.get("verdicts", [])))
-            except (ValueError, KeyError, TypeError, AclError) as exc:
-                raise AclError(f"{path}, line {number}: not a conversation log entry ({exc})") from None
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise AclError(f"{path} is not a conversation log: not UTF-8 text (byte {exc.start})") from None
+    for number, line in enumerate(text.split("\n"), 1):   # not splitlines: JSON keeps U+2028 raw
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+            entries.append(Entry(_text(doc, "time"), _text(doc, "observer"), _direction(doc),
+                                 jsonform.from_dict(doc["message"]), _verdicts(doc)))
+        except (ValueError, KeyError, TypeError, RecursionError, AclError) as exc:
+            raise AclError(f"{path}, line {number}: not a conversation log entry ({exc})") from None
     return entries
+
+
+def _text(doc: dict[str, Any], key: str) -> str:
+    if not isinstance(doc[key], str):
+        raise ValueError(f'"{key}" must be text')
+    return doc[key]
+
+
+def _direction(doc: dict[str, Any]) -> str:
+    if doc["direction"] not in ("sent", "received", "undelivered"):
+        raise ValueError('"direction" must be sent, received or undelivered')
+    return doc["direction"]
+
+
+def _verdicts(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    verdicts = doc.get("verdicts", [])
+    if not isinstance(verdicts, list) or not all(
+            isinstance(v, dict) and isinstance(v.get("receiver"), str) and isinstance(v.get("accepted"), bool)
+            for v in verdicts):
+        raise ValueError('"verdicts" must be a list of objects, each with "receiver" and "accepted"')
+    return verdicts
 
 
 @dataclass(slots=True)
@@ -105,7 +129,7 @@ def replay(entries: Iterable[Entry], conversation: str | None = None) -> Iterato
         verdicts = engine.handle(m)
         logged = {d["receiver"]: d for d in entry.verdicts}
         agrees = all(v.receiver not in logged or (logged[v.receiver]["accepted"] == v.accepted
-                                                  and logged[v.receiver]["after"] == v.after)
+                                                  and logged[v.receiver].get("after") == v.after)
                      for v in verdicts)
         now = engine.tracker.clock.now()
         lines = [r.describe(now) for r in engine.tracker.records(m.conversation_id)

@@ -302,9 +302,10 @@ def from_dict(doc: object) -> Protocol:
         if key not in doc:
             raise ProtocolError(f"a protocol needs {key!r}")
     states = doc["states"]
-    if not isinstance(states, dict) or not all(isinstance(v, int) and 1 <= v <= 9 for v in states.values()):
+    if not isinstance(states, dict) or not all(
+            type(v) is int and 1 <= v <= 9 and isinstance(k, (str, int)) for k, v in states.items()):
         raise ProtocolError("'states' must map each state to its W&F state (a number 1 to 9)")
-    if doc["initial"] not in states:
+    if not isinstance(doc["initial"], (str, int)) or doc["initial"] not in states:
         raise ProtocolError(f"the initial state {doc['initial']!r} is not among the states")
     arcs = []
     for n, arc in enumerate(doc["arcs"] if isinstance(doc["arcs"], list) else [None]):
@@ -314,6 +315,10 @@ def from_dict(doc: object) -> Protocol:
         missing = [k for k in ("from", "to", "role", "performative", "act") if k not in arc]
         if missing:
             raise ProtocolError(f"{where} lacks {', '.join(missing)}")
+        wrong = [k for k in ("from", "to", "role", "performative", "act")
+                 if not isinstance(arc[k], (str, int)) or isinstance(arc[k], bool)]
+        if wrong:
+            raise ProtocolError(f"{where}: {', '.join(wrong)} must be a name, not a list or mapping")
         for end in ("from", "to"):
             if arc[end] not in states:
                 raise ProtocolError(f"{where}: state {arc[end]!r} is not among the states")
@@ -325,7 +330,10 @@ def from_dict(doc: object) -> Protocol:
             raise ProtocolError(f"{where}: unknown act {arc['act']!r} (known: {', '.join(sorted(A.ACTS))})")
         arcs.append(Arc(str(arc["from"]), str(arc["to"]), arc["role"], arc["performative"], arc["act"],
                         str(arc.get("label", ""))))
-    opening = tuple(doc.get("opening") or sorted({a.performative for a in arcs if a.source == doc["initial"]}))
+    opening = doc.get("opening") or sorted({a.performative for a in arcs if a.source == str(doc["initial"])})
+    if not isinstance(opening, list) or not all(p in PERFORMATIVES for p in opening):
+        raise ProtocolError("'opening' must be a list of FIPA performatives")
+    opening = tuple(opening)
     return Protocol(str(doc["name"]), str(doc["initial"]), tuple(arcs),
                     {str(k): v for k, v in states.items()}, opening)
 
@@ -338,7 +346,11 @@ def load(path: str) -> Protocol:
         with open(path, encoding="utf-8") as f:
             doc = yaml.safe_load(f)
     except yaml.YAMLError as exc:
-        raise ProtocolError(f"{path}: not YAML or JSON: {exc}") from None
+        where = getattr(exc, "problem_mark", None)
+        at = f" (line {where.line + 1}, column {where.column + 1})" if where is not None else ""
+        raise ProtocolError(f"{path}: not YAML or JSON{at}: {getattr(exc, 'problem', None) or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
         return from_dict(doc)
     except ProtocolError as exc:

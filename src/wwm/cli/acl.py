@@ -53,6 +53,12 @@ def _show(args: argparse.Namespace) -> int:
     if not entries:
         print(f"{args.log} holds no messages")
         return 0
+    if args.conversation is not None:
+        known = sorted({e.message.conversation_id or "" for e in entries})
+        if args.conversation not in known:
+            print(f"wwm acl {args.acl_command}: {args.log} holds no message of conversation "
+                  f"{args.conversation!r} (it has: {', '.join(known)})", file=sys.stderr)
+            return 2
     if args.acl_command == "show":
         print(log.show(entries, args.conversation))
         if args.html:
@@ -86,6 +92,7 @@ def _protocols(files: list[str]) -> int:
 
 def _demo(args: argparse.Namespace) -> int:
     import asyncio
+    import math
     from concurrent.futures import ThreadPoolExecutor
 
     from rich.console import Console
@@ -104,6 +111,12 @@ def _demo(args: argparse.Namespace) -> int:
     if not 1 <= args.needed <= args.contractors - 2:
         print(f"wwm acl demo: --needed must be between 1 and {args.contractors - 2}", file=sys.stderr)
         return 2
+    if not math.isfinite(args.deadline) or args.deadline <= 0:
+        print(f"wwm acl demo: --deadline must be a positive number of seconds, not {args.deadline:g}",
+              file=sys.stderr)
+        return 2
+    if args.log:
+        open(args.log, "a", encoding="utf-8").close()   # an unwritable log fails before servers start
     console = Console()
     plan = [("mute", 1.0, "silent"), ("flake", 2.0, "renege")]
     plan += [(f"c{n}", 3.0 + 2 * n, "honest") for n in range(1, args.contractors - 1)]
