@@ -191,3 +191,13 @@ async def test_a_tree_that_keeps_growing_deeper_is_stopped_with_a_message_not_a_
     answer.call.check()
     assert answer.call.totals()["calls"] == 251
     assert "too deep: this question is already 250 asks below the top" in answer.reply.expand()
+
+
+def test_a_rounded_budget_is_the_largest_power_of_ten_not_above_it():
+    from wwm.meta.hch import budget_line
+
+    # math.log10 rounds 10**15 - 1 up to 15.0, which claimed "at least 10**15".
+    for budget, shown in ((1, 1), (9, 1), (10, 10), (99, 10), (10 ** 15 - 1, 10 ** 14), (10 ** 15, 10 ** 15),
+                          (10 ** 30 - 1, 10 ** 29)):
+        assert budget_line(budget, "rounded") == f"\n[Remaining budget is at least {shown}]"
+    assert budget_line(0, "rounded") == "\n[You have no budget, type a message to reply]"

@@ -9,7 +9,6 @@ as observations. Semantics and costs follow the original ALBA ``amplify`` packag
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -93,7 +92,7 @@ def budget_line(budget: int, display: BudgetDisplay = "exact") -> str:
     if budget <= 0:
         return NO_BUDGET
     if display == "rounded":
-        return f"\n[Remaining budget is at least {10 ** int(math.log10(budget))}]"
+        return f"\n[Remaining budget is at least {10 ** (len(str(budget)) - 1)}]"  # exact, unlike log10
     return f"\n[Remaining budget is {budget}]"
 
 
