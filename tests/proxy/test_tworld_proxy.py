@@ -177,6 +177,11 @@ async def test_world_side_garbage_and_plain_http_do_not_break_the_proxy(proxy):
     await writer.drain()
     reply = await asyncio.wait_for(reader.read(), 5)
     assert reply.startswith(b"HTTP/1.1 426")
+    reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+    writer.write(b"GET garbage\r\n\r\n")  # not even HTTP: answered at once, not after a timeout
+    await writer.drain()
+    reply = await asyncio.wait_for(reader.read(), 2)
+    assert reply.startswith(b"HTTP/1.1 400") and b"not a WebSocket handshake" in reply
     _, alive = await agent(proxy, "still-alive")
     await ws.send("CONNECT:still-alive")
     assert await asyncio.wait_for(ws.recv(), 5) == CONNECTED

@@ -10,7 +10,9 @@ batches over γ and dynamism (table and plot), and check a recording by replayin
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from pathlib import Path
 
 
 def _floats(text: str) -> list[float]:
@@ -18,9 +20,40 @@ def _floats(text: str) -> list[float]:
         values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
-    if not values or min(values) <= 0:
+    if not values or min(values) <= 0 or not all(math.isfinite(v) for v in values):
         raise argparse.ArgumentTypeError(f"expected positive numbers separated by commas, got {text!r}")
     return values
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 0 to 65535, got {text!r}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """None if ``folder`` exists or can be made, else why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create folder {str(folder)!r}: {exc.strerror or exc}"
+    if not folder.is_dir():
+        return f"{str(folder)!r} is not a folder"
+    return None
 
 
 def _ints(text: str) -> list[int]:
@@ -34,13 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="tworld_command", metavar="ACTION", required=True)
     serve = sub.add_parser("serve", help="the browser page and its game server, with the proxy")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8330)
-    serve.add_argument("--proxy-port", type=int, default=3313, help="run the proxy here (0: any free port)")
+    serve.add_argument("--port", type=_port, default=8330)
+    serve.add_argument("--proxy-port", type=_port, default=3313, help="run the proxy here (0: any free port)")
     serve.add_argument("--proxy-url", help="use a proxy already running (ws://host:port/) instead")
     serve.add_argument("--recordings", default="tworld-recordings", help="folder for recorded runs")
     proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
     proxy.add_argument("--host", default="127.0.0.1")
-    proxy.add_argument("--port", type=int, default=3313)
+    proxy.add_argument("--port", type=_port, default=3313)
     proxy.add_argument("-v", "--verbose", action="store_true", help="log connections and pairings")
     proxy.add_argument("-n", "--no-forward", action="store_true", help="do not forward world messages to agents")
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
@@ -48,7 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
     batch.add_argument("--dynamisms", type=_ints, default=[6, 12], help="holes live and recur every d..2d s")
     batch.add_argument("--trials", type=int, default=5)
-    batch.add_argument("--time", type=float, default=100.0, help="world seconds per run")
+    batch.add_argument("--time", type=_seconds, default=100.0, help="world seconds per run")
     batch.add_argument("--seed", type=int, default=0)
     batch.add_argument("--rows", type=int, default=9)
     batch.add_argument("--columns", type=int, default=10)
@@ -65,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
+    import socket
 
     import uvicorn
 
@@ -72,6 +106,10 @@ def _serve(args: argparse.Namespace) -> int:
     from wwm.worlds.tileworld.app import create_app
 
     async def main() -> None:
+        # bind the page's port first: a busy port is a one-line error before anything starts
+        family = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.create_server((args.host, args.port), family=family)
+        port = sock.getsockname()[1]
         proxy_url = args.proxy_url
         proxy = None
         if proxy_url is None:
@@ -79,10 +117,10 @@ def _serve(args: argparse.Namespace) -> int:
             proxy_url = f"ws://{args.host}:{proxy.port}/"
             print(f"proxy: agents connect to {args.host}:{proxy.port} and send CONNECT:<magic string>", flush=True)
         app = create_app(proxy_url=proxy_url, recordings=args.recordings)
-        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
-        print(f"T-World page: http://{args.host}:{args.port}/", flush=True)
+        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, log_level="warning"))
+        print(f"T-World page: http://{args.host}:{port}/", flush=True)
         try:
-            await server.serve()
+            await server.serve(sockets=[sock])
         finally:
             if proxy is not None:
                 await proxy.close()
@@ -119,7 +157,6 @@ def _proxy(args: argparse.Namespace) -> int:
 def _batch(args: argparse.Namespace) -> int:
     import csv
     from dataclasses import asdict
-    from pathlib import Path
 
     from rich.console import Console
     from rich.progress import Progress
@@ -142,6 +179,11 @@ def _batch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"wwm tworld batch: {exc}", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    for folder in (out.parent, *([Path(args.record)] if args.record else [])):
+        if problem := _writable_folder(folder):
+            print(f"wwm tworld batch: {problem}", file=sys.stderr)
+            return 2
     import matplotlib
 
     matplotlib.use("Agg")
@@ -153,8 +195,6 @@ def _batch(args: argparse.Namespace) -> int:
         task = progress.add_task("Tileworld games", total=total)
         points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=lambda: progress.advance(task),
                        record=Path(args.record) if args.record else None)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(points[0])))
         writer.writeheader()

@@ -167,6 +167,12 @@ class Proxy:
         ws.receive_data(first)
         events = ws.events_received()
         while not events:
+            if ws.handshake_exc is not None:  # not HTTP at all: the library gave up on it
+                reason = f"not a WebSocket handshake: {ws.handshake_exc}\n".encode()
+                writer.write(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n"
+                             b"Content-Length: %d\r\n\r\n%s" % (len(reason), reason))
+                writer.close()
+                return None
             more = await asyncio.wait_for(reader.read(CHUNK), HANDSHAKE_TIMEOUT)
             if not more:
                 return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -53,11 +54,29 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     (["batch", "--trials", "0"], "--trials must be at least 1"),
     (["batch", "--rows", "0"], "rows and columns"),
     (["replay", "/no/such/file.json"], "No such file"),
+    (["batch", "--time", "nan"], "expected a positive number of seconds"),
+    (["batch", "--gammas", "1,inf"], "expected positive numbers"),
+    (["batch", "--out", "/proc/no/such/out"], "cannot create folder '/proc/no/such'"),
+    (["batch", "--record", "/proc/no-such-dir"], "cannot create folder '/proc/no-such-dir'"),
+    (["proxy", "--port", "70000"], "a port is a whole number from 0 to 65535"),
+    (["serve", "--port", "-5"], "a port is a whole number from 0 to 65535"),
 ])
 def test_bad_arguments_are_named(args, words):
     result = wwm(*args)
     assert result.returncode != 0 and words in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_busy_port_is_a_one_line_error_before_anything_starts():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        for args in (["serve", "--port", port, "--proxy-port", "0"], ["serve", "--port", "0", "--proxy-port", port],
+                     ["proxy", "--port", port]):
+            result = wwm(*args, timeout=30)
+            assert result.returncode == 1 and "address already in use" in result.stderr.lower(), args
+            assert "Traceback" not in result.stderr and "T-World page" not in result.stdout
 
 
 def test_the_proxy_command_pairs_an_agent_program_with_a_game_and_replay_checks_the_recording(tmp_path):

@@ -106,6 +106,13 @@ def test_bad_recordings_are_named(tmp_path):
         Recording.load(tmp_path / "x.json")
     with pytest.raises(RecordingError, match="not a Tileworld recording"):
         Recording.from_dict({"format": "something else"})
+    cfg = Config(seed=1, end={"neutral": {"time": 5}})
+    for entry, words in ((["advance"], "log entry 0 is not one of"), (["jump", 1], "log entry 0 is not one of"),
+                         ([], "log entry 0 is not one of"), (["advance", "soon"], "cannot be replayed"),
+                         (["act", 0, "fly"], "cannot be replayed"), (["act", 7, "north"], "cannot be replayed"),
+                         (["sent", 0, "{not json"], "not a T-World message")):
+        with pytest.raises(RecordingError, match=words):
+            replay(Recording(cfg, [entry]))
 
 
 async def test_an_agent_that_sends_garbage_gets_an_error_and_a_fresh_percept_through_the_proxy():
@@ -138,7 +145,17 @@ async def test_an_agent_that_sends_garbage_gets_an_error_and_a_fresh_percept_thr
     await expect("end")
     await task
     assert game.links[1].inbox == ["hello mate"]  # the teammate got the message
-    assert replay(Recording.from_dict(game.recording())) > 0
+    rec = Recording.from_dict(game.recording())
+    assert replay(rec) > 0
+    # the error and the message percepts are checked too, not copied from the recording
+    for header, change in (("error", lambda d: d.replace("jump", "leap")), ("message", lambda d: d)):
+        log = [list(e) for e in rec.log]
+        k = next(k for k, e in enumerate(log) if e[0] == "sent" and json.loads(e[2])["header"] == header)
+        sent = json.loads(log[k][2])
+        log[k][1] = log[k][1] if header == "error" else 1 - log[k][1]  # the message to the wrong robot
+        log[k][2] = percepts.message(header, change(sent["data"]))
+        with pytest.raises(RecordingError, match="replay differs"):
+            replay(Recording(rec.config, log))
     writer.close()
     await proxy.close()
 

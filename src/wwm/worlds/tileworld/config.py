@@ -6,6 +6,7 @@ reads the same settings from JSON and names any field that is wrong.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
@@ -136,10 +137,16 @@ class Config:
             raise ConfigError(f"dynamic must be 0 (static), 1 (semidynamic) or 2 (dynamic), got {self.dynamic}")
         if not 0.0 <= self.scores_variability <= 1.0:
             raise ConfigError(f"scores_variability must be in [0, 1], got {self.scores_variability}")
-        if self.gamma <= 0:
+        if not (math.isfinite(self.gamma) and self.gamma > 0):
             raise ConfigError(f"gamma (world seconds per agent step) must be positive, got {self.gamma}")
-        if self.radius < 0 or not 0.0 <= self.noise_prob <= 1.0:
-            raise ConfigError(f"radius must be >= 0 and noise_prob in [0, 1], got {self.radius} and {self.noise_prob}")
+        if not 0 <= self.radius <= MAX_RADIUS or not 0.0 <= self.noise_prob <= 1.0:
+            raise ConfigError(f"radius must be in 0..{MAX_RADIUS} and noise_prob in [0, 1], "
+                              f"got {self.radius} and {self.noise_prob}")
+        if not (math.isfinite(self.multiplier_timeout) and self.multiplier_timeout >= 0):
+            raise ConfigError(f"multiplier_timeout must be a number of seconds >= 0, got {self.multiplier_timeout}")
+        for name in _RANGES:
+            if getattr(self, name).low < 0:
+                raise ConfigError(f"{name} must not go below 0, got {getattr(self, name).low}")
         if self.holes_size.low < 1:
             raise ConfigError("holes_size must be at least 1 cell")
         if self.agents < 1:
@@ -154,6 +161,7 @@ class Config:
             for key in conditions:
                 if key not in END_KEYS:
                     raise ConfigError(f"unknown end condition {key!r} in {group}: use {', '.join(END_KEYS)}")
+                _check_end_value(group, key, conditions[key])
         if self.initial_state is not None and (
                 len(self.initial_state) != self.rows or any(len(r) != self.columns for r in self.initial_state)):
             raise ConfigError(f"initial_state must be {self.rows} rows of {self.columns} cells")
@@ -207,6 +215,24 @@ class Config:
             raise ConfigError(str(exc)) from None
 
 
+_RANGES = ("holes_size", "num_holes", "num_obstacles", "difficulty", "dynamism", "hostility", "dynamism_tiles")
+MAX_RADIUS = 100
+
+
+def _check_end_value(group: str, key: str, value: Any) -> None:
+    """An end condition's value: a finite number, or for agents_location a list of cells."""
+    if key == "agents_location":
+        cells = value if isinstance(value, (list, tuple)) else None
+        if cells is None or not all(
+                (isinstance(c, dict) and isinstance(c.get("row"), int) and isinstance(c.get("column"), int))
+                or (isinstance(c, (list, tuple)) and len(c) == 2 and all(isinstance(v, int) for v in c))
+                for c in cells):
+            raise ConfigError(f"end condition agents_location in {group} must be a list of "
+                              f'{{"row": r, "column": c}} cells, got {value!r}')
+    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"end condition {key} in {group} must be a finite number, got {value!r}")
+
+
 def _coerce(key: str, value: Any, default: Any) -> Any:
     if isinstance(default, Range):
         return Range.parse(key, value)
@@ -249,6 +275,8 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
             number = float(value)
         except (TypeError, ValueError):
             raise ConfigError(f"{key} must be a number, got {value!r}") from None
+        if not math.isfinite(number):
+            raise ConfigError(f"{key} must be a finite number, got {value!r}")
         if expected is int or default is None:
             if number != int(number):
                 raise ConfigError(f"{key} must be a whole number, got {value!r}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import percepts
+from .actions import ActionError, parse_action
 from .config import Config
 from .engine import Engine
 
@@ -61,16 +62,22 @@ def save_recording(engine: Engine, path: str | Path, mode: str = "discrete") -> 
     return path
 
 
+_ARITY = {"advance": 2, "act": 3, "sent": 3, "invalid": 3}
+
+
 def _replayed(recording: Recording) -> Iterator[tuple[Engine, list[Any]]]:
     engine = Engine(recording.config)
-    for entry in recording.log:
+    for n, entry in enumerate(recording.log):
+        if not isinstance(entry, list) or not entry or _ARITY.get(entry[0]) != len(entry):
+            raise RecordingError(f"log entry {n} is not one of advance/act/sent/invalid: {str(entry)[:80]}")
         kind = entry[0]
-        if kind == "advance":
-            engine.advance(float(entry[1]))
-        elif kind == "act":
-            engine.act(int(entry[1]), str(entry[2]))
-        elif kind not in ("sent", "invalid"):
-            raise RecordingError(f"unknown log entry {entry!r}")
+        try:
+            if kind == "advance":
+                engine.advance(float(entry[1]))
+            elif kind == "act":
+                engine.act(int(entry[1]), str(entry[2]))
+        except (TypeError, ValueError) as exc:  # ActionError is a ValueError
+            raise RecordingError(f"log entry {n} {str(entry)[:80]} cannot be replayed: {exc}") from None
         yield engine, entry
 
 
@@ -78,19 +85,28 @@ def replay(recording: Recording) -> int:
     """Replay and compare every full percept and message; return how many were checked."""
     checked, seen = 0, 0
     expected_messages: list[tuple[int, str]] = []
+    invalid: dict[int, str] = {}  # each robot's last unreadable action, answered by an error
     for engine, entry in _replayed(recording):
         if len(engine.messages) > seen:  # deliveries the replayed engine made
             expected_messages += [(m["to"], m["text"]) for m in engine.messages[seen:]]
             seen = len(engine.messages)
+        if entry[0] == "invalid":
+            invalid[int(entry[1])] = str(entry[2])
         if entry[0] != "sent":
             continue
         agent_id, line = int(entry[1]), str(entry[2])
-        message = json.loads(line)
-        header = message["header"]
-        if header == "message":
-            want = percepts.message("message", expected_messages.pop(0)[1]) if expected_messages else None
-        elif header in ("error", "pause") or message["data"] == "null":
-            want = line  # from the invalid action text in the log, or the person's pause button
+        try:
+            message = json.loads(line)
+            header = message["header"]
+        except (ValueError, TypeError, KeyError):
+            raise RecordingError(f"percept {checked} for agent {agent_id} is not a T-World message: {line[:80]!r}") from None
+        if header == "message":  # the replayed engine must deliver the same text to the same robot
+            to, text = expected_messages.pop(0) if expected_messages else (None, None)
+            want = percepts.message("message", text) if to == agent_id else None
+        elif header == "error":
+            want = percepts.message("error", _refusal(invalid.pop(agent_id))) if agent_id in invalid else None
+        elif header == "pause" or message["data"] == "null":
+            want = line  # the person's pause button, or an asynchronous acknowledgement
         else:
             want = percepts.percept(engine, agent_id, header)
         if want != line:
@@ -98,6 +114,15 @@ def replay(recording: Recording) -> int:
                                  f"recorded {line[:120]!r}, replayed {str(want)[:120]!r}")
         checked += 1
     return checked
+
+
+def _refusal(action: str) -> str:
+    """The error text an unreadable action string gets."""
+    try:
+        parse_action(action)
+    except ActionError as exc:
+        return str(exc)
+    return f"{action!r} is a valid action"
 
 
 def frames(recording: Recording, every: float = 0.25) -> list[dict[str, Any]]:
