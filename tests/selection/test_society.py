@@ -381,3 +381,15 @@ async def test_collective_w_learns_over_frozen_q_learning_minds(tmp_path, monkey
               on_step=lambda step, r: leaders.append(as_.last.winner.ident))
     assert len(as_.method.table.w) > 10
     assert len(set(leaders)) > 1
+
+
+async def test_a_view_the_state_lacks_is_refused_by_name_not_taken_for_a_broken_link():
+    """It used to read as every mind missing, so the run went on with no action at all."""
+    as_ = ActionSelectionMind([TableMind("a:1"), TableMind("b:2")], method="w=q", views="*;zz")
+    await as_.new_run()
+    with pytest.raises(Refusal) as info:
+        await as_.get_action("i=0 n=3 f=2 p=9")
+    assert info.value.code == "bad-parameters"
+    assert "sub-space names zz, which the state does not have (it has: i, n, f, p)" in info.value.text
+    result = await run(as_, AntWorld(seed=1), RunSettings(steps=20, keepalive=None))
+    assert result.status == "mind lost" and "names zz" in str([e.__dict__ for e in result.events])

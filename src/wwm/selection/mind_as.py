@@ -270,6 +270,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     async def _decide(self, state: str) -> Decision:
         members = list(self.members)
+        for m in members:  # a sub-space the state lacks is the client's error, not a broken link
+            if m.view:
+                try:
+                    m.see(state)
+                except Refusal as refusal:
+                    raise Refusal("bad-parameters", f"views: the sub-space for {m.url}: {refusal.text}") from None
         d = await self._remembered(state, members)
         if d is None:
             d = await self.method.decide(state, members, self.steps)
