@@ -80,6 +80,7 @@ def test_the_memo_persists_between_processes_and_a_bad_answer_can_be_forgotten(t
     (["tree", "--db", __file__], "cannot be used as a meta-execution database"),
     (["sort", "1", "--db", "/nonexistent/dir/x.db"], "cannot be used as a meta-execution database"),
     (["forget", "ab", "--db", __file__], "cannot be used as a meta-execution database"),
+    (["list", "--db", "/dev/null"], "no such file /dev/null"),
 ])
 def test_bad_settings_and_files_are_explained(argv, says, capsys):
     from wwm.cli.main import main
@@ -224,3 +225,18 @@ def test_one_ctrl_c_stops_a_person_at_the_prompt():
     finally:
         process.kill()
         process.wait()
+
+
+def test_another_programs_database_is_named_and_left_untouched(tmp_path, capsys):
+    import sqlite3
+
+    from wwm.cli.main import main
+
+    other = tmp_path / "runs.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE runs (id INTEGER)")
+    before = other.read_bytes()
+    for argv in (["list"], ["tree"], ["forget", "abcd"]):
+        assert main(["meta", *argv, "--db", str(other)]) == 2
+        assert f"{other} is not a meta-execution database" in capsys.readouterr().err
+    assert other.read_bytes() == before  # no meta-execution tables added to it

@@ -66,8 +66,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from rich.console import Console
     from sqlalchemy.exc import DatabaseError
 
@@ -79,9 +77,11 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     command = args.meta_command or "act"
     db = getattr(args, "db", None)
-    if command in ("list", "tree", "forget") and not Path(db).is_file():
-        print(f"wwm meta {command}: no such file {db}", file=sys.stderr)
-        return 2
+    if command in ("list", "tree", "forget"):
+        problem = _not_a_meta_database(db)
+        if problem:
+            print(f"wwm meta {command}: {problem}", file=sys.stderr)
+            return 2
     try:
         if command == "list":
             return _list(console, db)
@@ -194,6 +194,29 @@ def _next_observation() -> str | None:
     if not sys.stdin.isatty():
         print(line)
     return line or None
+
+
+def _not_a_meta_database(db: str) -> str | None:
+    """Why ``db`` cannot be read as a saved meta-execution database, or None if it can.
+
+    Checked read-only, so pointing ``list``/``tree``/``forget`` at another program's SQLite
+    file says so instead of adding empty meta-execution tables to it.
+    """
+    import sqlite3
+    from contextlib import closing
+    from pathlib import Path
+
+    path = Path(db)
+    if not path.is_file():
+        return f"no such file {db}"
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as connection:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        return f"{db} cannot be used as a meta-execution database ({exc})"
+    if not {"computations", "calls", "memo"} <= tables:
+        return f"{db} is not a meta-execution database (it has no computations, calls and memo tables)"
+    return None
 
 
 def _list(console, db: str) -> int:
