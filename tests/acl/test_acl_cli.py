@@ -28,7 +28,8 @@ async def test_show_prints_each_act_with_the_commitments_after_it(logged, capsys
     assert main(["acl", "show", str(logged)]) == 0
     out = capsys.readouterr().out
     assert "boss → a, b, c: cfp  '(lift)'" in out
-    assert "a: renege" not in out and "boss: renege  accepted → reneged" in out
+    # each thread line names the receiver: "to boss", so nobody reads it as boss reneging
+    assert "\n       to boss: renege  accepted → reneged" in out and "\n       boss: renege" not in out
     assert "team: a, boss" in out and "reneged (violated)" in out
     assert out.rstrip().endswith("no commitment outstanding")
 
@@ -38,6 +39,10 @@ async def test_show_writes_a_web_page(logged, tmp_path, capsys) -> None:
     assert main(["acl", "show", str(logged), "--html", str(page)]) == 0
     text = page.read_text()
     assert "<th>boss</th><th>a</th><th>b</th><th>c</th>" in text
+    # the call for proposals: a line from the sender's dot through every receiver's arrow
+    assert ('<td class="from line l">●</td><td class="to line">▶</td><td class="to line">▶</td>'
+            '<td class="to line r">▶</td>') in text
+    assert "to a: request start → cfp-sent" in text
     assert "renege" in text and "reneged (violated)" in text and "team: a, boss" in text
     assert text.count("<tr") == 1 + len([l for l in logged.read_text().splitlines() if l])
 

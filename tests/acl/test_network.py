@@ -86,7 +86,7 @@ async def test_contract_net_over_six_agent_servers(contractors) -> None:
         last = [v for e in mine for v in e.verdicts if v["accepted"] and v["after"]][-1]
         assert last["after"] == state, (name, last)
     assert "flake → boss: inform [X-act renege]" in show(boss.log.entries, first.conversation)
-    assert "boss: renege  accepted → reneged" in show(boss.log.entries, first.conversation)
+    assert "\n       to boss: renege  accepted → reneged" in show(boss.log.entries, first.conversation)
 
 
 def _post(url: str, body: str) -> tuple[int, str]:

@@ -149,12 +149,12 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
                    + (f" [X-act {m.act}]" if m.act else "") + (f"  {m.content!r}" if m.content else ""))
         for v in step.verdicts:
             if v.accepted and v.arc is not None:
-                out.append(f"       {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else "")
+                out.append(f"       to {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else "")
                            + (f"  — {english(v.act)}" if v.act is not None else ""))
             elif v.accepted:
-                out.append(f"       {v.receiver}: {v.reason or 'noted'}")
+                out.append(f"       to {v.receiver}: {v.reason or 'noted'}")
             else:
-                out.append(f"       {v.receiver}: REFUSED — {v.reason}")
+                out.append(f"       to {v.receiver}: REFUSED — {v.reason}")
         team = next(iter(step.teams.values()))
         out.append("       team: " + (", ".join(sorted(team)) if team else "none"))
         out.extend(f"       • {line}" for line in step.commitments or ["no commitment outstanding"])
@@ -184,17 +184,20 @@ def html(entries: Iterable[Entry], conversation: str | None = None, title: str =
         sender = m.sender.name if m.sender else "?"
         cells = []
         targets = {r.name for r in m.receivers}
-        for a in agents:
+        ends = [col[a] for a in targets | {sender}]
+        lo, hi = min(ends), max(ends)
+        for i, a in enumerate(agents):   # a line runs from the sender to its furthest receivers
+            line = " line" + (" l" if i == lo else " r" if i == hi else "") if lo < hi and lo <= i <= hi else ""
             if a == sender:
-                cells.append('<td class="from">●</td>')
+                cells.append(f'<td class="from{line}">●</td>')
             elif a in targets:
                 arrow = "◀" if col[a] < col[sender] else "▶"
-                cells.append(f'<td class="to">{arrow}</td>')
+                cells.append(f'<td class="to{line}">{arrow}</td>')
             else:
-                cells.append("<td></td>")
+                cells.append(f'<td class="{line.strip()}"></td>' if line else "<td></td>")
         arcs = "<br>".join(
-            escape(f"{v.receiver}: {v.arc.act} {v.before} → {v.after}" + (" (crossed)" if v.crossed else ""))
-            if v.accepted and v.arc else escape(f"{v.receiver}: {'refused: ' if not v.accepted else ''}{v.reason}")
+            escape(f"to {v.receiver}: {v.arc.act} {v.before} → {v.after}" + (" (crossed)" if v.crossed else ""))
+            if v.accepted and v.arc else escape(f"to {v.receiver}: {'refused: ' if not v.accepted else ''}{v.reason}")
             for v in step.verdicts)
         records = "".join(f'<li class="{"done" if " — discharged" in c else "open"}">{escape(c)}</li>'
                           for c in step.commitments) or '<li class="done">no commitment outstanding</li>'
@@ -209,7 +212,10 @@ def html(entries: Iterable[Entry], conversation: str | None = None, title: str =
 td,th{{border-bottom:1px solid #ddd;padding:4px 8px;vertical-align:top}}th{{background:#f4f4f8}}
 td.from{{color:#2563eb;text-align:center}}td.to{{color:#16a34a;text-align:center}}td.n{{color:#888}}
 .arc{{color:#555;font-size:12px}}ul{{margin:0;padding-left:1.2em;font-size:12px}}li.done{{color:#999}}
-li.open{{color:#111}}tr.bad{{background:#fee2e2}}</style></head><body>
+li.open{{color:#111}}tr.bad{{background:#fee2e2}}
+td.line{{background:linear-gradient(#94a3b8,#94a3b8) 0 13px/100% 2px no-repeat}}
+td.line.l{{background-position:100% 13px;background-size:50% 2px}}
+td.line.r{{background-size:50% 2px}}td.from,td.to{{min-width:2em}}</style></head><body>
 <h1>{escape(title)}</h1><p>{len(steps)} message(s); each row: who sent to whom, the act and the
 arc it took, and the commitments standing after it (discharged ones in grey).</p>
 <table><tr><th>#</th>{head}<th>act</th><th>commitments after</th></tr>
