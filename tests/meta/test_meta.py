@@ -95,3 +95,12 @@ async def test_meta_act_echoes_and_keeps_its_state_as_a_message():
     assert meta2.state.expand().startswith("the state of an agent who last saw (the string with list of characters")
     action, _ = await meta2.act("")
     assert action == ""
+
+
+@pytest.mark.parametrize("code", [-1, 0xD800, 0xDFFF, 0x110000])
+async def test_a_code_that_is_no_character_is_a_decode_error(code):
+    # A lone surrogate would decode to a str that cannot be written as UTF-8 (XML on the wire).
+    decoder = Decoder(scripted_hch())
+    with pytest.raises(DecodeError, match=f"{code} is not a character code"):
+        await decoder.char(Message.of("the character with ASCII code []", encode_int(code)))
+    assert await decoder.char(Message.of("the character with ASCII code []", encode_int(0xE000))) == "\ue000"

@@ -158,7 +158,7 @@ class Decoder:
     async def char(self, message: Message) -> str:
         answer = await self.ask("what is the ASCII code of []?", message)
         code = await self.int(answer.reply)
-        if not 0 <= code <= 0x10FFFF:
+        if not 0 <= code <= 0x10FFFF or 0xD800 <= code <= 0xDFFF:  # surrogates are no characters
             raise DecodeError(f"{code} is not a character code")
         return chr(code)
 
