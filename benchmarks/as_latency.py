@@ -92,6 +92,14 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--silent", default="0,1,5", help="numbers of silent minds to try")
     args = parser.parse_args()
+    try:
+        silent = [int(v) for v in args.silent.split(",")]
+    except ValueError:
+        parser.error(f"--silent takes whole numbers separated by commas, not {args.silent!r}")
+    if args.minds < 1 or args.timeout <= 0 or args.steps < 1:
+        parser.error("--minds and --steps must be at least 1 and --timeout positive")
+    if any(not 0 <= k <= args.minds for k in silent):
+        parser.error(f"--silent: each number must be between 0 and --minds ({args.minds})")
     from rich.console import Console
     from rich.table import Table
 
@@ -108,7 +116,7 @@ def main() -> int:
     for col in ("silent minds", "parallel AS (s)", "minus time-out (s)", "one by one (s)", "one by one / parallel"):
         table.add_column(col, justify="right")
     try:
-        for k in (int(v) for v in args.silent.split(",")):
+        for k in silent:
             urls = [quick[i % 4].url for i in range(args.minds - k)] + [never.url] * k
             par = statistics.median(asyncio.run(parallel(urls, args.timeout, args.steps)))
             seq_steps = max(1, min(args.steps, 3))
