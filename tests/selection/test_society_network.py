@@ -47,8 +47,8 @@ def card(url: str) -> dict:
 
 
 async def start_society(url: str, encoding: str, **items) -> RemoteMind:
-    """New run sent as the raw query (wire names as keys), then used as a remote Mind.
-    (RemoteMind.new_run cannot carry an argument called "method" yet: see the report.)"""
+    """New run sent as the raw query, so the test checks the wire names ("mind URL" repeated,
+    "method", ...) a client in another language would send; then used as a remote Mind."""
     society = RemoteMind(url, encoding=encoding)
     response = await society.transport.exchange(Query("New run", {"client URL": "http://client.example/", **items}))
     society.run_id = response.data["mind run ID"]

@@ -33,8 +33,7 @@ def feudal_server(knowledge):
         yield server
 
 
-# every New run carries all the mind's arguments (see the report: a New run with some
-# arguments currently resets the server's --arg defaults to the constructor's)
+# the mind's arguments, sent with every New run
 ARGS = {"reward": "score", "actions": "a,b", "q_temperature": 2.0, "seed": 1}
 
 
