@@ -165,3 +165,19 @@ async def test_a_restarted_server_gets_a_new_channel_and_a_dead_one_rolls_back()
             assert boss.tracker.obligations("boss") == []
             assert boss.log.entries[-1].direction == "undelivered"
             assert all(step.agrees for step in replay(boss.log.entries))
+
+
+async def test_an_endpoint_on_a_busy_port_is_a_clear_error() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        agent = Agent("x")
+        with pytest.raises(OSError, match=f"cannot give agent 'x' an endpoint on 127.0.0.1:{port}"):
+            async with serve_agent(agent, port=port):
+                pass
+        assert agent.address is None and agent.transport is None
+    async with serve_agent(agent, port=port) as url:     # once free, the same port serves
+        assert url == f"http://127.0.0.1:{port}/" and agent.address == url
