@@ -65,3 +65,44 @@ def test_bad_input_is_named(argv, message, tmp_path):
     assert done.returncode == 2
     assert message in (done.stdout + done.stderr).replace("\n", " ")
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "--seed must be 0 or more"),
+    (["--bins", "0"], "--bins must be at least 1"),
+    (["--agents", ",,"], "--agents names no agent type"),
+    (["--agents", "stigmergy", "--gamma", "0"], "--gamma (the stigmergy fake-reward factor)"),
+    (["--agents", "qlearning", "--replays", "-1"], "--replays must be 0 or more"),
+    (["--mind", "http://127.0.0.1:9/", "--k-range", "2:5"], "--k-range do not apply"),
+    (["--mind", "http://127.0.0.1:9/", "--environment", "landscape"], "landscape and --k-range"),
+])
+def test_more_bad_input_is_named_before_anything_runs(argv, message, tmp_path, capsys):
+    assert main(["lambdastar", *argv, "--episodes", "3", "--iterations", "5", "--no-plots",
+                 "--out", str(tmp_path / "r")]) == 2
+    assert message in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_an_unusable_out_folder_is_named_before_the_test_runs(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["lambdastar", "--episodes", "3", "--iterations", "5", "--out", str(blocker)]) == 2
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert f"cannot use --out {blocker}" in out and "Υ" not in out   # refused before the run
+
+
+def test_a_dead_ray_address_fails_at_once(tmp_path, capsys):
+    from wwm.testing import free_port
+    address = f"127.0.0.1:{free_port()}"
+    assert main(["lambdastar", "--backend", "ray", "--ray-address", address, "--episodes", "3",
+                 "--iterations", "5", "--no-plots", "--out", str(tmp_path)]) == 2
+    assert f"no Ray cluster answers at {address}" in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_json_is_strict_with_an_undefined_standard_error(tmp_path):
+    assert main(["lambdastar", "--agents", "local", "--episodes", "1", "--iterations", "5",
+                 "--no-plots", "--out", str(tmp_path)]) == 0
+
+    def refuse(name):
+        raise AssertionError(f"{name} in results.json")
+    row = json.loads((tmp_path / "results.json").read_text(), parse_constant=refuse)[0]
+    assert row["stderr"] is None and len(row["scores"]) == 1

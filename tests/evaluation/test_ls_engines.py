@@ -44,3 +44,22 @@ def test_bad_settings_are_refused_clearly():
         play(Setting("genius"), s)
     with pytest.raises(ValueError, match="γ"):
         play(Setting("stigmergy", gamma=1.5), s)
+
+
+def test_both_engines_refuse_bad_gamma_and_replays_alike():
+    s = build(BatterySpec(5, 5, 2, "paper"))
+    for engine in (play, vector.play):
+        with pytest.raises(ValueError, match="γ must be in"):
+            engine(Setting("stigmergy", gamma=0.0), s)
+        with pytest.raises(ValueError, match="replays must be 0 or more"):
+            engine(Setting("qlearning", replays=-1), s)
+
+
+def test_learners_chunked_to_bound_the_q_tables_give_the_same_scores(monkeypatch):
+    s = build(BatterySpec(6, 10, 9, "original", seed=3))
+    for agent in ("qlearning", "shared-sarsa"):
+        setting = Setting(agent, 2, replays=4)
+        whole = vector.play(setting, s)
+        monkeypatch.setattr(vector, "Q_TABLE_BYTES", 2 * 2 * 10 * 36 * 9 * 8)  # two episodes
+        assert np.array_equal(vector.play(setting, s).scores, whole.scores)
+        monkeypatch.undo()

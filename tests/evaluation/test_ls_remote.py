@@ -129,3 +129,23 @@ def test_minds_on_different_servers_cooperate_by_marks_in_the_world():
             ServerProcess(f"{MINDS}:TrailMind") as one, ServerProcess(f"{MINDS}:TrailMind") as two:
         trail = asyncio.run(administer(world.url, [one.url, two.url, two.url]))
     assert trail.per_mind.shape == (6, 3) and trail.upsilon > 0.3
+
+
+def test_a_world_set_up_for_another_test_is_refused_by_name(tmp_path):
+    """--world with settings other than the command's: the world names its own settings
+    (before, the test ran on the world's settings and the per-K table crashed)."""
+    args = dict(grid=7, iterations=5, episodes=3)
+    with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:LocalSearchMind") as mind:
+        common = ["--mind", mind.url, "--world", world.url, "--iterations", "5", "--no-plots"]
+        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", *common,
+                               "--grid", "10", "--episodes", "10", "--out", str(tmp_path / "a")],
+                              capture_output=True, text=True, timeout=60)
+        same = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", *common,
+                               "--grid", "7", "--episodes", "3", "--out", str(tmp_path / "b")],
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    text = done.stdout.replace("\n", " ")
+    assert "set up as grid=7" in text and "'grid': 10" in text and "'episodes': 10" in text
+    assert same.returncode == 0, same.stdout + same.stderr
+    row = json.loads((tmp_path / "b" / "results.json").read_text())[0]
+    assert len(row["scores"]) == 3 and sum(b["episodes"] for b in row["bands"]) == 3

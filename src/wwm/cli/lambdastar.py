@@ -77,6 +77,15 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
+        _check_common(args)
+        args.out.mkdir(parents=True, exist_ok=True)  # before the run: a bad --out fails at once
+    except ValueError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+    except OSError as exc:
+        console.print(f"[red]error:[/] cannot use --out {args.out}: {exc.strerror or exc}")
+        return 2
+    try:
         results = _remote(args, console) if args.mind else _local(args, console)
     except (ValueError, RuntimeError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}")
@@ -87,13 +96,31 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation import report
 
     console.print(report.table(results, title=_title(args)))
-    args.out.mkdir(parents=True, exist_ok=True)
-    saved = [report.write_csv(results, args.out / "results.csv"),
-             report.write_json(results, args.out / "results.json")]
-    if not args.no_plots:
-        saved += report.plots(results, args.out)
+    try:
+        saved = [report.write_csv(results, args.out / "results.csv"),
+                 report.write_json(results, args.out / "results.json")]
+        if not args.no_plots:
+            saved += report.plots(results, args.out)
+    except OSError as exc:
+        console.print(f"[red]error:[/] cannot write the results into {args.out}: {exc.strerror or exc}")
+        return 2
     console.print("saved: " + ", ".join(str(p) for p in saved))
     return 0
+
+
+def _check_common(args) -> None:
+    """Settings every test needs, checked before anything runs."""
+    if args.episodes < 1 or args.iterations < 1:
+        raise ValueError("--episodes and --iterations must be at least 1")
+    if min(args.seed) < 0:
+        raise ValueError(f"--seed must be 0 or more (got {min(args.seed)})")
+    if args.bins < 1:
+        raise ValueError(f"--bins must be at least 1 (got {args.bins})")
+    if args.replays < 0:
+        raise ValueError(f"--replays must be 0 or more (got {args.replays})")
+    if not 0.0 < args.gamma < 1.0:
+        raise ValueError(f"--gamma (the stigmergy fake-reward factor) must be between 0 and 1, "
+                         f"exclusive (got {args.gamma:g})")
 
 
 def _title(args) -> str:
@@ -118,8 +145,8 @@ def _local(args, console):
     unknown = [x for x in agents if x not in TEAMS]
     if unknown:
         raise ValueError(f"unknown agent type(s) {', '.join(unknown)} (choose from {', '.join(TEAMS)})")
-    if args.episodes < 1 or args.iterations < 1:
-        raise ValueError("--episodes and --iterations must be at least 1")
+    if not agents:
+        raise ValueError(f"--agents names no agent type (choose from {', '.join(TEAMS)})")
     if min(args.sizes) < 1:
         raise ValueError("--sizes must be at least 1")
     if args.environment == "landscape" and args.k_range:
@@ -146,6 +173,9 @@ def _remote(args, console):
 
     if len(args.grid) != 1 or len(args.seed) != 1:
         raise ValueError("--mind tests one grid size and one seed at a time")
+    if args.environment != "lambdastar" or args.k_range is not None:
+        raise ValueError("--mind administers Λ* with blindly sampled patterns "
+                         "(--environment landscape and --k-range do not apply)")
     grid, seed = args.grid[0], args.seed[0]
     world_args = dict(grid=grid, iterations=args.iterations, episodes=args.episodes,
                       agents=len(args.mind), profile=args.profile, seed=seed,
@@ -164,7 +194,10 @@ def _remote(args, console):
         with _progress(console) as progress:
             task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
             advance = lambda k: progress.advance(task, k)  # noqa: E731
-            scores = asyncio.run(administer(url, args.mind, progress=advance))
+            # the settings go with every body's New run, so a --world server set up for
+            # another test refuses (naming its settings) instead of playing a different one
+            scores = asyncio.run(administer(url, args.mind, world_args=world_args,
+                                            progress=advance))
     except OSError as exc:
         raise RuntimeError(f"cannot reach a server: {exc}") from None
     finally:
@@ -177,7 +210,8 @@ def _remote(args, console):
         sel = scores.scores[(complexity >= lo) & (complexity <= hi)]
         bands_out.append({"k_min": lo, "k_max": hi, "episodes": len(sel),
                           "score": float(sel.mean()) if len(sel) else float("nan"),
-                          "stderr": float("nan")})
+                          "stderr": float(sel.std(ddof=1) / len(sel) ** 0.5) if len(sel) > 1
+                          else float("nan")})
     job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
               episodes=args.episodes, iterations=args.iterations, profile=args.profile,
               observation_range=args.observation_range, coordination=args.coordination, engine="remote")

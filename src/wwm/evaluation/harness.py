@@ -110,6 +110,11 @@ def _run(team: Team, env: Episode, draws: np.ndarray) -> float:
 
 
 def _check(setting: Setting, episodes: EpisodeSet) -> None:
+    """Refuse settings no engine can play, with the same words in both engines."""
+    if setting.agent == "stigmergy" and not 0.0 < setting.gamma < 1.0:
+        raise ValueError(f"the fake-reward factor γ must be in (0, 1) (got {setting.gamma})")
+    if setting.replays < 0:
+        raise ValueError(f"replays must be 0 or more (got {setting.replays})")
     k = setting.observation_range
     if k < 1 or 2 * k + 1 > min(episodes.grid.rows, episodes.grid.cols):
         raise ValueError(f"observation range {k} does not fit a {episodes.grid.rows}x"

@@ -33,12 +33,14 @@ class RemoteScores:
 
 
 async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dict | None = None,
-                     timeout: float = 60.0,
+                     world_args: dict | None = None, timeout: float = 60.0,
                      progress: Callable[[int], None] | None = None) -> RemoteScores:
-    """Give the test served at ``world_url`` to the minds at ``mind_urls`` (one body each)."""
+    """Give the test served at ``world_url`` to the minds at ``mind_urls`` (one body each).
+    ``world_args`` (grid, episodes, ...) go with each body's New run: a shared world set up
+    for a different test refuses them, naming its own settings."""
     if not mind_urls:
         raise ValueError("name at least one mind URL")
-    worlds = [connect_world(world_url, timeout=timeout) for _ in mind_urls]
+    worlds = [connect_world(world_url, timeout=timeout, **(world_args or {})) for _ in mind_urls]
     minds = [connect_mind(url, timeout=timeout, **(mind_args or {})) for url in mind_urls]
     try:
         for w in worlds:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,8 +63,19 @@ def write_csv(results: Sequence[JobResult], path: Path) -> Path:
 
 
 def write_json(results: Sequence[JobResult], path: Path) -> Path:
-    path.write_text(json.dumps([r.as_dict() for r in results], indent=1))
+    """Strict JSON: an undefined figure (the standard error of one episode) is null."""
+    path.write_text(json.dumps(_finite([r.as_dict() for r in results]), indent=1, allow_nan=False))
     return path
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def plots(results: Sequence[JobResult], out: Path) -> list[Path]:

@@ -116,7 +116,24 @@ def run(all_jobs: Sequence[Job], backend: str = "serial",
     raise ValueError(f"unknown backend {backend!r} (choose 'serial' or 'ray')")
 
 
+def _probe(address: str, timeout: float = 3.0) -> None:
+    """Fail at once, naming the address, if nothing listens at a HOST:PORT Ray address
+    (``ray.init`` would otherwise retry for minutes)."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", "local" and the like: Ray resolves them itself
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise RuntimeError(f"no Ray cluster answers at {address} "
+                           f"({exc.strerror or type(exc).__name__})") from None
+
+
 def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[JobResult]:
+    if address:
+        _probe(address)
     try:
         import ray
     except ImportError:

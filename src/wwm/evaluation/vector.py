@@ -1,7 +1,7 @@
 """The vectorised Λ* engine: every episode of a battery advanced at once with numpy, for
 the built-in agents. It reads the same :class:`EpisodeSet` (trajectories, start cells and
 random draws) as the plain engine and makes the same choices, so it gives the same scores
-for the same seed; ``tests/evaluation/test_vector.py`` holds it to that.
+for the same seed; ``tests/evaluation/test_ls_engines.py`` holds it to that.
 
 Rewards are integer half-units throughout, as in the plain engine.
 """
@@ -18,6 +18,7 @@ from ..worlds.lambdastar.profiles import profile as get_profile
 from ..worlds.lambdastar.torus import torus
 from .harness import Scores, Setting, _check
 
+Q_TABLE_BYTES = 256 * 2 ** 20  # memory for the learners' Q-tables of one chunk of episodes
 SUPPORTED = ("random", "local", "oracle", "stigmergy", "woc", "bidding", "dictator", "imitative",
              "qlearning", "shared-q", "sarsa", "shared-sarsa")
 
@@ -141,7 +142,11 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
                          f"(it has {', '.join(SUPPORTED)})")
     _check(setting, episodes)
     learner = setting.agent in ("qlearning", "shared-q", "sarsa", "shared-sarsa")
-    size = min(chunk, 64) if learner and setting.replays else chunk
+    size = chunk
+    if learner:  # the chunk's Q-tables, [E, tables, ϑ, N, 9] floats, stay within Q_TABLE_BYTES
+        tables = 1 if setting.agent.startswith("shared") else setting.size
+        per_episode = tables * episodes.iterations * episodes.grid.size * 9 * 8
+        size = max(1, min(chunk, 64, Q_TABLE_BYTES // per_episode))
     out = []
     parts = [episodes] if len(episodes) <= size else episodes.split(-(-len(episodes) // size))
     for part in parts:
