@@ -132,9 +132,20 @@ def test_the_page_server_refuses_bad_games_clearly(tmp_path):
             (json.dumps({"config": {}, "agents": [{"kind": "builtin", "name": "reactive"}], "mode": "warp"}).encode(),
              "mode must be"),
         ]
+        robot = [{"kind": "builtin", "name": "reactive"}]
+        for extra, words in (({"speed": "fast"}, "speed must be a number, got 'fast'"),
+                             ({"speed": float("nan")}, "speed must be a positive number"),
+                             ({"interval": "often"}, "interval must be a number"),
+                             ({"action_timeout": -1}, "action_timeout must be a positive number")):
+            cases.append((json.dumps({"config": {}, "agents": robot, **extra}).encode(), words))
+        status, reply = post(start, json.dumps({"config": {"end": {"neutral": {"time": 100}}}, "agents": robot,
+                                                "speed": 0.5}).encode())
+        assert status == 200 and reply["status"] in ("waiting for agents", "running")
         for body, words in cases:
             status, reply = post(start, body)
             assert status == 400 and words in reply["error"], (body, reply)
+        with urllib.request.urlopen(server.url + "api/view", timeout=5) as reply:
+            assert json.loads(reply.read())["status"] == "running"  # bad requests left the game alone
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(server.url + "api/recordings/..%2Fsecrets.json", timeout=5)
         assert info.value.code == 404

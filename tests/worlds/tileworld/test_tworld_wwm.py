@@ -109,3 +109,19 @@ async def test_several_clients_share_one_real_time_tileworld_as_a_team():
         with pytest.raises(Refusal) as info:
             await bodies[1].execute_action("north")
         assert info.value.code == "run-ended"
+
+
+@pytest.mark.parametrize("config, words", [
+    ("[1]", "config must be a JSON object"),
+    ("nope", "config is not JSON"),
+    ('{"agents": 3}', r"agents is 1 \+ the number of opponents"),
+    ('{"rows": 1, "columns": 1, "initial_state": [["X"]]}', "unknown code 'X'"),
+    ('{"rows": 1, "columns": 2, "num_holes": 0, "num_obstacles": 0, "agents": 3}', r"agents is 1 \+ the number"),
+    ('{"rows": 1, "columns": 1, "num_holes": 0, "num_obstacles": 0, "battery": true}', "no free cell left"),
+])
+def test_bad_world_settings_are_refusals_naming_the_problem(config, words):
+    from wwm.worlds.tileworld.wwm_world import TileworldWorld
+
+    with pytest.raises(Refusal, match=words) as info:
+        TileworldWorld(config=config)
+    assert info.value.code == "bad-parameters"

@@ -79,14 +79,14 @@ class Hub:
         return out
 
     async def start(self, body: dict[str, Any]) -> None:
-        await self.stop()
+        """Check the new game completely, then stop the one running and start it."""
         config = Config.from_dict(body.get("config") or {})
         links = self.links(body.get("agents"), config)
-        speed = float(body.get("speed", 1.0))
-        interval = body.get("interval")
-        game = Game(config, links, mode=body.get("mode", "realtime"), speed=speed,
-                    action_timeout=float(body.get("action_timeout", 10.0)), on_change=self.touch,
-                    interval=float(interval) / 1000 if interval else None)
+        interval = _number(body, "interval", None)
+        game = Game(config, links, mode=body.get("mode", "realtime"), speed=_number(body, "speed", 1.0),
+                    action_timeout=_number(body, "action_timeout", 10.0), on_change=self.touch,
+                    interval=interval / 1000 if interval else None)
+        await self.stop()
         self.game, self.saved = game, None
         self.task = asyncio.create_task(self._play(game))
         self.touch()
@@ -109,6 +109,16 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
         self.task = None
+
+
+def _number(body: dict[str, Any], key: str, default: float | None) -> float | None:
+    """A number from the start request, or a ValueError naming the field."""
+    value = body.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} must be a number, got {value!r}")
+    return float(value)
 
 
 def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-recordings") -> Starlette:

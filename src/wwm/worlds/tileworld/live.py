@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -39,9 +40,11 @@ class Game:
             raise ValueError(f"the config has {config.agents} agents but {len(links)} links were given")
         if mode not in ("discrete", "realtime"):
             raise ValueError(f"mode must be discrete or realtime, got {mode!r}")
-        if speed <= 0:
-            raise ValueError(f"speed must be positive, got {speed}")
-        if interval is not None and (mode != "realtime" or interval <= 0):
+        if not (math.isfinite(speed) and speed > 0):
+            raise ValueError(f"speed must be a positive number, got {speed}")
+        if not (math.isfinite(action_timeout) and action_timeout > 0):
+            raise ValueError(f"action_timeout must be a positive number of seconds, got {action_timeout}")
+        if interval is not None and (mode != "realtime" or not (math.isfinite(interval) and interval > 0)):
             raise ValueError("an asynchronous percept interval needs real-time mode and a positive interval")
         self.config, self.links, self.mode, self.speed = config, links, mode, speed
         self.interval = interval

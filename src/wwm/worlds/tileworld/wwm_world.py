@@ -39,14 +39,15 @@ class TileworldWorld(World):
                     "hard_bounds": hard_bounds, "agents": 1 + len(names), "end": {"neutral": {"time": time}}}
         try:
             if config:
-                settings.update(json.loads(config))
+                settings.update(_settings(config))
             self.config = Config.from_dict(settings)
             self.opponents = {i + 1: make_agent(n, seed=seed + i + 1) for i, n in enumerate(names)}
+            if self.config.agents != 1 + len(self.opponents):
+                raise ConfigError(f"agents is 1 + the number of opponents ({1 + len(self.opponents)}): the client "
+                                  "drives robot 0 and opponents=NAME,... drive the others")
+            self.engine = Engine(self.config)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"Tileworld: {exc}") from None
-        if self.config.agents != 1 + len(self.opponents):
-            raise Refusal("bad-parameters", "with opponents, leave the agent count to the world")
-        self.engine = Engine(self.config)
         self.header = "start"
         self.inbox: list[str] = []
 
@@ -79,6 +80,17 @@ class TileworldWorld(World):
     async def reset_score(self) -> None:
         self.engine.teams[0].score = 0
         self._score = 0.0
+
+
+def _settings(config: str) -> dict:
+    """The ``config`` argument: a JSON object of Tileworld settings."""
+    try:
+        settings = json.loads(config)
+    except ValueError as exc:
+        raise ConfigError(f"config is not JSON: {exc}") from None
+    if not isinstance(settings, dict):
+        raise ConfigError(f"config must be a JSON object of settings, got {type(settings).__name__}")
+    return settings
 
 
 class TileworldMind(Mind):
