@@ -112,12 +112,12 @@ class Hub:
 
 
 def _number(body: dict[str, Any], key: str, default: float | None) -> float | None:
-    """A number from the start request, or a ValueError naming the field."""
+    """A number from the start request, or a TypeError naming the field."""
     value = body.get(key, default)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{key} must be a number, got {value!r}")
+        raise TypeError(f"{key} must be a number, got {value!r}")
     return float(value)
 
 
