@@ -25,19 +25,25 @@ def test_original_patterns_are_palindromic_walks():
 
 
 def test_paper_patterns_repeat_a_closed_segment_cyclically():
+    from wwm.worlds.lambdastar.episodes import paper_pattern_pair
     s = generate(10, 60, 300, "paper", seed=2)
     g = s.grid
-    assert s.segment.min() >= 1 and s.segment.max() <= 30
-    for e in range(30):
-        L = int(s.segment[e])
-        ring = s.good[e]
-        clash = (s.good[e] != ring) | (s.evil[e] == s.good[e])
-        assert not clash.any()
-        if (g.distance[s.good[e, 1:], s.good[e, :-1]] <= 1).all():  # no collision displaced it
-            assert np.array_equal(ring[:61 - L], ring[L:])          # period L
-            assert s.complexity[e] == lempel_ziv(ring[1:].tolist())   # K on the ϑ-long sequence
-    assert (s.good != s.evil).all()                                   # never on one cell
-    assert 1 <= s.complexity.min()
+    good, evil, length = paper_pattern_pair(g, 60, 300, 2)       # the patterns, before collisions
+    assert np.array_equal(length, s.segment)
+    assert s.segment.min() == 1 and s.segment.max() == 30          # 1..⌊ϑ/2⌋
+    assert (g.distance[good[:, 1:], good[:, :-1]] <= 1).all()      # king moves or stays
+    for e in range(300):
+        L = int(length[e])
+        assert np.array_equal(good[e, :61 - L], good[e, L:])        # period L: a closed segment
+    # the played trajectories are the patterns except where a collision held an object back
+    clashed = (good == evil).any(axis=1)
+    assert np.array_equal(s.good[~clashed], good[~clashed])
+    assert np.array_equal(s.evil[~clashed], evil[~clashed])
+    assert (s.good != s.evil).all()                                 # never on one cell
+    assert all(s.complexity[e] == lempel_ziv(s.good[e, 1:].tolist())  # K on the ϑ-long sequence
+               for e in range(300))
+    one = int(np.flatnonzero(length == 1)[0])
+    assert s.complexity[one] == 2                                   # a standing object: c = 2
 
 
 def test_paper_evil_is_a_different_but_equally_complex_pattern():
@@ -76,3 +82,15 @@ def test_search_entropy_for_small_grids():
 def test_original_profile_needs_a_square_grid():
     with pytest.raises(ValueError, match="square"):
         generate((5, 7), 10, 3, "original")
+
+
+def test_original_patterns_match_the_reference_statistics():
+    """Reference notes 1.2-1.3 (20,000 patterns per size from the authors' generator): the
+    range and mean of the segments' LZ complexity and the Good-Evil distance per grid size."""
+    reference = {5: (5.93, (1, 2)), 7: (8.10, (3, 3)), 10: (11.27, (4, 4)), 12: (13.38, (4, 5))}
+    for n, (mean_c, (d_lo, d_hi)) in reference.items():
+        s = generate(n, 2 * n, 10_000, "original", seed=n)
+        assert s.complexity.mean() == pytest.approx(mean_c, abs=0.08), n
+        assert 2 <= s.complexity.min() and s.complexity.max() <= 2 * n - 1
+        d = s.grid.distance[s.good, s.evil]
+        assert (d.min(), d.max()) == (d_lo, d_hi), n
