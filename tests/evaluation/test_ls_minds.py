@@ -63,3 +63,12 @@ async def test_sarsa_mind_updates_when_the_next_action_is_chosen():
     assert await m.inform(state(iteration=2, cell=8), score=1.0) is None   # waits for a'
     await m.get_action(state(iteration=2, cell=8))
     assert max(m.values((0, 1), 1, 7)) == pytest.approx(0.3)
+
+
+async def test_q_learning_minds_of_one_team_share_their_table():
+    a, b, private = QLearningMind(team="share-test"), QLearningMind(team="share-test"), QLearningMind()
+    await a.get_action(state())
+    await a.inform(state(iteration=2, cell=8), score=1.0)
+    assert max(b.values((0, 1), 1, 7)) == pytest.approx(0.3)        # b sees what a learnt
+    assert max(private.values((0, 1), 1, 7)) == 0.0                  # a private table does not
+    assert (await b.get_action(state())).action == (await a.get_action(state())).action

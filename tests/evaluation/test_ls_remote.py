@@ -76,7 +76,7 @@ def test_javascript_mind_takes_the_test_through_the_cli(tmp_path):
     assert row["upsilon"] > 0.3          # local search, far above random
 
 
-def test_remote_collective_of_python_minds_shares_a_q_table():
+def test_remote_collectives_of_python_minds_sit_the_test():
     args = dict(grid=6, iterations=15, episodes=8, agents=3, seed=1)
     with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:QLearningMind",
                                                                 args={"team": "blue"}) as mind, \

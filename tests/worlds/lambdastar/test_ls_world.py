@@ -60,3 +60,5 @@ def test_bad_settings_are_named():
         LambdaStarWorld(grid=5, observation_range=3)
     with pytest.raises(ValueError, match="agents"):
         LambdaStarWorld(agents=0)
+    with pytest.raises(ValueError, match="the seed must be a whole number, 0 or more"):
+        LambdaStarWorld(seed=-1)

@@ -24,6 +24,8 @@ PATTERNS, EVIL, COLLISIONS, STARTS, AGENT_DRAWS, TRAINING = range(6)
 
 def stream(seed: int, *names: int) -> np.random.Generator:
     """The random generator of one named stream of ``seed``."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"the seed must be a whole number, 0 or more (got {seed!r})")
     return np.random.default_rng([seed, *names])
 
 
