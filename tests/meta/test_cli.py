@@ -240,3 +240,30 @@ def test_another_programs_database_is_named_and_left_untouched(tmp_path, capsys)
         assert main(["meta", *argv, "--db", str(other)]) == 2
         assert f"{other} is not a meta-execution database" in capsys.readouterr().err
     assert other.read_bytes() == before  # no meta-execution tables added to it
+
+
+@pytest.mark.slow
+def test_a_program_as_a_shows_a_live_count_on_a_terminal():
+    # A network A that never replies spends its whole budget one round trip per operation;
+    # a terminal now shows the count going up instead of nothing.
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(WWM + ["sort", "5", "3", "9", "1", "--no-memo"], stdin=subprocess.DEVNULL,
+                               stdout=follower, stderr=follower,
+                               env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "TERM": "xterm"})
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.wait(timeout=60) == 0
+    text = shown.decode(errors="replace")
+    assert "Meta(A) at work: " in text and "calls to A" in text and " 1 3 5 9" in text

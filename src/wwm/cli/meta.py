@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from contextlib import contextmanager
 
 
 def _computation_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -147,26 +148,48 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
     if human:
         session.hch.on_step = lambda call, step: step.cached and print(
             f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
-    if command == "hch":
-        answer = await session.hch.ask(Message.of(args.question))
-        console.print(f"\n[bold]HCH replied[/] {answer.reply.expand()}")
-        _report(console, args, session, f"hch {args.question!r}", [answer.call])
-    elif command == "sort":
-        value, calls = await session.meta.compute("what is the sorted version of the list []?", args.numbers,
-                                                  returns=list[int])
-        console.print(f"[bold]sorted:[/] {' '.join(map(str, value))}")
-        console.print(f"the sort itself spent {calls[0].spent} of its budget of {calls[0].budget}")
-        _report(console, args, session, f"sort {args.numbers}", calls)
-    else:  # act, again and again while a person is A
-        observation: str | None = args.observation
-        while observation is not None:
-            step = await session.meta.step(observation)
-            session.meta = step.meta
-            console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
-            console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
-            _report(console, args, session, f"act {observation!r}", step.calls)
-            observation = _next_observation() if human else None
+    with _progress(console, session.hch, shown=not human):
+        if command == "hch":
+            answer = await session.hch.ask(Message.of(args.question))
+            console.print(f"\n[bold]HCH replied[/] {answer.reply.expand()}")
+            _report(console, args, session, f"hch {args.question!r}", [answer.call])
+        elif command == "sort":
+            value, calls = await session.meta.compute("what is the sorted version of the list []?", args.numbers,
+                                                      returns=list[int])
+            console.print(f"[bold]sorted:[/] {' '.join(map(str, value))}")
+            console.print(f"the sort itself spent {calls[0].spent} of its budget of {calls[0].budget}")
+            _report(console, args, session, f"sort {args.numbers}", calls)
+        else:  # act, again and again while a person is A
+            observation: str | None = args.observation
+            while observation is not None:
+                step = await session.meta.step(observation)
+                session.meta = step.meta
+                console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
+                console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
+                _report(console, args, session, f"act {observation!r}", step.calls)
+                observation = _next_observation() if human else None
     return 0
+
+
+@contextmanager
+def _progress(console, hch, shown: bool):
+    """A live line counting calls to A while a program (not a person) is A: a network A that
+    never replies spends its whole budget, one round trip per operation, and says nothing."""
+    if not shown:
+        yield
+        return
+    counts = {"a": 0, "memo": 0}
+    with console.status("Meta(A) at work…") as status:
+        def count(call, done) -> None:
+            counts["memo" if done.cached else "a"] += 1
+            if (counts["a"] + counts["memo"]) % 50 == 1:
+                status.update(f"Meta(A) at work: {counts['a']:,} calls to A, {counts['memo']:,} answered "
+                              f"from the memo, now {call.depth} asks deep (Ctrl-C stops)")
+        hch.on_step = count
+        try:
+            yield
+        finally:
+            hch.on_step = None
 
 
 def _report(console, args: argparse.Namespace, session, label: str, calls: list) -> None:
