@@ -187,3 +187,10 @@ def test_reply_keeps_the_conversation() -> None:
     m = ACLMessage("request", a, (b,), content="x", conversation_id="c1", reply_with="r1", protocol="fipa-request")
     r = m.reply("agree", sender=b, act="promise")
     assert (r.receivers, r.conversation_id, r.in_reply_to, r.protocol, r.act) == ((a,), "c1", "r1", "fipa-request", "promise")
+
+
+def test_a_reply_by_before_year_1000_keeps_four_digits() -> None:
+    m = ACLMessage("inform", reply_by=datetime(999, 1, 2, 3, 4, 5, 6000, tzinfo=timezone.utc))
+    assert ":reply-by 09990102T030405006Z" in fipa.dumps(m)
+    assert fipa.loads(fipa.dumps(m)) == m
+    assert envelope.from_items(envelope.to_items(m)) == m

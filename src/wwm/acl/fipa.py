@@ -57,7 +57,8 @@ def _expr(text: str) -> str:
 
 def format_time(moment: datetime) -> str:
     stamp = moment.astimezone(timezone.utc) if moment.tzinfo else moment
-    text = stamp.strftime("%Y%m%dT%H%M%S") + f"{stamp.microsecond // 1000:03d}"
+    text = (f"{stamp.year:04d}{stamp.month:02d}{stamp.day:02d}T{stamp.hour:02d}{stamp.minute:02d}"
+            f"{stamp.second:02d}{stamp.microsecond // 1000:03d}")   # strftime drops %Y's zeros
     return text + ("Z" if moment.tzinfo else "")
 
 
