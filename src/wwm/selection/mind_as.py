@@ -475,7 +475,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise Refusal("bad-parameters", str(exc)) from None
 
     def status(self) -> list[dict[str, Any]]:
-        """Each mind's answers and misses so far (what a display page shows)."""
+        """Each mind's answers and misses so far, and why it last missed (the server's run
+        display page does not show this yet)."""
         return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
                 for m in self.members]
 
