@@ -242,15 +242,9 @@ class SqlMemo:
             self.answers: dict[str, str] = {r.key: r.action for r in db.execute(select(memo))}
         self._new: dict[str, str] = {}
         self._dropped: set[str] = set()
-        self.hits = self.misses = 0
 
     def get(self, key: str) -> str | None:
-        action = self.answers.get(key)
-        if action is None:
-            self.misses += 1
-        else:
-            self.hits += 1
-        return action
+        return self.answers.get(key)
 
     def put(self, key: str, action: str) -> None:
         self.answers[key] = action
