@@ -87,7 +87,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
 
     saved = []
     # score against K, one line per (agent, size)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for r in results:
         xs = [(b["k_min"] + b["k_max"]) / 2 for b in r.bands if b["episodes"]]
         ys = [b["score"] for b in r.bands if b["episodes"]]
@@ -96,7 +96,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
     ax.set_ylabel("score Υ")
     ax.set_title("Λ* score against pattern complexity")
     ax.axhline(0, color="grey", lw=0.5)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=1 + len(results) // 16, loc="upper left", bbox_to_anchor=(1.01, 1))
     saved.append(_save(fig, out / "score_vs_complexity.png"))
     plt.close(fig)
     # score against number of agents
@@ -112,7 +112,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
         ax.set_xlabel("number of agents")
         ax.set_ylabel("score Υ")
         ax.set_title("Λ* score against group size")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
         saved.append(_save(fig, out / "score_vs_agents.png"))
         plt.close(fig)
     # isolated against collective: each collective next to its isolated form
@@ -123,17 +123,17 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
         if base and match:
             pairs.append((r, match[0]))
     if pairs:
-        fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig, ax = plt.subplots(figsize=(max(7.0, 1.2 * len(pairs)), 4.5))
         labels = [f"{i.job.agent} / {c.job.agent}\n×{c.job.size}" for c, i in pairs]
         xs = range(len(pairs))
         ax.bar([x - 0.2 for x in xs], [i.upsilon for _, i in pairs], 0.4, label="isolated",
                yerr=[i.stderr for _, i in pairs])
         ax.bar([x + 0.2 for x in xs], [c.upsilon for c, _ in pairs], 0.4, label="collective",
                yerr=[c.stderr for c, _ in pairs])
-        ax.set_xticks(list(xs), labels, fontsize=7)
+        ax.set_xticks(list(xs), labels, fontsize=7, rotation=20, ha="right")
         ax.set_ylabel("score Υ")
         ax.set_title("isolated agents against their collective")
-        ax.legend()
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
         saved.append(_save(fig, out / "isolated_vs_collective.png"))
         plt.close(fig)
     return saved
