@@ -38,6 +38,18 @@ async def test_a_request_is_followed_to_acknowledged_success() -> None:
     assert w.engine.talk(conv.id, "boss", "w").state == "acknowledged"   # both sides agree
 
 
+async def test_without_acknowledgement_the_request_stops_at_the_report() -> None:
+    bus, boss = society(w=(1, "honest"))
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    conv = await boss.request(AID("w"), "(paint fence)", timeout=2, acknowledge=False)
+    assert loop.time() - start < 1                   # no wait for a time-out, no withdrawal
+    assert conv.states == {"w": "done"} and conv.outcomes == {"w": None}
+    assert [m.performative for m in conv.messages] == ["request", "agree", "inform"]
+    assert {r.kind for r in boss.tracker.obligations("w")} == {"pwag", "duty"}   # awaiting acknowledgement
+    assert boss.tracker.team(conv.id) == {"boss", "w"}
+
+
 async def test_failure_and_renege_are_kept_distinct() -> None:
     bus, boss = society(f=(1, "fail"), r=(1, "renege"))
     failed = await boss.request(AID("f"), "(x)", timeout=2)

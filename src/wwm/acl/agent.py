@@ -223,7 +223,9 @@ class Agent:
                       performative: str = "request", timeout: float = 10.0,
                       acknowledge: bool = True) -> Conversation:
         """Ask ``to`` to do ``action`` and follow the protocol to its end: acknowledge a
-        reported completion (Theorem 5), withdraw if no answer comes within ``timeout``."""
+        reported completion (Theorem 5), withdraw if no answer comes within ``timeout``.
+        With ``acknowledge=False`` it returns at the completion report, as plain FIPA does:
+        the thread stays in state "done", the performer's duty to reach mutual belief open."""
         msg = self.compose(performative, to, action, protocol=protocol, reply_by_seconds=timeout)
         await self.send(msg)
         conv = Conversation(msg.conversation_id or "", messages=[msg])
@@ -244,7 +246,9 @@ class Agent:
             if answer.performative == "not-understood":
                 talk = self.talk(conv.id, to.name)
                 break
-            if self.engine.wf_state(talk) == 4 and acknowledge:
+            if self.engine.wf_state(talk) == 4:
+                if not acknowledge:   # plain FIPA: stop at the report, awaiting acknowledgement
+                    break
                 ack = answer.reply("inform", "done", sender=self.aid, act="declare")
                 await self.send(ack)
                 conv.messages.append(ack)
