@@ -105,9 +105,9 @@ async def test_a_bad_run_length_or_temperature_is_a_bad_parameters_refusal():
     society = ActionSelectionMind([Fixed("a", 1.0, "http://a.example/")], method="hierarchical-q")
     for mind in (feudal, society, QLearningMind(actions="a,b")):
         await mind.new_run()
-        for call in (lambda: mind.reset_q_temperature(run_length=-5),
-                     lambda: mind.send_q_temperature(1.0, run_length=0),
-                     lambda: mind.send_q_temperature(-1.0)):
+        for call in (lambda m=mind: m.reset_q_temperature(run_length=-5),
+                     lambda m=mind: m.send_q_temperature(1.0, run_length=0),
+                     lambda m=mind: m.send_q_temperature(-1.0)):
             with pytest.raises(Refusal) as info:
                 await call()
             assert info.value.code == "bad-parameters", (mind, info.value)

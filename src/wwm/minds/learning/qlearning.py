@@ -18,7 +18,8 @@ from ...protocol.interfaces import CompetingMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
 from ...worlds.wrappers import parse_keys, project
 from .knowledge import KnowledgeStore, check_client_url
-from .rewards import items, reward as find_reward
+from .rewards import items
+from .rewards import reward as find_reward
 from .tables import QTable, Temperature, WTable, boltzmann_choice
 
 DEFAULT_ACTIONS = "0,1,2,3,4,5,6,7,8"
