@@ -228,6 +228,17 @@ def test_a_dropped_goal_owes_an_inform_until_the_withdraw_is_sent() -> None:
     assert not record.active and tracker.state("c", "A", "B") == 9
 
 
+def test_a_performers_owed_inform_is_met_by_its_report() -> None:
+    tracker, _ = play(PATH_TO[3])
+    record = tracker.drop("c", "B", "A", "achieved")
+    assert "owes-inform (achieved)" in record.describe()
+    with pytest.raises(Rejected, match="already reported"):   # rejected whole: the flag stays
+        tracker.apply(A.report_done("B", "A", "task0").then(A.renege("B", "A", "task0")), "c", "m8")
+    assert record.owes_inform == "achieved" and tracker.state("c", "A", "B") == 3
+    tracker.apply(A.report_done("B", "A", "task0"), "c", "m9")
+    assert record.active and record.owes_inform is None and tracker.state("c", "A", "B") == 4
+
+
 # ---- protocols checked against the tracker ------------------------------------------------
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))
 def test_every_shipped_protocol_passes_the_checker(name: str) -> None:

@@ -3,7 +3,8 @@ servers, forming a team with the winners and disbanding it when the work is ackn
 
 A participant that never answers is withdrawn from at the deadline; one that reneges or
 fails leaves the team (its thread ends in state 7) and the manager calls for proposals again
-among the agents it has not yet tried. :class:`Contractor` is a participant served as a WWM
+among the agents it has not yet accepted and that did not stay silent or unreachable (those
+who refused or lost a round may bid again). :class:`Contractor` is a participant served as a WWM
 Mind (``wwm serve wwm.acl.contractnet:Contractor --arg name=b1 --arg price=5``).
 """
 

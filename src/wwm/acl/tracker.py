@@ -458,10 +458,14 @@ class _Effects:
             self.close(pa, "impossible")
 
     def report(self, x: str, y: str, a: str) -> None:
-        if self.t.find("pwag", x, a, doer=x) is None:
+        pb = self.t.find("pwag", x, a, doer=x)
+        if pb is None:
             raise self.reject(f"{x} has not promised {a!r}, so cannot report it done")
         if self.t.find("duty", x, a) is not None:
             raise self.reject(f"{x} has already reported {a!r} done and awaits {y}'s declaration")
+        if pb.owes_inform == "achieved":   # the report is the assertion that duty called for
+            self.undo.append((pb, (pb.status, pb.reason, pb.discharged_by, pb.violated, pb.owes_inform)))
+            pb.owes_inform = None
         self.new("duty", x, y, a, f"make it mutually believed that {show(Done(x, a))}")
 
     def declare(self, x: str, y: str, a: str, done: bool) -> None:
