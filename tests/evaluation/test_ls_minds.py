@@ -1,6 +1,7 @@
 """The built-in agents as Mind objects (in process): they read the Λ* state and answer."""
 
 import json
+import re
 
 import pytest
 
@@ -72,3 +73,26 @@ async def test_q_learning_minds_of_one_team_share_their_table():
     assert max(b.values((0, 1), 1, 7)) == pytest.approx(0.3)        # b sees what a learnt
     assert max(private.values((0, 1), 1, 7)) == 0.0                  # a private table does not
     assert (await b.get_action(state())).action == (await a.get_action(state())).action
+
+
+@pytest.mark.parametrize("broken, message", [
+    ({"rewards": None}, "lacks rewards"),
+    ({"rewards": "x"}, '"rewards" must be one number per cell'),
+    ({"rewards": [0, 1]}, '"rewards" must be one number per cell'),
+    ({"cells": [0, 2, 3, 6, 7, 8, 11, 12, 13]}, "cell numbers 1..25"),
+    ({"grid": [5]}, '"grid" must be [rows, columns]'),
+    ({"iteration": 0}, '"iteration" must be whole numbers from 1'),
+])
+async def test_a_malformed_state_is_refused_by_name(broken, message):
+    doc = json.loads(state())
+    doc.update(broken)
+    doc = {k: v for k, v in doc.items() if v is not None}
+    for mind in (LocalSearchMind(), QLearningMind(), RandomMind()):
+        with pytest.raises(Refusal, match=re.escape(message)):
+            await mind.get_action(json.dumps(doc))
+
+
+async def test_a_team_needs_its_size_in_the_state():
+    from wwm.minds.lambdastar_agents import TeamMind
+    with pytest.raises(Refusal, match='"agent", "agents" and "iterations"'):
+        await TeamMind(agent="woc", team="no-size").get_action(state())

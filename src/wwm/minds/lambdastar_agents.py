@@ -32,7 +32,33 @@ def read_state(state: str) -> dict[str, Any]:
         raise Refusal("bad-parameters", "the state is not JSON; is this a Λ* world?") from None
     if not isinstance(doc, dict) or doc.get("test") != "lambdastar":
         raise Refusal("bad-parameters", 'the state is not a Λ* state (no "test": "lambdastar")')
+    if not doc.get("finished"):
+        _check_state(doc)
     return doc
+
+
+def _check_state(doc: dict[str, Any]) -> None:
+    """A state a mind can act on: the fields of the world's state format, well typed."""
+    missing = [k for k in ("grid", "episode", "iteration", "cell", "cells", "rewards") if k not in doc]
+    if missing:
+        raise Refusal("bad-parameters", f"the Λ* state lacks {', '.join(missing)}")
+    grid, cells, rewards = doc["grid"], doc["cells"], doc["rewards"]
+    whole = lambda x: isinstance(x, int) and not isinstance(x, bool)  # noqa: E731
+    if not (isinstance(grid, list) and len(grid) == 2 and all(whole(g) and g >= 3 for g in grid)):
+        raise Refusal("bad-parameters", f'the Λ* state\'s "grid" must be [rows, columns], each '
+                      f"at least 3 (got {grid!r})")
+    size = grid[0] * grid[1]
+    if not (isinstance(cells, list) and cells and all(whole(c) and 1 <= c <= size for c in cells)
+            and whole(doc["cell"]) and 1 <= doc["cell"] <= size):
+        raise Refusal("bad-parameters", f'the Λ* state\'s "cell" and "cells" must be cell numbers '
+                      f"1..{size}")
+    if not (isinstance(rewards, list) and len(rewards) == len(cells)
+            and all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in rewards)):
+        raise Refusal("bad-parameters", 'the Λ* state\'s "rewards" must be one number per cell '
+                      'of "cells"')
+    if not all(whole(doc[k]) and doc[k] >= 1 for k in ("episode", "iteration")):
+        raise Refusal("bad-parameters", 'the Λ* state\'s "episode" and "iteration" must be whole '
+                      "numbers from 1")
 
 
 class LambdaStarMind(Mind):
@@ -311,6 +337,9 @@ class TeamMind(LambdaStarMind):
         doc = read_state(state)
         if doc.get("finished"):
             return Suggestion.cannot("the test is over")
+        if not all(isinstance(doc.get(k), int) and doc[k] >= 1 for k in ("agent", "agents", "iterations")):
+            raise Refusal("bad-parameters", 'a team needs "agent", "agents" and "iterations" in '
+                          "the Λ* state (whole numbers from 1)")
         hub = _HUBS.get(self.team_name)
         if hub is None or hub.size != doc["agents"]:
             hub = _HUBS[self.team_name] = _Hub(self.agent, doc, self.seed, {"gamma": self.gamma})
