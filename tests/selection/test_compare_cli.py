@@ -72,3 +72,11 @@ def test_bad_strengths_outputs_and_method_lists_are_one_line_errors_before_any_r
 def test_a_method_named_twice_runs_once():
     result = run_compare("ant", ["w=q", "w=q"], [0], steps=5, train=5)
     assert result.scores == {"w=q": result.scores["w=q"]} and len(result.scores["w=q"]) == 1
+
+
+def test_no_childhood_runs_untrained_minds(capsys):
+    """--train 0 is allowed: the goal minds start from nothing (it used to crash on a run
+    length of 0)."""
+    assert main(["compare", "--train", "0", "--steps", "20", "--seeds", "1", "--methods", "w=q,w-learning"]) == 0
+    out = capsys.readouterr().out
+    assert "w=q" in out and "w-learning" in out and "childhood 0 steps" in out

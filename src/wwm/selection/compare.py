@@ -85,9 +85,11 @@ def check_strengths(world: str, strengths: str) -> None:
             raise ValueError(f"strengths must be positive finite numbers (10.10: c > 0), got {v}")
 
 
-async def childhood(world: str, seed: int, steps: int, full: bool = False) -> str:
+async def childhood(world: str, seed: int, steps: int, full: bool = False) -> str | None:
     """Each goal mind learns Q alone (over its own sub-space, or all of x with ``full``);
-    returns the client URL its knowledge is kept under."""
+    returns the client URL its knowledge is kept under (None for no childhood: 0 steps)."""
+    if steps == 0:
+        return None
     make, goals = WORLDS[world]
     client = f"urn:wwm:compare:{world}:seed{seed}:train{steps}{':full' if full else ''}"
     for k, (goal, view) in enumerate(goals):
@@ -97,7 +99,7 @@ async def childhood(world: str, seed: int, steps: int, full: bool = False) -> st
     return client
 
 
-async def one(world: str, method: str, seed: int, steps: int, client: str,
+async def one(world: str, method: str, seed: int, steps: int, client: str | None,
               temperature: float = 0.02, strengths: str = "") -> float:
     make, goals = WORLDS[world]
     learns = method in LEARNS_W
