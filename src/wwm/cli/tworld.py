@@ -79,7 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
     batch.add_argument("--agents", default="reactive,deliberative,cautious")
     batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
-    batch.add_argument("--dynamisms", type=_ints, default=[6, 12], help="holes live and recur every d..2d s")
+    batch.add_argument("--dynamisms", type=_ints, default=[6, 12],
+                       help="T-World dynamism d..2d s: holes recur every d+2..2d+2 s and live as long")
     batch.add_argument("--trials", type=int, default=5)
     batch.add_argument("--time", type=_seconds, default=100.0, help="world seconds per run")
     batch.add_argument("--seed", type=int, default=0)
@@ -211,7 +212,7 @@ def _batch(args: argparse.Namespace) -> int:
         for dyn in args.dynamisms:
             pts = sorted((p for p in points if p.agent == agent and p.dynamism == dyn), key=lambda p: p.gamma)
             ax.errorbar([p.gamma for p in pts], [p.effectiveness for p in pts], yerr=[p.effectiveness_sd for p in pts],
-                        marker="o", capsize=3, label=f"{agent}, holes every {dyn}-{2 * dyn} s")
+                        marker="o", capsize=3, label=f"{agent}, dynamism {dyn}-{2 * dyn} s")
     ax.set_xscale("log")
     ax.set_xlabel("γ: world seconds per agent step (log)")
     ax.set_ylabel("effectiveness ε")

@@ -59,8 +59,8 @@ class Point:
 
 def sweep(base: Config, agents: Iterable[str], gammas: Iterable[float], dynamisms: Iterable[int], trials: int,
           on_game: Callable[[], None] | None = None, record: Path | None = None) -> list[Point]:
-    """Mean measures of each agent at each γ and dynamism (holes live and recur every
-    ``d``..``2d`` world seconds), over ``trials`` seeds shared by every agent; with
+    """Mean measures of each agent at each γ and dynamism ``d``..``2d`` (holes recur every
+    ``d+2``..``2d+2`` world seconds and live as long), over ``trials`` seeds shared by every agent; with
     ``record``, each game is saved in that folder."""
     points = []
     for agent in agents:
