@@ -2,9 +2,11 @@
 code's follower, local search's tie-breaking, and stigmergy drawing a far agent in."""
 
 import numpy as np
+import pytest
 
 from wwm.evaluation.agents import make
 from wwm.evaluation.harness import Setting, play
+from wwm.worlds.lambdastar.engine import Observation
 from wwm.worlds.lambdastar.episodes import EpisodeSet
 from wwm.worlds.lambdastar.profiles import ORIGINAL, PAPER
 from wwm.worlds.lambdastar.torus import torus
@@ -55,3 +57,70 @@ def test_stigmergy_draws_a_far_agent_towards_the_one_near_good():
     lone = {make("local", 2, g, PAPER, 2).act(obs, np.array([[0.0, 0], [u, 0]]))[1]
             for u in np.linspace(0, 0.999, 9)}
     assert lone == set(range(9))                     # alone it would wander at random
+
+
+def test_original_stigmergy_and_crowd_follow_the_reference_formulas():
+    """Reference notes section 2: F(c) <- (F(c) + R(c) + f)/3 with f = 0.4 (r_max + r_min),
+    only when f != 0, F kept across iterations; the crowd's A(c) <- (A(c) + R(c))/2 where R != 0."""
+    g = torus(5)
+    good, evil = np.array([[12, 12, 12]]), np.array([[24, 24, 24]])
+    s = EpisodeSet(g, ORIGINAL, 2, 0, good, evil, np.array([5]), np.array([2]), np.array([0]))
+    s._starts = np.array([[6] + [c for c in range(25) if c != 6]])
+    draws = np.array([[0.0, 0.0]])
+    stig, crowd = make("stigmergy", 1, g, ORIGINAL, 2), make("woc", 1, g, ORIGINAL, 2)
+    env = s.episode(0, 1)
+    stig.begin(env), crowd.begin(env)
+    first = env.observe()                       # the iteration-1 quirk: only R(cell 1) = -0.5
+    stig.act(first, draws), crowd.act(first, draws)
+    cells = first[0].cells
+    expected = np.zeros(25)
+    expected[cells] = (first[0].rewards + 0.4 * (0 - 0.5)) / 3
+    assert np.allclose(stig.fake, expected) and stig.fake[0] == (-0.5 - 0.2) / 3
+    assert crowd.map[0] == -0.25 and np.count_nonzero(crowd.map) == 1
+    env.step([4])                               # stay on cell 7, next to Good (cell 13)
+    second = env.observe()
+    r = second[0].rewards
+    assert r.max() == 1.0 and r[0] == -0.5      # the true field now (Evil on 25 touches cell 1)
+    stig.act(second, draws), crowd.act(second, draws)
+    expected[cells] = (expected[cells] + r + 0.4 * (r.max() + r.min())) / 3   # on top: persistent
+    assert np.allclose(stig.fake, expected)
+    assert crowd.map[12] == 0.5 and crowd.map[0] == (-0.25 - 0.5) / 2   # averaged where seen
+    assert crowd.map[1] == 0.0                   # seen, but R = 0 there: left alone
+
+
+def test_original_bidding_ratchets_and_paper_bidding_starts_afresh():
+    g = torus(7)
+    around = g.neighbourhood_table(1)
+    obs_high = [Observation(8, around[8], np.array([0, 0, 0, 0, 0, 1.0, 0, 0, 0]), 1)]
+    obs_low = [Observation(30, around[30], np.array([0, 0.5, 0, 0, 0, 0, 0, 0, 0]), 2)]
+    draws = np.array([[0.0, 0.0]])
+    for prof, target_after in ((ORIGINAL, 9), (PAPER, int(around[30][1]))):
+        team = make("bidding", 1, g, prof, 2)
+        team.begin(None)
+        team.act(obs_high, draws)
+        assert team.target == 9                    # its best cell, right of cell 8
+        team.act(obs_low, draws)                   # a lower bid next iteration
+        assert team.target == target_after, prof.name
+
+
+def test_q_learning_update_in_both_profiles():
+    """original: Q0 = 2, training reward x10, bootstrap from (cell', iteration 1); paper
+    (Algorithm 1): Q0 = 0, the reward itself, bootstrap from (cell', i+1)."""
+    g = torus(5)
+    around = g.neighbourhood_table(1)
+    obs = [Observation(6, around[6], np.zeros(9), 3)]          # iteration 3: time slice 2
+    for prof, q0, expected in ((ORIGINAL, 2.0, 2 + 0.3 * (10 * 0.5 + 0.3 * 5.0 - 2)),
+                               (PAPER, 0.0, 0 + 0.3 * (0.5 + 0.3 * 7.0 - 0))):
+        team = make("qlearning", 1, g, prof, 5, replays=1)
+        team.begin(None)
+        assert (team.q == q0).all()
+        team.q[0, 0, 7, :] = 5.0                               # (cell 8, iteration 1)
+        team.q[0, 3, 7, :] = 7.0                               # (cell 8, iteration 4)
+        team.training = True
+        a = team.act(obs, np.array([[0.0, 0.0]]))[0]
+        assert a == 0                                          # all equal: the first, u = 0
+        team.feedback(np.array([0.5]), np.array([7]))
+        assert team.q[0, 2, 6, a] == pytest.approx(expected), prof.name
+        team.training = False
+        team.feedback(np.array([0.5]), np.array([7]))          # the scored run does not learn
+        assert team.q[0, 2, 6, a] == pytest.approx(expected)
