@@ -247,7 +247,7 @@ def _bidding(b):
     state = {"highest": np.full(b.E, -np.inf), "target": np.zeros(b.E, dtype=np.intp)}
 
     def act(i, cells, seen, u):
-        if not b.profile.stigmergy_persistent:
+        if not b.profile.bidding_ratchets:
             state["highest"] = np.full(b.E, -np.inf)
         r = seen / 2.0
         choice = _local_choice(cells, seen, u)[1]

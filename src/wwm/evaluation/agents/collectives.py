@@ -76,7 +76,7 @@ class BiddingTeam(Team):
         self.target = None
 
     def act(self, observations, draws):
-        if not self.profile.stigmergy_persistent:  # the paper profile: a fresh auction
+        if not self.profile.bidding_ratchets:  # the paper profile: a fresh auction
             self.highest = -np.inf
         for o, u in zip(observations, draws[:, 0]):
             bid = o.rewards.max()

@@ -40,6 +40,9 @@ class Profile:
     q_initial: float
     """Q-learning's initial table value: original 2 (optimistic); paper 0 (Algorithm 1
     gives none; with unscaled rewards an optimistic 2 would keep it exploring for ever)."""
+    bidding_ratchets: bool
+    """original: the bidding collective's highest bid is reset only per episode; paper
+    profile: a fresh auction every iteration."""
 
     def reward_by_distance(self, k: int, size: int) -> np.ndarray:
         """Half-units of positive reward an agent at Chebyshev distance d from Good receives
@@ -55,11 +58,11 @@ class Profile:
 PAPER = Profile("paper", cyclic_patterns=True, k_on_sequence=True, first_observation_bug=False,
                 stigmergy_persistent=False, oracle_intercepts=True, q_training_scale=1.0,
                 q_bootstrap_first_slice=False, imitative_moves_per_agent=False,
-                q_initial=0.0)
+                q_initial=0.0, bidding_ratchets=False)
 ORIGINAL = Profile("original", cyclic_patterns=False, k_on_sequence=False,
                    first_observation_bug=True, stigmergy_persistent=True, oracle_intercepts=False,
                    q_training_scale=10.0, q_bootstrap_first_slice=True,
-                   imitative_moves_per_agent=True, q_initial=2.0)
+                   imitative_moves_per_agent=True, q_initial=2.0, bidding_ratchets=True)
 
 
 def profile(name: str | Profile) -> Profile:
