@@ -267,3 +267,17 @@ def test_a_program_as_a_shows_a_live_count_on_a_terminal():
     assert process.wait(timeout=60) == 0
     text = shown.decode(errors="replace")
     assert "Meta(A) at work: " in text and "calls to A" in text and " 1 3 5 9" in text
+
+
+def test_sort_deep_enough_to_starve_a_tenth_split_says_it_ran_out_of_budget(capsys):
+    from wwm.cli.main import main
+
+    numbers = [str(n) for n in range(12, 0, -1)]
+    assert main(["meta", "sort", *numbers]) == 0  # sort hands all but one down by default
+    assert "sorted: 1 2 3 4 5 6 7 8 9 10 11 12" in capsys.readouterr().out
+    # A tenth of 10^8 per level is gone after about 8 levels; the scripted A says so when it
+    # must reply with no budget, and its callers pass that up instead of a wrong list.
+    assert main(["meta", "sort", *numbers, "--split", "tenth"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("wwm meta: Meta(A) could not read the answer")
+    assert "the first answer was '<<out of budget: this question needed more operations" in err

@@ -104,3 +104,11 @@ async def test_a_code_that_is_no_character_is_a_decode_error(code):
     with pytest.raises(DecodeError, match=f"{code} is not a character code"):
         await decoder.char(Message.of("the character with ASCII code []", encode_int(code)))
     assert await decoder.char(Message.of("the character with ASCII code []", encode_int(0xE000))) == "\ue000"
+
+
+async def test_a_comparison_that_fails_is_passed_up_not_taken_as_no():
+    # The scripted insertion sort used to read any answer but "yes" as "no": a comparison that
+    # could not be made still produced a (wrong) list.
+    meta = Meta(scripted_hch())
+    with pytest.raises(DecodeError, match="the first answer was '<<I can only compare integers>>'"):
+        await meta.compute(SORT, [3, "x"], returns=list[int])

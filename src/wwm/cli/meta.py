@@ -34,8 +34,10 @@ def _computation_options(parser: argparse.ArgumentParser, top: bool = False) -> 
                         help="never answer a screen from the memo")
     parser.add_argument("--rounded", action="store_true", default=default(False),
                         help="show budgets rounded down to a power of ten (helps the memo)")
-    parser.add_argument("--split", choices=("tenth", "all"), default=default("tenth"),
-                        help="what an ask without $b hands over (default: a tenth, as the original)")
+    parser.add_argument("--split", choices=("tenth", "all"), default=default(None),
+                        help="what an ask without $b hands over (default: all but one for sort, whose "
+                             "recursion a tenth would starve after about 8 levels; a tenth otherwise, "
+                             "as the original)")
     parser.add_argument("--tree", action="store_true", default=default(False),
                         help="print the computation as a tree at the end")
 
@@ -140,8 +142,9 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
     from ..meta.session import Session, Settings
 
     amplify = args.amplify or ("scripted" if command == "sort" else "human")
+    split = args.split or ("all" if command == "sort" else "tenth")
     settings = Settings(amplify, args.budget, not args.no_memo, args.db,
-                        "rounded" if args.rounded else "exact", args.split)
+                        "rounded" if args.rounded else "exact", split)
     session = await Session.open(settings, out=sys.stdout)
     human = amplify == "human"
     session.store.memo.durable = human  # each answer saved as typed: a cut-short session resumes

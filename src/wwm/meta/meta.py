@@ -111,6 +111,7 @@ class Decoder:
                      to: HCHAgent | None = None) -> tuple[str, Answer]:
         """Ask a question whose answer must be one of ``options``; ask again if it is not."""
         answer = await self.ask(text, *args, to=to)
+        first = answer.reply.expand()
         for _ in range(self.retries):
             word = _word(answer.reply)
             if word in options:
@@ -121,8 +122,10 @@ class Decoder:
         word = _word(answer.reply)
         if word in options:
             return word, answer
+        last = answer.reply.expand()
+        answers = f"the answer was {last!r}" if last == first else f"the first answer was {first!r}, the last {last!r}"
         raise DecodeError(f"asked {text.replace('[]', '[…]')!r} {self.retries + 1} times and never got one "
-                          f"of {', '.join(options)}; the last answer was {answer.reply.expand()!r}")
+                          f"of {', '.join(options)}; {answers}")
 
     async def int(self, message: Message) -> int:
         bits: list[int] = []

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Generator, Sequence
 
 Script = Generator[str, str, None]
+NO_BUDGET = "[You have no budget, type a message to reply]"
+OUT_OF_BUDGET = "<<out of budget: this question needed more operations than it was handed>>"
 _LIST = re.compile(r"the list with first element #(\d+) and remaining elements in the list #(\d+)")
 _ADDRESS = re.compile(r"@\d+: ")
 
@@ -44,6 +46,8 @@ class ScriptedPolicy:
         self.name = "scripted" if mode == "echo" else f"scripted-{mode}"
 
     async def decide(self, observations: Sequence[str], actions: Sequence[str]) -> str:
+        if observations[-1].endswith(NO_BUDGET):  # whatever is typed now is the reply: say why
+            return OUT_OF_BUDGET
         q = question(observations[0])
         match = _ACT.fullmatch(q)
         if match:
@@ -70,6 +74,11 @@ def choose_script(q: str) -> Script:
 
 
 # ---- scripts ------------------------------------------------------------------------------
+def failed(text: str) -> bool:
+    """Whether a message read is an error some copy replied (``<<...>>``), to pass up as it is."""
+    return text.startswith("<<") and text.endswith(">>")
+
+
 def _unknown(q: str) -> Script:
     yield "reply I do not know how to answer that"
 
@@ -108,8 +117,12 @@ def _append_question_mark(p: str) -> Script:
 def _inside(pattern: str, what: str) -> Callable[[str], Script]:
     """A script that views #p, which should read ``pattern``, and replies with its one slot."""
     def script(p: str) -> Script:
-        match = re.fullmatch(pattern, (yield f"view #{p}"))
-        yield f"reply #{match.group(1)}" if match else f"reply <<that is not {what}>>"
+        s = yield f"view #{p}"
+        match = re.fullmatch(pattern, s)
+        if match:
+            yield f"reply #{match.group(1)}"
+        else:
+            yield f"reply #{p}" if failed(s) else f"reply <<that is not {what}>>"
     return script
 
 
@@ -120,7 +133,7 @@ def _is_empty(p: str) -> Script:
         return
     match = _LIST.fullmatch(s)
     if not match:
-        yield "reply <<that is not a list>>"
+        yield f"reply #{p}" if failed(s) else "reply <<that is not a list>>"
         return
     followup = yield "reply no"
     while True:
@@ -150,14 +163,14 @@ def _sign(p: str) -> Script:
             else:
                 followup = yield f"reply #{double.group(1)}"
     else:
-        yield "reply <<that is not an integer>>"
+        yield f"reply #{p}" if failed(s) else "reply <<that is not an integer>>"
 
 
 def _float(p: str) -> Script:
     s = yield f"view #{p}"
     match = re.fullmatch(r"the number #(\d+) times two to the power #(\d+)", s)
     if not match:
-        yield "reply <<that is not a number>>"
+        yield f"reply #{p}" if failed(s) else "reply <<that is not a number>>"
         return
     yield f"reply #{match.group(1)}"
     yield f"reply #{match.group(2)}"
@@ -199,6 +212,9 @@ def _sort(p: str) -> Script:
         return
     first, rest = _LIST.fullmatch(s).groups()
     sorted_rest = _list_literal((yield f"ask what is the sorted version of the list #{rest}?"))
+    if failed(sorted_rest):
+        yield f"reply {sorted_rest}"
+        return
     inserted = yield f"ask what is the result of inserting #{first} into the sorted list ({sorted_rest})?"
     yield f"reply {_list_literal(inserted)}"
 
@@ -209,8 +225,11 @@ def _insert(x: str, p: str) -> Script:
         yield f"reply the list with first element #{x} and remaining elements in the list #{p}"
         return
     first, rest = _LIST.fullmatch(s).groups()
-    answer = yield f"ask is #{x} less than #{first}? answer yes or no"
-    if question(answer) == "yes":
+    verdict = question((yield f"ask is #{x} less than #{first}? answer yes or no"))
+    if verdict not in ("yes", "no"):  # not taken as a "no": the sort would come out wrong
+        yield f"reply {verdict}" if failed(verdict) else "reply <<the comparison said neither yes nor no>>"
+        return
+    if verdict == "yes":
         yield f"reply the list with first element #{x} and remaining elements in the list #{p}"
         return
     inserted = yield f"ask what is the result of inserting #{x} into the sorted list #{rest}?"
