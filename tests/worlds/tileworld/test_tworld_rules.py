@@ -361,3 +361,16 @@ def test_easy_mode_has_no_tiles_and_walking_onto_a_hole_fills_it():
     dynamic = Engine(Config(seed=1, easy=True, end={}))
     dynamic.advance(30)
     assert dynamic.total_holes > 2 and not dynamic.tiles
+
+
+def test_every_tile_outlives_its_hole_by_one_second_the_first_ones_too():
+    e = Engine(Config(seed=5, num_obstacles=Range(0, 0), end={}))
+    first = {h.id: h.expires for h in e.holes.values()}
+    assert first and e.tiles
+    assert {t.expires - 1 for t in e.tiles.values()} <= set(first.values())
+    while e.time < 40:  # and the later batches, whose tiles come 2 s after their hole
+        holes = {h.id: h.expires for h in e.holes.values()}
+        before = set(e.tiles)
+        e.advance(1)
+        for cell in set(e.tiles) - before:
+            assert e.tiles[cell].expires - 1 in holes.values()

@@ -232,8 +232,8 @@ class Engine:
         self.total_value += hole.value
         if with_tiles and not cfg.easy:
             for cell in cells:
-                if immediate or cfg.dynamic != DYNAMIC:
-                    self._place_tile(hole.id, cell, lifetime)
+                if immediate or cfg.dynamic != DYNAMIC:  # placed now, not 2 s later: live 2 s longer,
+                    self._place_tile(hole.id, cell, lifetime + TILE_DELAY)  # so they outlive their hole by 1 s
                 else:
                     self.pending_tiles.append((self.time + TILE_DELAY, hole.id, cell, lifetime))
 
