@@ -81,6 +81,7 @@ def test_the_memo_persists_between_processes_and_a_bad_answer_can_be_forgotten(t
     (["sort", "1", "--db", "/nonexistent/dir/x.db"], "cannot be used as a meta-execution database"),
     (["forget", "ab", "--db", __file__], "cannot be used as a meta-execution database"),
     (["list", "--db", "/dev/null"], "no such file /dev/null"),
+    (["act", "-a", f"lines:{sys.executable}"], f"cannot read the lines in {sys.executable}: 'utf-8' codec"),
 ])
 def test_bad_settings_and_files_are_explained(argv, says, capsys):
     from wwm.cli.main import main

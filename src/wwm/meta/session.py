@@ -58,7 +58,11 @@ async def make_policy(spec: str, out=None) -> Policy:
         path = Path(spec[len("lines:"):])
         if not path.is_file():
             raise SettingsError(f"no file of lines at {path}")
-        return LinesPolicy(path.read_text().splitlines(), name=f"lines:{path.name}")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"cannot read the lines in {path}: {exc}") from None
+        return LinesPolicy(lines, name=f"lines:{path.name}")
     if spec.startswith(("http://", "https://")):
         from ..client.remote import connect_mind
         from ..protocol.errors import Refusal
