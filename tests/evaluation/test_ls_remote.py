@@ -139,10 +139,10 @@ def test_a_world_set_up_for_another_test_is_refused_by_name(tmp_path):
         common = ["--mind", mind.url, "--world", world.url, "--iterations", "5", "--no-plots"]
         done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", *common,
                                "--grid", "10", "--episodes", "10", "--out", str(tmp_path / "a")],
-                              capture_output=True, text=True, timeout=60)
+                              check=False, capture_output=True, text=True, timeout=60)
         same = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", *common,
                                "--grid", "7", "--episodes", "3", "--out", str(tmp_path / "b")],
-                              capture_output=True, text=True, timeout=60)
+                              check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     text = done.stdout.replace("\n", " ")
     assert "set up as grid=7" in text and "'grid': 10" in text and "'episodes': 10" in text
