@@ -89,3 +89,17 @@ def test_a_batch_game_can_be_recorded_and_replayed(tmp_path):
     rec = Recording.load(tmp_path / "g.json")
     assert replay(rec) == len(rec.percepts_sent()) > 50
     assert totals == play(Config(seed=5, end={"neutral": {"time": 20}}), ["deliberative"])["totals"]
+
+
+@pytest.mark.parametrize("agent", ["reactive", "deliberative", "cautious"])
+def test_built_in_agents_restore_an_empty_battery_and_play_on(agent):
+    cfg = Config(seed=4, battery=True, gamma=0.1, end={"neutral": {"time": 60}})
+    result = play(cfg, [agent])["agents"][0]
+    assert result["battery_restore"] >= 1  # 60 s at γ 0.1 is 600 steps: more than one battery
+    assert result["good_moves"] > 60        # so they kept moving after it ran out
+    flat = Engine(cfg)
+    flat.teams[0].battery = 0
+    assert make_agent(agent).act(full(flat, 0)) == "restore"
+    without = Engine(Config(seed=4, battery=False))
+    without.teams[0].battery = 0  # no batteries in this run: nothing to restore
+    assert make_agent(agent).act(full(without, 0)) != "restore"

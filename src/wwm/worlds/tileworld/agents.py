@@ -59,6 +59,13 @@ class View:
         return self.inside(cell) and cell not in self.tiles and cell not in self.holes and cell not in self.blocked
 
 
+def out_of_battery(data: dict[str, Any]) -> bool:
+    """An empty battery in a run with batteries: no move works until the robot restores it
+    (for half its score)."""
+    costs = data.get("builtin_knowledge", {}).get("costs") or {}
+    return costs.get("battery") is not None and data["agent"].get("battery", 1) <= 0
+
+
 def _dist(a: Cell, b: Cell) -> int:
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
@@ -136,6 +143,8 @@ class ReactiveAgent:
         self.pairs = pairs
 
     def act(self, data: dict[str, Any]) -> str:
+        if out_of_battery(data):
+            return "restore"
         view = View.parse(data)
         if move := easy_move(view):
             return move
@@ -215,6 +224,8 @@ class DeliberativeAgent:
         self.thinking = 0
 
     def act(self, data: dict[str, Any]) -> str:
+        if out_of_battery(data):
+            return "restore"
         view = View.parse(data)
         fresh = self.reconsider is None or self.moved < self.reconsider
         if self.plan and fresh and self.target in view.holes and view.me == self.expect:
