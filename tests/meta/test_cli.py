@@ -282,3 +282,28 @@ def test_sort_deep_enough_to_starve_a_tenth_split_says_it_ran_out_of_budget(caps
     err = capsys.readouterr().err
     assert err.startswith("wwm meta: Meta(A) could not read the answer")
     assert "the first answer was '<<out of budget: this question needed more operations" in err
+
+
+def test_a_question_with_brackets_is_asked_as_typed(tmp_path, capsys):
+    from wwm.cli.main import main
+
+    script = tmp_path / "a.txt"
+    script.write_text("reply an empty pair of brackets\n")
+    assert main(["meta", "hch", "what is [] here?", "-a", f"lines:{script}", "--tree"]) == 0
+    out = capsys.readouterr().out
+    assert "HCH replied an empty pair of brackets" in out and "what is [] here?" in out
+
+
+def test_text_that_looks_like_markup_is_shown_as_it_is(tmp_path, capsys):
+    # rich read "[/]" in an observation as a closing tag (a traceback) and "[red]" as colour.
+    from wwm.cli.main import main
+
+    db = str(tmp_path / "m.db")
+    assert main(["meta", "act", "[/]", "-a", "scripted", "--db", db]) == 0
+    assert "Meta(A) returned '[/]'" in capsys.readouterr().out
+    assert main(["meta", "list", "--db", db]) == 0
+    assert "act '[/]'" in capsys.readouterr().out
+    script = tmp_path / "a.txt"
+    script.write_text("reply [red]x\n")
+    assert main(["meta", "hch", "q", "-a", f"lines:{script}"]) == 0
+    assert "HCH replied [red]x" in capsys.readouterr().out

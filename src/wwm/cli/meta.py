@@ -14,6 +14,13 @@ import sys
 from contextlib import contextmanager
 
 
+def escape(text: str) -> str:
+    """``text`` shown as it is by rich, never read as markup (a reply may well hold ``[/]``)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def _computation_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """The options of a computation, on ``wwm meta`` itself (``top``) and on each subcommand.
 
@@ -153,8 +160,8 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
             f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
     with _progress(console, session.hch, shown=not human):
         if command == "hch":
-            answer = await session.hch.ask(Message.of(args.question))
-            console.print(f"\n[bold]HCH replied[/] {answer.reply.expand()}")
+            answer = await session.hch.ask(Message((args.question,)))  # "[]" typed is text, not a slot
+            console.print(f"\n[bold]HCH replied[/] {escape(answer.reply.expand())}")
             _report(console, args, session, f"hch {args.question!r}", [answer.call])
         elif command == "sort":
             value, calls = await session.meta.compute("what is the sorted version of the list []?", args.numbers,
@@ -167,8 +174,8 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
             while observation is not None:
                 step = await session.meta.step(observation)
                 session.meta = step.meta
-                console.print(f"\n[bold]Meta(A) returned[/] {step.action!r}")
-                console.print(f"[bold]new state:[/] {step.meta.state.expand()}")
+                console.print(f"\n[bold]Meta(A) returned[/] {escape(repr(step.action))}")
+                console.print(f"[bold]new state:[/] {escape(step.meta.state.expand())}")
                 _report(console, args, session, f"act {observation!r}", step.calls)
                 observation = _next_observation() if human else None
     return 0
@@ -206,7 +213,7 @@ def _report(console, args: argparse.Namespace, session, label: str, calls: list)
                   f"{totals['cache_hits']} answered from the memo, {totals['loops']} loops refused")
     if args.db:
         number = session.store.record(label, calls)
-        console.print(f"saved as computation {number} in {args.db}")
+        console.print(f"saved as computation {number} in {escape(args.db)}")
     if args.tree:
         console.print(tree(calls, label))
 
@@ -249,7 +256,7 @@ def _list(console, db: str) -> int:
     from ..meta.store import Store
 
     for number, label, created in Store(db).computations():
-        console.print(f"{number:>4}  {created}  {label}")
+        console.print(f"{number:>4}  {created}  {escape(label)}")
     return 0
 
 
@@ -281,7 +288,7 @@ def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -
         except OSError as exc:
             print(f"wwm meta tree: cannot write {html}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-        console.print(f"wrote {html}")
+        console.print(f"wrote {escape(html)}")
     return 0
 
 
