@@ -106,6 +106,13 @@ def test_bad_recordings_are_named(tmp_path):
         Recording.load(tmp_path / "x.json")
     with pytest.raises(RecordingError, match="not a Tileworld recording"):
         Recording.from_dict({"format": "something else"})
+    with pytest.raises(RecordingError, match="an older Tileworld engine"):
+        Recording.from_dict({"format": "wwm-tileworld-recording/1", "config": {}, "log": []})
+    with pytest.raises(RecordingError, match="is a folder"):
+        Recording.load(tmp_path)
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RecordingError, match="not JSON"):
+        Recording.load(tmp_path / "bin.json")
     cfg = Config(seed=1, end={"neutral": {"time": 5}})
     for entry, words in ((["advance"], "log entry 0 is not one of"), (["jump", 1], "log entry 0 is not one of"),
                          ([], "log entry 0 is not one of"), (["advance", "soon"], "cannot be replayed"),

@@ -18,7 +18,7 @@ from .actions import ActionError, parse_action
 from .config import Config
 from .engine import Engine
 
-RECORDING_FORMAT = "wwm-tileworld-recording/1"
+RECORDING_FORMAT = "wwm-tileworld-recording/2"  # /2: first-batch tiles outlive their holes (a rule change)
 
 
 class RecordingError(ValueError):
@@ -34,6 +34,10 @@ class Recording:
     @classmethod
     def from_dict(cls, data: Any) -> Recording:
         if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
+            found = data.get("format") if isinstance(data, dict) else None
+            if isinstance(found, str) and found.startswith(RECORDING_FORMAT.rsplit("/", 1)[0] + "/"):
+                raise RecordingError(f"a recording of an older Tileworld engine ({found}); this one replays "
+                                     f"{RECORDING_FORMAT} only, as the rules changed")
             raise RecordingError(f"not a Tileworld recording (expected format {RECORDING_FORMAT!r})")
         if not isinstance(data.get("log"), list):
             raise RecordingError("the recording has no log list")
@@ -43,8 +47,10 @@ class Recording:
     def load(cls, path: str | Path) -> Recording:
         try:
             return cls.from_dict(json.loads(Path(path).read_text()))
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RecordingError(f"{path} is not JSON: {exc}") from None
+        except IsADirectoryError:
+            raise RecordingError(f"{path} is a folder, not a recording") from None
 
     def percepts_sent(self) -> list[tuple[int, str]]:
         return [(int(e[1]), str(e[2])) for e in self.log if e[0] == "sent"]
