@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from wwm.cli.main import main
 from wwm.selection.compare import run_compare
 
@@ -80,3 +82,26 @@ def test_no_childhood_runs_untrained_minds(capsys):
     assert main(["compare", "--train", "0", "--steps", "20", "--seeds", "1", "--methods", "w=q,w-learning"]) == 0
     out = capsys.readouterr().out
     assert "w=q" in out and "w-learning" in out and "childhood 0 steps" in out
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_comparison_at_once():
+    """SIGINT used to be lost: the comparison ran on to its end (minutes) and saved its files."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wwm.cli.main", "compare", "--steps", "3000", "--train", "50000", "--seeds", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
+    try:
+        time.sleep(3)  # well into the first childhood
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == "wwm compare: interrupted; no scores saved"
