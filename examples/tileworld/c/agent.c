@@ -3,6 +3,7 @@
  * It pushes the nearest tile toward the nearest hole. The percept JSON is read by looking
  * up the few fields the agent needs ("header", "grid", the agent's "location", "score"). */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,9 +110,12 @@ int main(int argc, char **argv) {
     int sock = socket(AF_INET, SOCK_STREAM, 0);                         /* 0) create socket */
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
-    inet_pton(AF_INET, host, &addr.sin_addr);
+    if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
+        fprintf(stderr, "cannot reach the proxy: %s is not an IPv4 address\n", host);
+        return 1;
+    }
     if (connect(sock, (struct sockaddr *)&addr, sizeof addr) < 0) {   /* 1) connect */
-        perror("connect");
+        fprintf(stderr, "cannot reach the proxy at %s:%d: %s\n", host, port, strerror(errno));
         return 1;
     }
     snprintf(out, sizeof out, "CONNECT:%s\n", magic);                 /* 2) connection string */

@@ -38,6 +38,9 @@ public class Agent {
             }
             System.err.println("proxy closed the connection");
             System.exit(1);
+        } catch (IOException e) {
+            System.err.println("cannot reach the proxy at " + host + ":" + port + ": " + e.getMessage());
+            System.exit(1);
         }
     }
 

@@ -68,6 +68,10 @@ socket.on("data", (chunk) => {                                 // 3) receive per
   }
 });
 socket.on("close", () => { console.error("proxy closed the connection"); process.exit(1); });
+socket.on("error", (err) => {
+  console.error(`cannot reach the proxy at ${host}:${port}: ${err.message}`);
+  process.exit(1);
+});
 
 function handle({ header, data }) {
   if (header === "message") {

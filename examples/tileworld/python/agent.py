@@ -64,7 +64,11 @@ def main():
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 3313
     magic = sys.argv[3] if len(sys.argv) > 3 else "python-agent"
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)            # 0) create socket
-    sock.connect((host, port))                                          # 1) connect to the proxy
+    try:
+        sock.connect((host, port))                                      # 1) connect to the proxy
+    except OSError as exc:
+        print(f"cannot reach the proxy at {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     sock.sendall(f"CONNECT:{magic}\n".encode())                         # 2) connection string
     stream = sock.makefile("r", encoding="utf-8")
     taken, target, heard = set(), None, 0

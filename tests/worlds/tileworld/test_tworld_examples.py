@@ -66,3 +66,16 @@ async def test_the_c_agent_plays_in_real_time(agent_commands):
     assert code == 0, err
     assert result["agents"][0]["good_moves"] > 20 and "END score=" in out
     assert replay(Recording.from_dict(game.recording())) > 20
+
+
+@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+async def test_each_agent_says_in_one_line_that_the_proxy_is_not_there(agent_commands, language):
+    from wwm.testing import free_port
+
+    port = free_port()  # nothing listens here
+    proc = await asyncio.create_subprocess_exec(*agent_commands[language], "127.0.0.1", str(port), "lost",
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    lines = err.decode().strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(f"cannot reach the proxy at 127.0.0.1:{port}: ") and "refused" in lines[0].lower()
