@@ -393,3 +393,20 @@ async def test_a_view_the_state_lacks_is_refused_by_name_not_taken_for_a_broken_
     assert "sub-space names zz, which the state does not have (it has: i, n, f, p)" in info.value.text
     result = await run(as_, AntWorld(seed=1), RunSettings(steps=20, keepalive=None))
     assert result.status == "mind lost" and "names zz" in str([e.__dict__ for e in result.events])
+
+
+async def test_a_mind_that_takes_no_strength_is_named_with_why():
+    slow = TableMind("b:1", url="http://slow.example/")
+
+    async def never(strength: float) -> None:
+        await asyncio.sleep(3600)
+
+    slow.change_strength = never
+    as_ = ActionSelectionMind([TableMind("a:1"), slow], strengths="1,2", timeout=0.2)
+    with pytest.raises(Refusal) as info:
+        await as_.new_run()
+    assert info.value.code == "bad-parameters"
+    assert info.value.text == "http://slow.example/ did not take strength 2: no answer within the time-out"
+    plain = ActionSelectionMind([PlainMind("a")], strengths="3")
+    with pytest.raises(Refusal, match="did not take strength 3: .*change_strength"):
+        await plain.new_run()

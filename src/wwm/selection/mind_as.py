@@ -245,8 +245,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         for m, s in zip(self.members, self.strengths):
             try:
                 await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
-            except (Exception, asyncio.CancelledError) as exc:
-                raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {exc}") from None
+            except Exception as exc:  # (not a cancellation of this New run: that goes on up)
+                why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
+                raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
         return None
 
     async def end_run(self, score: float | None = None) -> float | None:
