@@ -125,3 +125,17 @@ def test_bad_world_settings_are_refusals_naming_the_problem(config, words):
     with pytest.raises(Refusal, match=words) as info:
         TileworldWorld(config=config)
     assert info.value.code == "bad-parameters"
+
+
+@pytest.mark.parametrize("args, words", [
+    ({"speed": float("nan")}, "speed must be a positive number"),
+    ({"speed": 0}, "speed must be a positive number"),
+    ({"teams": "0;x"}, "shared Tileworld"),
+    ({"robots": 2, "teams": "0"}, "teams must put each"),
+])
+def test_bad_shared_world_settings_are_refusals(args, words):
+    from wwm.worlds.tileworld.shared_world import SharedTileworld
+
+    with pytest.raises(Refusal, match=words) as info:
+        SharedTileworld(**args)
+    assert info.value.code == "bad-parameters"

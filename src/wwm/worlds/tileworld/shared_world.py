@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import Any, ClassVar
 
 from ...protocol.errors import Refusal
@@ -44,8 +45,8 @@ class SharedTileworld(World):
             self.config = Config.from_dict(settings)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
-        if speed <= 0:
-            raise Refusal("bad-parameters", f"speed must be positive, got {speed}")
+        if not (math.isfinite(speed) and speed > 0):
+            raise Refusal("bad-parameters", f"speed must be a positive number, got {speed}")
         self.speed = speed
         self.engine = Engine(self.config)
         self.bodies: list[RobotBody] = []
