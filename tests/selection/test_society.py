@@ -410,3 +410,17 @@ async def test_a_mind_that_takes_no_strength_is_named_with_why():
     plain = ActionSelectionMind([PlainMind("a")], strengths="3")
     with pytest.raises(Refusal, match="did not take strength 3: .*change_strength"):
         await plain.new_run()
+
+
+async def test_stochastic_highest_w_follows_the_w_temperature():
+    """[PhD] 6.5: P(k) = e^{W_k/T} / SUM e^{W_j/T}; here W = 1.0 and 0.9."""
+    async def picks(t: float) -> list[str]:
+        as_ = ActionSelectionMind([TableMind("a:1"), TableMind("b:0.9")], method="w-learning-stochastic",
+                                  w_temperature=t, seed=3)
+        await as_.new_run()
+        return [(await as_.get_action("x")).action for _ in range(400)]
+    assert set(await picks(0.0)) == {"a"}                  # T = 0: the strict highest W
+    share = (await picks(0.1)).count("a") / 400            # e^10 / (e^10 + e^9) = 0.731
+    assert 0.66 < share < 0.80
+    hot = (await picks(100.0)).count("a") / 400            # nearly a coin toss
+    assert 0.42 < hot < 0.58
