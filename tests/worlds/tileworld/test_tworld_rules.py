@@ -301,7 +301,10 @@ def test_bad_settings_are_named():
                             ({"end": {"neutral": {"time": float("nan")}}}, "must be a finite number"),
                             ({"end": {"success": {"agents_location": 3}}}, "agents_location in success"),
                             ({"partial": True, "radius": 10**6}, "radius must be in 0..100"),
-                            ({"dynamism": [-3, 2]}, "dynamism must not go below 0")):
+                            ({"dynamism": [-3, 2]}, "dynamism must not go below 0"),
+                            ({"agents": 10**9}, "agents must be between 1 and the 90 cells"),
+                            ({"agents": 0}, "agents must be between 1"),
+                            ({"dynamism": [0, 10**9]}, r"dynamism: range \[0, 1000000000\] has more than 1000")):
         with pytest.raises(ConfigError, match=words):
             Config.from_dict(settings)
     cfg = Config.from_dict({"rows": 7, "holes size": [2, 4], "dynamism": {"range": [3, 4], "prob": [250, 750]}})

@@ -17,6 +17,9 @@ END_KEYS = ("time", "agents_location", "filled_holes", "filled_cells", "score", 
 NEUTRAL, SUCCESS, FAILURE = 1, 2, 3
 
 
+MAX_RANGE_VALUES = 1000
+
+
 class ConfigError(ValueError):
     """A setting that cannot be used, with the name of the setting in the message."""
 
@@ -35,6 +38,8 @@ class Range:
     def __post_init__(self) -> None:
         if self.high < self.low:
             raise ConfigError(f"range [{self.low}, {self.high}] is empty")
+        if self.high - self.low >= MAX_RANGE_VALUES:  # every percept lists one probability per value
+            raise ConfigError(f"range [{self.low}, {self.high}] has more than {MAX_RANGE_VALUES} values")
         if self.prob and (len(self.prob) != self.high - self.low + 1 or sum(self.prob) != 1000
                           or min(self.prob) < 0):
             raise ConfigError(f"range [{self.low}, {self.high}] needs {self.high - self.low + 1} "
@@ -149,8 +154,9 @@ class Config:
                 raise ConfigError(f"{name} must not go below 0, got {getattr(self, name).low}")
         if self.holes_size.low < 1:
             raise ConfigError("holes_size must be at least 1 cell")
-        if self.agents < 1:
-            raise ConfigError(f"agents must be at least 1, got {self.agents}")
+        if not 1 <= self.agents <= self.rows * self.columns:
+            raise ConfigError(f"agents must be between 1 and the {self.rows * self.columns} cells of the grid, "
+                              f"got {self.agents}")
         members = sorted(m for t in self.team_list for m in t.members)
         if members != list(range(self.agents)):
             raise ConfigError(f"teams must put each of the {self.agents} agents (ids 0..{self.agents - 1}) "
