@@ -116,7 +116,7 @@ async def test_several_clients_share_one_real_time_tileworld_as_a_team():
     ("nope", "config is not JSON"),
     ('{"agents": 3}', r"agents is 1 \+ the number of opponents"),
     ('{"rows": 1, "columns": 1, "initial_state": [["X"]]}', "unknown code 'X'"),
-    ('{"rows": 1, "columns": 2, "num_holes": 0, "num_obstacles": 0, "agents": 3}', r"agents is 1 \+ the number"),
+    ('{"rows": 1, "columns": 2, "agents": 3}', "agents must be between 1 and the 2 cells"),
     ('{"rows": 1, "columns": 1, "num_holes": 0, "num_obstacles": 0, "battery": true}', "no free cell left"),
 ])
 def test_bad_world_settings_are_refusals_naming_the_problem(config, words):
