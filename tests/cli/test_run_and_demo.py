@@ -81,6 +81,21 @@ def test_an_unusable_run_database_is_a_clear_error(tmp_path):
     assert done.returncode == 2 and "run records" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
+def test_a_run_that_ends_early_says_why(tmp_path):
+    from probes import probe_server
+
+    with probe_server("ProbeWorld") as world, probe_server("SlowMind") as mind:
+        society = tmp_path / "s.yaml"
+        society.write_text(f"world: {{url: '{world.url}'}}\n"
+                           f"mind: {{url: '{mind.url}', args: {{delay: 5}}}}\n"
+                           "run: {steps: 5, timeout: 0.2, mind_wait: 0.6}\n")
+        done = wwm("run", str(society), "--no-record")
+    assert done.returncode == 1
+    assert "mind lost" in done.stdout and "why it ended" in done.stdout
+    assert "has not answered for 0.6 s" in done.stdout
+
+
 def test_missing_file_and_unreachable_servers():
     done = wwm("run", "/no/such/society.yaml")
     assert done.returncode == 2 and "cannot read" in done.stderr

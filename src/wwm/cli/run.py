@@ -112,6 +112,9 @@ def print_result(console, society, result) -> None:
     table.add_row("seconds", f"{result.seconds:.2f}")
     if result.steps:
         table.add_row("steps per second", f"{len(result.steps) / max(result.seconds, 1e-9):,.0f}")
+    ended = next((e.text for e in reversed(result.events) if e.kind == "run-ended"), None)
+    if ended:
+        table.add_row("why it ended", ended)
     table.add_row("events", ", ".join(f"{e.kind}@{e.step}" for e in result.events[:8]) or "none")
     if result.world_display_url:
         table.add_row("world display", result.world_display_url)

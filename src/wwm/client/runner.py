@@ -238,7 +238,8 @@ class Runner:
         assert late is not None
         remaining = max(0.0, self.settings.mind_wait - (time.monotonic() - silent_since))
         try:
-            await asyncio.wait_for(late, remaining or 0.001)
+            async with asyncio.timeout(remaining or 0.001):
+                await late
             self._event("late-reply-ignored", "the mind answered late; its reply is ignored", index)
         except TimeoutError:
             raise _Lost("mind lost", f"the mind has not answered for {self.settings.mind_wait:g} s") from None
@@ -291,7 +292,8 @@ class Runner:
             await asyncio.sleep(pause)
             pause = min(pause * 2, 2.0)
             try:
-                await asyncio.wait_for(self.world.no_operation(), s.timeout)
+                async with asyncio.timeout(s.timeout):
+                    await self.world.no_operation()
             except (TimeoutError, Refusal) as exc:
                 if isinstance(exc, Refusal) and exc.code in ("unknown-run", "run-ended"):
                     raise _Lost("world lost", f"the world came back without this run: {exc}") from None
@@ -314,7 +316,8 @@ class Runner:
                 if now - self._last_query[id(server)] >= period:
                     self._touch(server)
                     try:
-                        await asyncio.wait_for(server.no_operation(), self.settings.timeout)
+                        async with asyncio.timeout(self.settings.timeout):
+                            await server.no_operation()
                     except (TimeoutError, Refusal):
                         pass
 
@@ -327,18 +330,21 @@ class Runner:
     async def _query(self, server: Any, coro: Awaitable[T], name: str) -> T:
         self._touch(server)
         try:
-            return await asyncio.wait_for(coro, self.settings.timeout)
+            async with asyncio.timeout(self.settings.timeout):
+                return await coro
         except TimeoutError:
             raise Refusal("timeout", f"{name} was not answered within {self.settings.timeout:g} s") from None
 
     async def _end(self) -> None:
         s = self.settings
         try:
-            self.result.world_score = await asyncio.wait_for(self.world.end_run(), s.timeout)
+            async with asyncio.timeout(s.timeout):
+                self.result.world_score = await self.world.end_run()
         except (TimeoutError, Refusal) as exc:
             self._event("end-run-failed", f"world: {exc or 'no answer in time'}")
         try:
-            self.result.mind_score = await asyncio.wait_for(self.mind.end_run(self.result.world_score), s.timeout)
+            async with asyncio.timeout(s.timeout):
+                self.result.mind_score = await self.mind.end_run(self.result.world_score)
         except (TimeoutError, Refusal) as exc:
             self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
 
