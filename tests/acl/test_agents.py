@@ -50,6 +50,17 @@ async def test_without_acknowledgement_the_request_stops_at_the_report() -> None
     assert boss.tracker.team(conv.id) == {"boss", "w"}
 
 
+async def test_a_refusal_that_ends_the_thread_before_send_returns_is_in_the_conversation() -> None:
+    # on a local bus (and on a busy machine over HTTP) the refusal arrives while the request
+    # is still being sent: the thread is over before request() waits for anything
+    bus, boss = society(no=(1, "refuse"))
+    conv = await boss.request(AID("no"), "(x)", timeout=2)
+    assert conv.outcomes == {"no": "refused"}
+    assert [(m.performative, m.content) for m in conv.messages] == [("request", "(x)"), ("refuse", "(busy)")]
+    with pytest.raises(TimeoutError):                # and nothing of it is left in the mailbox
+        await boss.receive(conv.id, timeout=0.05)
+
+
 async def test_failure_and_renege_are_kept_distinct() -> None:
     bus, boss = society(f=(1, "fail"), r=(1, "renege"))
     failed = await boss.request(AID("f"), "(x)", timeout=2)

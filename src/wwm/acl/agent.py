@@ -252,8 +252,17 @@ class Agent:
                 ack = answer.reply("inform", "done", sender=self.aid, act="declare")
                 await self.send(ack)
                 conv.messages.append(ack)
+        # a reply that ended the thread while this agent was still sending never went through
+        # receive(): take it from the mailbox, so the conversation shows it and nothing is left
+        conv.messages += self._take(conv.id)
         self._summarise(conv)
         return conv
+
+    def _take(self, conversation: str) -> list[ACLMessage]:
+        """Every message of ``conversation`` waiting in the mailbox, removed from it."""
+        taken = [m for m in self._mail if m.conversation_id == conversation]
+        self._mail = [m for m in self._mail if m.conversation_id != conversation]
+        return taken
 
     def _summarise(self, conv: Conversation) -> None:
         for t in self.engine.talks_of(conv.id):
