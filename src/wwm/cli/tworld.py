@@ -106,6 +106,10 @@ def _serve(args: argparse.Namespace) -> int:
     from wwm.proxy.server import Proxy
     from wwm.worlds.tileworld.app import create_app
 
+    if problem := _writable_folder(Path(args.recordings)):
+        print(f"wwm tworld serve: {problem}", file=sys.stderr)
+        return 2
+
     async def main() -> None:
         # bind the page's port first: a busy port is a one-line error before anything starts
         family = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0][0]

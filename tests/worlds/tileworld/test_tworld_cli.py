@@ -60,6 +60,7 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     (["batch", "--record", "/proc/no-such-dir"], "cannot create folder '/proc/no-such-dir'"),
     (["proxy", "--port", "70000"], "a port is a whole number from 0 to 65535"),
     (["serve", "--port", "-5"], "a port is a whole number from 0 to 65535"),
+    (["serve", "--recordings", "/proc/no-such-dir"], "cannot create folder '/proc/no-such-dir'"),
 ])
 def test_bad_arguments_are_named(args, words):
     result = wwm(*args)

@@ -99,8 +99,11 @@ class Hub:
         finally:
             if game.engine.log:
                 name = f"tworld-{time.strftime('%Y%m%d-%H%M%S')}-seed{game.config.seed}.json"
-                game.save(self.recordings / name)
-                self.saved = name
+                try:
+                    game.save(self.recordings / name)
+                    self.saved = name
+                except OSError as exc:  # shown on the page with the game's other errors
+                    game.errors.append(f"the recording was not saved: {exc}")
             self.touch()
 
     async def stop(self) -> None:
