@@ -242,3 +242,17 @@ async def test_an_agent_that_dies_mid_game_is_reported_and_the_game_goes_on():
     assert result["totals"]["time"] == 5 and result["agents"][1]["good_moves"] > 0
     assert game.errors == ["agent 0: agent 'mortal' disconnected"]
     await proxy.close()
+
+
+async def test_a_recording_the_page_cannot_save_is_reported_not_lost(tmp_path):
+    from wwm.worlds.tileworld.app import Hub
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the recordings folder should be")
+    hub = Hub(None, blocker)
+    await hub.start({"config": {"seed": 1, "end": {"neutral": {"time": 2}}}, "mode": "discrete",
+                     "agents": [{"kind": "builtin", "name": "reactive"}]})
+    await asyncio.wait_for(hub.task, 10)
+    snapshot = hub.snapshot()
+    assert snapshot["status"] == "over" and snapshot["recording"] is None
+    assert any(e.startswith("the recording was not saved") for e in snapshot["errors"])
