@@ -44,7 +44,8 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
                 page.fill("#extra", '{"rows": 0}')
                 page.click("#start")
                 page.wait_for_function("document.getElementById('error').textContent.includes('rows and columns')")
-                page.fill("#extra", '{"dynamism": [4, 8], "hostility": [3, 9]}')
+                page.fill("#extra", '{"dynamism": [4, 8], "hostility": [3, 9], '
+                                    '"teams": [{"name": "<i>us</i> & co", "members": [0, 1]}]}')
                 page.click("#start")
                 page.wait_for_function("Number(document.getElementById('grid').dataset.time) > 2", timeout=15000)
                 first = page.evaluate("document.getElementById('grid').toDataURL()")
@@ -57,6 +58,8 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
                 assert view["battery"] and len(view["environment"]["battery_chargers"]) == 1
                 assert "running" in page.inner_text("#status") and "proxy:py-1" in page.inner_text("#status")
                 assert page.locator("#teams tr").count() == 2  # header + the one team
+                assert "<i>us</i> & co" in page.inner_text("#teams")  # a name is text, not markup
+                assert page.locator("#teams i").count() == 0
                 page.wait_for_timeout(300)
                 page.screenshot(path=str(tmp_path / "tworld.png"))
                 if os.environ.get("WWM_UPDATE_SCREENSHOTS"):
