@@ -3,7 +3,6 @@ by ``wwm serve`` and a mind written in JavaScript, alone and as collectives."""
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -56,7 +55,6 @@ def test_shared_world_refuses_bad_actions_and_other_settings():
         asyncio.run(go(world.url))
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_javascript_mind_takes_the_test_through_the_cli(tmp_path):
     port = free_port()
     node = subprocess.Popen(["node", str(JS), "--port", str(port)])
