@@ -62,6 +62,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--encoding", choices=("json", "xml"), default="json")
     args = parser.parse_args()
+    if not args.seconds > 0:
+        parser.error("--seconds must be a positive number")
     with ServerProcess("wwm.acl.contractnet:Contractor",
                        args={"name": "bench", "work_seconds": 0}) as server:
         rows = asyncio.run(measure(server.url, args.seconds, args.encoding))

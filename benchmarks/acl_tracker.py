@@ -43,6 +43,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--conversations", type=int, default=5000)
     n = parser.parse_args().conversations
+    if n < 1:
+        parser.error("--conversations must be at least 1")
     convs = [conversation(i) for i in range(n)]
     messages = 4 * n
 
