@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -165,3 +166,17 @@ def test_the_page_server_refuses_bad_games_clearly(tmp_path):
         with urllib.request.urlopen(server.url + "api/recordings/" + view["recording"], timeout=10) as reply:
             frames = json.loads(reply.read())["frames"]
         assert frames[0]["time"] == 0 and frames[-1]["time"] == 5
+
+
+def test_the_page_server_stops_on_sigterm_with_a_watcher_connected(tmp_path):
+    from websockets.sync.client import connect
+
+    port = free_port()
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port), "--proxy-port", "0",
+               "--recordings", str(tmp_path)]
+    with ServerProcess("tworld", port=port, command=command) as server:
+        with connect(f"ws://127.0.0.1:{port}/api/live") as watcher:
+            assert json.loads(watcher.recv(timeout=5))["status"] == "idle"  # an idle page: nothing more to send
+            server.process.send_signal(signal.SIGTERM)
+            server.process.wait(timeout=10)  # it hung here: the idle watcher's loop never ended
+        assert server.process.returncode in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled

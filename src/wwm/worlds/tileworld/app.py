@@ -114,6 +114,12 @@ class Hub:
         self.task = None
 
 
+async def _until_closed(ws: WebSocket) -> None:
+    """Return when the watcher's WebSocket closes (the page sends nothing else)."""
+    while (await ws.receive())["type"] != "websocket.disconnect":
+        pass
+
+
 def _number(body: dict[str, Any], key: str, default: float | None) -> float | None:
     """A number from the start request, or a TypeError naming the field."""
     value = body.get(key, default)
@@ -175,18 +181,22 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
 
     async def live(ws: WebSocket) -> None:
         await ws.accept()
+        gone = asyncio.ensure_future(_until_closed(ws))  # a watcher that left, or a server shutting down
         seen = -1
         try:
-            while True:
+            while not gone.done():
                 hub.changed.clear()  # before looking, so a change made meanwhile still wakes us
                 if hub.version != seen:
                     seen = hub.version
                     await ws.send_text(json.dumps(hub.snapshot()))
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(hub.changed.wait(), 1.0)
+                changed = asyncio.ensure_future(hub.changed.wait())
+                await asyncio.wait({changed, gone}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
                 await asyncio.sleep(0.05)  # at most ~20 frames a second
         except (WebSocketDisconnect, RuntimeError):
             return
+        finally:
+            gone.cancel()
 
     async def recordings_list(_: Request) -> Response:
         names = sorted((p.name for p in hub.recordings.glob("*.json")), reverse=True) if hub.recordings.exists() else []
