@@ -3,7 +3,7 @@ trips, malformed input naming the position), JSON, and the WWM XML/JSON envelope
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
@@ -187,6 +187,22 @@ def test_reply_keeps_the_conversation() -> None:
     m = ACLMessage("request", a, (b,), content="x", conversation_id="c1", reply_with="r1", protocol="fipa-request")
     r = m.reply("agree", sender=b, act="promise")
     assert (r.receivers, r.conversation_id, r.in_reply_to, r.protocol, r.act) == ((a,), "c1", "r1", "fipa-request", "promise")
+
+
+def test_a_relative_reply_by_is_read_as_an_absolute_time() -> None:
+    before = datetime.now(timezone.utc)
+    m = fipa.loads("(request :reply-by +00000001T010000500)")      # in a day, an hour and 0.5 s
+    later = fipa.loads("(request :reply-by +00010200T000000000Z)")  # a year and two 30-day months
+    past = fipa.loads("(request :reply-by -00000000T000010000)")
+    after = datetime.now(timezone.utc)
+    wanted = timedelta(days=1, hours=1, milliseconds=500)
+    assert before + wanted - timedelta(milliseconds=1) <= m.reply_by <= after + wanted
+    assert before + timedelta(days=425, milliseconds=-1) <= later.reply_by <= after + timedelta(days=425)
+    assert before - timedelta(seconds=10, milliseconds=1) <= past.reply_by <= after - timedelta(seconds=10)
+    assert fipa.loads(fipa.dumps(m)) == m                           # written back as absolute UTC
+    with pytest.raises(fipa.FipaSyntaxError, match="outside the years 1 to 9999") as err:
+        fipa.loads("(request :reply-by +99999999T000000000)")
+    assert err.value.position == 19
 
 
 def test_a_reply_by_before_year_1000_keeps_four_digits() -> None:

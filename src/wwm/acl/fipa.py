@@ -2,14 +2,15 @@
 
 ``dumps(message)`` writes one message; ``loads(text)`` reads one back. Performatives are read
 case-insensitively, strings may be literal (``"..."`` with ``\\"``) or byte-length encoded
-(``#12"...``), times are ``YYYYMMDDThhmmssmmm[Z]``. Anything malformed raises
+(``#12"...``), times are ``YYYYMMDDThhmmssmmm[Z]`` (or relative to now with a leading
+``+``/``-``, read as an absolute UTC time). Anything malformed raises
 :class:`FipaSyntaxError` naming the character position and what was expected there.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from .message import AID, PERFORMATIVES, ACLMessage, AclError
 
@@ -279,10 +280,17 @@ class _Parser:
         match = _DATETIME.fullmatch(word)
         if not match:
             raise self.fail(f"expected a time YYYYMMDDThhmmssmmm[Z], got {word!r}", at)
-        if match.group(1):
-            raise self.fail("relative times (+/-) are not supported in :reply-by; send an absolute time", at)
         y, mo, d, h, mi, s, ms = (int(g) for g in match.groups()[1:8])
         zone = match.group(9)
+        if match.group(1):   # relative to now; a year is 365 days and a month 30, as JADE counts
+            if zone and zone.upper() != "Z":   # an offset has no zone; 'Z' is allowed and ignored
+                raise self.fail(f"only the UTC type designator 'Z' is supported, got {zone!r}", at)
+            offset = timedelta(days=365 * y + 30 * mo + d, hours=h, minutes=mi, seconds=s, milliseconds=ms)
+            try:
+                moment = datetime.now(timezone.utc) + (offset if match.group(1) == "+" else -offset)
+            except OverflowError:
+                raise self.fail(f"{word!r} reaches outside the years 1 to 9999", at) from None
+            return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
         try:
             moment = datetime(y, mo, d, h, mi, s, ms * 1000)
         except ValueError as exc:
