@@ -3,6 +3,7 @@ and clear errors for bad input."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 
@@ -10,7 +11,8 @@ import pytest
 
 from wwm.acl.agent import Agent, LocalBus
 from wwm.acl.contractnet import contract_net, worker
-from wwm.acl.message import AID
+from wwm.acl.log import read
+from wwm.acl.message import AID, ACLMessage
 from wwm.cli.main import main
 
 
@@ -43,8 +45,24 @@ async def test_show_writes_a_web_page(logged, tmp_path, capsys) -> None:
     assert ('<td class="from line l">●</td><td class="to line">▶</td><td class="to line">▶</td>'
             '<td class="to line r">▶</td>') in text
     assert "to a: request start → cfp-sent" in text
+    rounds = {e.message.conversation_id for e in read(logged)}
+    assert text.count('<div class="conv">conversation ') == len(rounds)   # named where each begins
     assert "renege" in text and "reneged (violated)" in text and "team: a, boss" in text
     assert text.count("<tr") == 1 + len([l for l in logged.read_text().splitlines() if l])
+
+
+async def test_the_web_page_marks_a_refused_message(tmp_path) -> None:
+    bus = LocalBus()
+    alice = bus.add(Agent("alice", log_path=str(tmp_path / "a.jsonl")))
+    bus.add(Agent("bob"))
+    await alice.deliver(ACLMessage("agree", AID("bob"), (alice.aid,), conversation_id="c-rogue",
+                                   reply_with="r1", protocol="fipa-request"))
+    await asyncio.sleep(0.01)
+    page = tmp_path / "a.html"
+    assert main(["acl", "show", str(tmp_path / "a.jsonl"), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert '<span class="refused">to alice: refused: out of sequence' in text
+    assert "<b>not-understood</b>" in text and '<div class="conv">conversation c-rogue</div>' in text
 
 
 async def test_replay_agrees_with_the_log_and_catches_a_forged_one(logged, capsys) -> None:

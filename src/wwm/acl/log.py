@@ -179,9 +179,14 @@ def html(entries: Iterable[Entry], conversation: str | None = None, title: str =
                 agents.append(name)
     col = {a: i for i, a in enumerate(agents)}
     rows = []
+    shown_conversation: str | None = None
     for n, step in enumerate(steps, 1):
         m = step.message
         sender = m.sender.name if m.sender else "?"
+        conv = ""
+        if m.conversation_id != shown_conversation:   # say which conversation when it changes
+            shown_conversation = m.conversation_id
+            conv = f'<div class="conv">conversation {escape(m.conversation_id or "")}</div>'
         cells = []
         targets = {r.name for r in m.receivers}
         ends = [col[a] for a in targets | {sender}]
@@ -197,14 +202,16 @@ def html(entries: Iterable[Entry], conversation: str | None = None, title: str =
                 cells.append(f'<td class="{line.strip()}"></td>' if line else "<td></td>")
         arcs = "<br>".join(
             escape(f"to {v.receiver}: {v.arc.act} {v.before} → {v.after}" + (" (crossed)" if v.crossed else ""))
-            if v.accepted and v.arc else escape(f"to {v.receiver}: {'refused: ' if not v.accepted else ''}{v.reason}")
+            if v.accepted and v.arc else
+            (f'<span class="refused">{escape(f"to {v.receiver}: refused: {v.reason}")}</span>' if not v.accepted
+             else escape(f"to {v.receiver}: {v.reason}"))
             for v in step.verdicts)
         records = "".join(f'<li class="{"done" if " — discharged" in c else "open"}">{escape(c)}</li>'
                           for c in step.commitments) or '<li class="done">no commitment outstanding</li>'
         team = ", ".join(sorted(next(iter(step.teams.values())))) or "none"
         act = escape(m.performative + (f" [{m.act}]" if m.act else ""))
         rows.append(f'<tr class="{"bad" if not step.agrees else ""}"><td class="n">{n}</td>{"".join(cells)}'
-                    f'<td><b>{act}</b> {escape(m.content or "")}<div class="arc">{arcs}</div></td>'
+                    f'<td>{conv}<b>{act}</b> {escape(m.content or "")}<div class="arc">{arcs}</div></td>'
                     f'<td>team: {escape(team)}<ul>{records}</ul></td></tr>')
     head = "".join(f"<th>{escape(a)}</th>" for a in agents)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{escape(title)}</title>
@@ -215,7 +222,7 @@ td.from{{color:#2563eb;text-align:center}}td.to{{color:#16a34a;text-align:center
 li.open{{color:#111}}tr.bad{{background:#fee2e2}}
 td.line{{background:linear-gradient(#94a3b8,#94a3b8) 0 13px/100% 2px no-repeat}}
 td.line.l{{background-position:100% 13px;background-size:50% 2px}}
-td.line.r{{background-size:50% 2px}}td.from,td.to{{min-width:2em}}</style></head><body>
+td.line.r{{background-size:50% 2px}}.conv{{color:#6b21a8;font-size:12px}}.refused{{color:#b91c1c}}td.from,td.to{{min-width:2em}}</style></head><body>
 <h1>{escape(title)}</h1><p>{len(steps)} message(s); each row: who sent to whom, the act and the
 arc it took, and the commitments standing after it (discharged ones in grey).</p>
 <table><tr><th>#</th>{head}<th>act</th><th>commitments after</th></tr>
