@@ -14,7 +14,7 @@ from wwm.acl.agent import Agent, LocalBus, Undeliverable
 from wwm.acl.contractnet import contract_net, worker
 from wwm.acl.engine import Engine
 from wwm.acl.log import read, replay, show
-from wwm.acl.message import AID, ACLMessage
+from wwm.acl.message import AID, ACLMessage, AclError
 from wwm.acl.protocols import PROTOCOLS
 from wwm.acl.tracker import Rejected
 
@@ -198,6 +198,16 @@ async def test_fipa_subscribe_reports_in_a_team_until_cancelled() -> None:
         assert agent.engine.talk(sub.conversation_id, "reader", "station").state == "cancelled-team"
         assert agent.tracker.team(sub.conversation_id) == set()
         assert [r for r in agent.tracker.records(sub.conversation_id) if r.active] == []
+
+
+@pytest.mark.parametrize("missing, words", [("sender", "needs a sender"), ("receivers", "at least one receiver"),
+                                            ("conversation_id", "needs a conversation-id")])
+def test_checking_a_message_without_an_address_is_named(missing: str, words: str) -> None:
+    msg = ACLMessage("request", AID("A"), (AID("B"),), content="(x)", conversation_id="c")
+    msg = msg.with_(**{missing: () if missing == "receivers" else None})
+    for step in (Engine("A").check, Engine("A").handle):
+        with pytest.raises(AclError, match=words):
+            step(msg)
 
 
 def test_a_message_naming_another_protocol_is_refused() -> None:

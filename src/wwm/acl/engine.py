@@ -90,13 +90,8 @@ class Engine:
     # ---- the entry point ------------------------------------------------------------------
     def handle(self, msg: ACLMessage) -> list[Verdict]:
         """Check and apply ``msg`` on every thread it belongs to (from this party's view)."""
-        if msg.sender is None:
-            raise AclError("a message in a conversation needs a sender")
-        if not msg.receivers:
-            raise AclError("a message in a conversation needs at least one receiver")
-        if not msg.conversation_id:
-            raise AclError("a message in a conversation needs a conversation-id")
-        sender = msg.sender.name
+        _addressed(msg)
+        sender = msg.sender.name  # type: ignore[union-attr]
         out = []
         for receiver in msg.receivers:
             if self.me is not None and self.me not in (sender, receiver.name):
@@ -106,6 +101,7 @@ class Engine:
 
     def check(self, msg: ACLMessage) -> None:
         """Raise :class:`Rejected` if this party may not send ``msg`` now (nothing changes)."""
+        _addressed(msg)
         for receiver in msg.receivers:
             talk = self.talk(msg.conversation_id or "", msg.sender.name, receiver.name)  # type: ignore[union-attr]
             if msg.performative == "not-understood":
@@ -283,6 +279,15 @@ class Engine:
     def wf_state(self, talk: Talk) -> int:
         thread = self.thread(talk)
         return 1 if thread is None else thread.state  # type: ignore[return-value]
+
+
+def _addressed(msg: ACLMessage) -> None:
+    if msg.sender is None:
+        raise AclError("a message in a conversation needs a sender")
+    if not msg.receivers:
+        raise AclError("a message in a conversation needs at least one receiver")
+    if not msg.conversation_id:
+        raise AclError("a message in a conversation needs a conversation-id")
 
 
 __all__ = ["Engine", "Talk", "Verdict", "Rejected", "FINAL_STATES"]
