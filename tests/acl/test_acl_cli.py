@@ -96,11 +96,11 @@ M = '"message": {"performative": "request", "sender": {"name": "a"}, "receiver":
 
 
 @pytest.mark.parametrize("line, words", [
-    ('{"time": "t", "observer": "o", "direction": "sent", %s, "verdicts": "x"}' % M, '"verdicts" must be a list'),
-    ('{"time": "t", "observer": "o", "direction": "sent", %s, "verdicts": [{"a": 1}]}' % M,
+    ('{"time": "t", "observer": "o", "direction": "sent", ' + M + ', "verdicts": "x"}', '"verdicts" must be a list'),
+    ('{"time": "t", "observer": "o", "direction": "sent", ' + M + ', "verdicts": [{"a": 1}]}',
      'each with "receiver" and "accepted"'),
-    ('{"time": 5, "observer": "o", "direction": "sent", %s}' % M, '"time" must be text'),
-    ('{"time": "t", "observer": "o", "direction": "sideways", %s}' % M, '"direction" must be sent'),
+    ('{"time": 5, "observer": "o", "direction": "sent", ' + M + '}', '"time" must be text'),
+    ('{"time": "t", "observer": "o", "direction": "sideways", ' + M + '}', '"direction" must be sent'),
     ('{"time": "t", "observer": "o", "direction": "sent", "message": ' + "[" * 5000 + "]" * 5000 + "}",
      "not a conversation log entry"),
 ])

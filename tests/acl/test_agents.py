@@ -14,7 +14,7 @@ from wwm.acl.agent import Agent, LocalBus, Undeliverable
 from wwm.acl.contractnet import contract_net, worker
 from wwm.acl.engine import Engine
 from wwm.acl.log import read, replay, show
-from wwm.acl.message import AID, ACLMessage, AclError
+from wwm.acl.message import AID, AclError, ACLMessage
 from wwm.acl.protocols import PROTOCOLS
 from wwm.acl.tracker import Rejected
 

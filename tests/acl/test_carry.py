@@ -3,14 +3,14 @@ request through ``team_message`` actions, and each side's engine tracks the comm
 
 from __future__ import annotations
 
+from acl_strategies import messages as _messages
 from hypothesis import given, settings
 
 from wwm.acl.carry import from_text, is_acl, to_text
 from wwm.acl.engine import Engine
 from wwm.acl.message import AID, ACLMessage
-from wwm.worlds.tileworld import Config, Engine as Tileworld, Team
-
-from acl_strategies import messages as _messages
+from wwm.worlds.tileworld import Config, Team
+from wwm.worlds.tileworld import Engine as Tileworld
 
 
 @settings(max_examples=80, deadline=None)

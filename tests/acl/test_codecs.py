@@ -3,15 +3,15 @@ trips, malformed input naming the position), JSON, and the WWM XML/JSON envelope
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from acl_strategies import messages as _messages
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acl_strategies import messages as _messages
 from wwm.acl import envelope, fipa, jsonform
-from wwm.acl.message import AID, ACLMessage, AclError
+from wwm.acl.message import AID, AclError, ACLMessage
 from wwm.protocol import jsoncodec, xmlcodec
 
 # JADE's ACLMessage.toString() output (upper-case performative, padded spacing) and the
@@ -53,7 +53,7 @@ def test_jade_request_parses_to_every_field() -> None:
     assert m.content == "((action (agent-identifier :name ams@myhost:1099/JADE) (register-agent)))"
     assert (m.language, m.ontology, m.protocol) == ("fipa-sl0", "FIPA-Agent-Management", "fipa-request")
     assert (m.conversation_id, m.reply_with) == ("C123_456", "R1")
-    assert m.reply_by == datetime(2002, 6, 4, 10, 15, tzinfo=timezone.utc)
+    assert m.reply_by == datetime(2002, 6, 4, 10, 15, tzinfo=UTC)
 
 
 def test_byte_length_strings_user_parameters_and_reply_to() -> None:
@@ -190,11 +190,11 @@ def test_reply_keeps_the_conversation() -> None:
 
 
 def test_a_relative_reply_by_is_read_as_an_absolute_time() -> None:
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     m = fipa.loads("(request :reply-by +00000001T010000500)")      # in a day, an hour and 0.5 s
     later = fipa.loads("(request :reply-by +00010200T000000000Z)")  # a year and two 30-day months
     past = fipa.loads("(request :reply-by -00000000T000010000)")
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     wanted = timedelta(days=1, hours=1, milliseconds=500)
     assert before + wanted - timedelta(milliseconds=1) <= m.reply_by <= after + wanted
     assert before + timedelta(days=425, milliseconds=-1) <= later.reply_by <= after + timedelta(days=425)
@@ -206,7 +206,7 @@ def test_a_relative_reply_by_is_read_as_an_absolute_time() -> None:
 
 
 def test_a_reply_by_before_year_1000_keeps_four_digits() -> None:
-    m = ACLMessage("inform", reply_by=datetime(999, 1, 2, 3, 4, 5, 6000, tzinfo=timezone.utc))
+    m = ACLMessage("inform", reply_by=datetime(999, 1, 2, 3, 4, 5, 6000, tzinfo=UTC))
     assert ":reply-by 09990102T030405006Z" in fipa.dumps(m)
     assert fipa.loads(fipa.dumps(m)) == m
     assert envelope.from_items(envelope.to_items(m)) == m

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from wwm.acl import acts as A
 from wwm.acl.clock import ManualClock
-from wwm.acl.protocols import (CONVERSATION_FOR_ACTION as CFA, FIPA_REQUEST, PROTOCOLS,
-                               build_act, check)
+from wwm.acl.protocols import CONVERSATION_FOR_ACTION as CFA
+from wwm.acl.protocols import FIPA_REQUEST, PROTOCOLS, build_act, check
 from wwm.acl.tracker import FINAL_STATES, Rejected, Tracker, derive_state
 
 WF_ACTS = ["request", "promise", "counter", "refuse", "withdraw", "counter-counter", "accept",

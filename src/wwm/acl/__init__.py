@@ -11,10 +11,10 @@ from .acts import Act, Assert, Request
 from .agent import Agent, LocalBus, Undeliverable
 from .clock import ManualClock, SystemClock
 from .engine import Engine, Verdict
-from .message import AID, PERFORMATIVES, ACLMessage, AclError, new_id
+from .message import AID, PERFORMATIVES, AclError, ACLMessage, new_id
 from .protocols import PROTOCOLS, Protocol, check
 from .tracker import Commitment, Rejected, Tracker
 
-__all__ = ["ACLMessage", "AID", "Act", "AclError", "Agent", "Assert", "Commitment", "Engine",
-           "LocalBus", "ManualClock", "PERFORMATIVES", "PROTOCOLS", "Protocol", "Rejected",
-           "Request", "SystemClock", "Tracker", "Undeliverable", "Verdict", "check", "new_id"]
+__all__ = ["AID", "PERFORMATIVES", "PROTOCOLS", "ACLMessage", "AclError", "Act", "Agent", "Assert",
+           "Commitment", "Engine", "LocalBus", "ManualClock", "Protocol", "Rejected", "Request",
+           "SystemClock", "Tracker", "Undeliverable", "Verdict", "check", "new_id"]

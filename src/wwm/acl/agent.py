@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Awaitable, Callable, Protocol
+from typing import Protocol
 
 from .clock import Clock, SystemClock
 from .engine import Engine, Talk, Verdict
 from .log import ConversationLog
-from .message import AID, ACLMessage, AclError, new_id
-from .tracker import Rejected
+from .message import AID, AclError, ACLMessage, new_id
 
 log = logging.getLogger("wwm.acl")
 

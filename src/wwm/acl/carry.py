@@ -9,7 +9,7 @@ breaks a line-based wire would cut); ``from_text`` reads either form back.
 from __future__ import annotations
 
 from . import fipa, jsonform
-from .message import ACLMessage, AclError
+from .message import AclError, ACLMessage
 
 
 def to_text(msg: ACLMessage) -> str:

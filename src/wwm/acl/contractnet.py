@@ -52,9 +52,7 @@ def worker(price: float, mode: str = "honest", work_seconds: float = 0.05) -> Ha
             else:
                 await agent.reply(msg, "agree")
                 await _work(agent, msg)
-        elif msg.performative == "accept-proposal":
-            await _work(agent, msg)
-        elif msg.performative == "disconfirm":
+        elif msg.performative == "accept-proposal" or msg.performative == "disconfirm":
             await _work(agent, msg)
 
     async def _work(agent: Agent, msg: ACLMessage) -> None:

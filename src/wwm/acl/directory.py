@@ -12,8 +12,8 @@ from ..client.remote import _fetch_card
 from ..protocol.errors import Refusal
 from . import envelope
 from .agent import Agent
-from .network import AgentMind
 from .message import AID, AclError
+from .network import AgentMind
 
 
 @dataclass(frozen=True, slots=True)

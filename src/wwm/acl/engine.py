@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .acts import Act
 from .clock import Clock
-from .message import ACLMessage, AclError
+from .message import AclError, ACLMessage
 from .protocols import INITIATOR, PARTICIPANT, Arc, Protocol, build_act, protocol_named
 from .tracker import FINAL_STATES, Rejected, Thread, Tracker
 
@@ -290,4 +290,4 @@ def _addressed(msg: ACLMessage) -> None:
         raise AclError("a message in a conversation needs a conversation-id")
 
 
-__all__ = ["Engine", "Talk", "Verdict", "Rejected", "FINAL_STATES"]
+__all__ = ["FINAL_STATES", "Engine", "Rejected", "Talk", "Verdict"]

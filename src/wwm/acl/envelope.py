@@ -18,7 +18,7 @@ from typing import Any
 from ..protocol import queries as Q
 from ..protocol.messages import Query
 from . import fipa
-from .message import AID, ACLMessage, AclError
+from .message import AID, AclError, ACLMessage
 
 QUERY_SET = "Mind_ACL"
 SEND = "Send message"

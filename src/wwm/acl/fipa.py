@@ -10,9 +10,9 @@ case-insensitively, strings may be literal (``"..."`` with ``\\"``) or byte-leng
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-from .message import AID, PERFORMATIVES, ACLMessage, AclError
+from .message import AID, PERFORMATIVES, AclError, ACLMessage
 
 
 class FipaSyntaxError(AclError):
@@ -57,7 +57,7 @@ def _expr(text: str) -> str:
 
 
 def format_time(moment: datetime) -> str:
-    stamp = moment.astimezone(timezone.utc) if moment.tzinfo else moment
+    stamp = moment.astimezone(UTC) if moment.tzinfo else moment
     text = (f"{stamp.year:04d}{stamp.month:02d}{stamp.day:02d}T{stamp.hour:02d}{stamp.minute:02d}"
             f"{stamp.second:02d}{stamp.microsecond // 1000:03d}")   # strftime drops %Y's zeros
     return text + ("Z" if moment.tzinfo else "")
@@ -287,7 +287,7 @@ class _Parser:
                 raise self.fail(f"only the UTC type designator 'Z' is supported, got {zone!r}", at)
             offset = timedelta(days=365 * y + 30 * mo + d, hours=h, minutes=mi, seconds=s, milliseconds=ms)
             try:
-                moment = datetime.now(timezone.utc) + (offset if match.group(1) == "+" else -offset)
+                moment = datetime.now(UTC) + (offset if match.group(1) == "+" else -offset)
             except OverflowError:
                 raise self.fail(f"{word!r} reaches outside the years 1 to 9999", at) from None
             return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
@@ -298,7 +298,7 @@ class _Parser:
         if zone:
             if zone.upper() != "Z":
                 raise self.fail(f"only the UTC type designator 'Z' is supported, got {zone!r}", at)
-            moment = moment.replace(tzinfo=timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
         return moment
 
     def message(self) -> ACLMessage:

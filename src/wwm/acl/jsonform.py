@@ -12,7 +12,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from .message import AID, ACLMessage, AclError
+from .message import AID, AclError, ACLMessage
 
 _TEXT = ("content", "language", "encoding", "ontology", "protocol", "conversation-id",
          "reply-with", "in-reply-to")

@@ -6,16 +6,17 @@ commitments after each act (``wwm acl show``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from . import jsonform
 from .acts import english
 from .clock import ManualClock
 from .engine import Engine, Verdict
-from .message import ACLMessage, AclError
+from .message import AclError, ACLMessage
 
 
 @dataclass(slots=True)
@@ -45,7 +46,7 @@ class ConversationLog:
         self.entries: list[Entry] = []
 
     def record(self, observer: str, direction: str, message: ACLMessage, verdicts: list[Verdict]) -> Entry:
-        entry = Entry(datetime.now(timezone.utc).isoformat(timespec="milliseconds"), observer,
+        entry = Entry(datetime.now(UTC).isoformat(timespec="milliseconds"), observer,
                       direction, message, [verdict_dict(v) for v in verdicts])
         self.entries.append(entry)
         if self.path is not None:

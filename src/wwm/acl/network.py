@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from typing import Any, AsyncIterator, ClassVar
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
 
 from ..client.remote import RemoteMind
 from ..protocol.errors import Refusal
@@ -22,7 +23,7 @@ from ..protocol.results import Suggestion
 from ..server.trail import current_server
 from . import envelope
 from .agent import Agent, Undeliverable
-from .message import AID, ACLMessage, AclError
+from .message import AID, AclError, ACLMessage
 
 
 class AgentMind(Mind):

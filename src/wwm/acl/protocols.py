@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from . import acts as A
 from .tracker import FINAL_STATES, Rejected, Thread, Tracker
 
+
 class ProtocolError(Rejected):
     """A protocol written as data is malformed; the text names the part."""
 

@@ -15,8 +15,22 @@ import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .acts import (Act, Always, Assert, Bel, Done, Eventually, Goal, Implies, Not, PWAG,
-                   Request, Requested, WAG, show)
+from .acts import (
+    PWAG,
+    WAG,
+    Act,
+    Always,
+    Assert,
+    Bel,
+    Done,
+    Eventually,
+    Goal,
+    Implies,
+    Not,
+    Request,
+    Requested,
+    show,
+)
 from .clock import Clock, SystemClock, aware
 from .message import AclError
 
