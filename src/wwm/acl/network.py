@@ -135,15 +135,17 @@ async def serve_agent(agent: Agent, *, port: int | None = None, encoding: str = 
 
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"
-    # bind here, so a busy port is an OSError naming it (uvicorn would call sys.exit)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as exc:
-        sock.close()
-        raise OSError(exc.errno, f"cannot give agent {agent.name!r} an endpoint on 127.0.0.1:{port}: "
-                                 f"{exc.strerror}") from None
+    # try the port first, so a busy one is an OSError naming it (uvicorn would call sys.exit,
+    # which no task can catch); uvicorn then binds it itself: handing it a socket bound here
+    # made sequential conversations 16x slower (benchmarks/acl_network.py; cause not found)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot give agent {agent.name!r} an endpoint on 127.0.0.1:{port}: "
+                                     f"{exc.strerror}") from None
     endpoint = type(f"{agent.name.title().replace('-', '')}Endpoint", (AgentMind,), {"bound": agent})
     agent.address = url
     if agent.transport is None:
@@ -151,21 +153,12 @@ async def serve_agent(agent: Agent, *, port: int | None = None, encoding: str = 
     config = uvicorn.Config(make_app(endpoint, url=url), host="127.0.0.1", port=port,
                             log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
-    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            if task.done():
-                break
-            await asyncio.sleep(0.01)
-        if not server.started:
-            try:
-                task.result()
-            except BaseException as exc:   # uvicorn reports a failed start with SystemExit
-                raise OSError(f"the endpoint of agent {agent.name!r} did not start ({exc!r})") from None
+    task = asyncio.get_running_loop().create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
             raise OSError(f"the endpoint of agent {agent.name!r} did not start")
-    except BaseException:
-        sock.close()
-        raise
+        await asyncio.sleep(0.01)
     try:
         yield url
     finally:
