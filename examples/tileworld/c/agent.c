@@ -51,8 +51,13 @@ static int parse_grid(const char *p) {
 static const char *decide(const char *line) {
     static int dist[MAXN][MAXN], first[MAXN][MAXN], queue[MAXN * MAXN];
     int me_r, me_c, head = 0, tail = 0, best_cost = 1 << 30, best = -1;
-    const char *a = strstr(line, "\"agent\":{");
+    const char *a = strstr(line, "\"agent\":{"), *b;
+    int battery = 1;
     if (parse_grid(line) || !a) return "none";
+    /* an empty battery (in a run with batteries: its costs are given) stops every move: restore it */
+    if ((b = strstr(a, "\"battery\":")) && sscanf(b, "\"battery\":%d", &battery) == 1 && battery <= 0 &&
+        strstr(line, "\"slide_tile\""))
+        return "restore";
     a = strstr(a, "\"location\":{\"row\":");
     if (!a || sscanf(a, "\"location\":{\"row\":%d,\"column\":%d", &me_r, &me_c) != 2) return "none";
     /* one breadth-first search from the robot: distance and first move to every cell */

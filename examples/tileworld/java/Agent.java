@@ -45,6 +45,10 @@ public class Agent {
     }
 
     static String decide(Map<?, ?> data) {
+        Map<?, ?> costs = (Map<?, ?>) ((Map<?, ?>) data.get("builtin_knowledge")).get("costs");
+        Object battery = ((Map<?, ?>) data.get("agent")).get("battery");
+        if (costs.get("battery") != null && battery instanceof Number n && n.intValue() <= 0)
+            return "restore";  // an empty battery stops every move; restoring costs half the score
         List<?> grid = (List<?>) ((Map<?, ?>) data.get("environment")).get("grid");
         Map<?, ?> loc = (Map<?, ?>) ((Map<?, ?>) data.get("agent")).get("location");
         int rows = grid.size(), cols = ((List<?>) grid.get(0)).size();

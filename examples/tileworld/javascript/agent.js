@@ -8,6 +8,8 @@ const net = require("net");
 const MOVES = { north: [-1, 0], south: [1, 0], east: [0, 1], west: [0, -1] };
 
 function decide(data, taken) {
+  // an empty battery stops every move; restoring costs half the score
+  if (data.builtin_knowledge.costs.battery && data.agent.battery <= 0) return { move: "restore", hole: null };
   const grid = data.environment.grid;
   const me = [data.agent.location.row, data.agent.location.column];
   const rows = grid.length, cols = grid[0].length;

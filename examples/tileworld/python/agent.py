@@ -1,7 +1,7 @@
 """A T-World agent in plain Python: the seed's seven-step loop over a TCP socket to the proxy.
 
 usage: python agent.py [host] [port] [magic]     (defaults 127.0.0.1 3313 python-agent)
-It pushes the nearest tile toward the nearest hole; with teammates it announces its target
+It pushes the nearest tile toward the nearest hole (restoring an empty battery); with teammates it announces its target
 hole with team_message and leaves the holes its teammates announced alone.
 """
 
@@ -14,6 +14,8 @@ MOVES = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 
 
 def decide(data, taken):
+    if data["builtin_knowledge"]["costs"].get("battery") and data["agent"]["battery"] <= 0:
+        return "restore", None  # an empty battery stops every move; restoring costs half the score
     grid = data["environment"]["grid"]
     me = (data["agent"]["location"]["row"], data["agent"]["location"]["column"])
     rows, cols = len(grid), len(grid[0])

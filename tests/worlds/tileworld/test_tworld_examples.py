@@ -79,3 +79,12 @@ async def test_each_agent_says_in_one_line_that_the_proxy_is_not_there(agent_com
     lines = err.decode().strip().splitlines()
     assert proc.returncode == 1 and len(lines) == 1, lines
     assert lines[0].startswith(f"cannot reach the proxy at 127.0.0.1:{port}: ") and "refused" in lines[0].lower()
+
+
+@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+async def test_each_agent_restores_an_empty_battery_and_plays_on(agent_commands, language):
+    config = Config(seed=11, battery=True, gamma=0.1, end={"neutral": {"time": 30}})
+    _, result, [(code, _, err)] = await play([agent_commands[language]], config)
+    assert code == 0, err
+    stats = result["agents"][0]
+    assert stats["battery_restore"] >= 1 and stats["good_moves"] > 60  # a battery lasts at most 50 moves
