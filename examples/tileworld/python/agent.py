@@ -1,8 +1,9 @@
 """A T-World agent in plain Python: the seed's seven-step loop over a TCP socket to the proxy.
 
 usage: python agent.py [host] [port] [magic]     (defaults 127.0.0.1 3313 python-agent)
-It pushes the nearest tile toward the nearest hole (restoring an empty battery); with teammates it announces its target
-hole with team_message and leaves the holes its teammates announced alone.
+It pushes the nearest tile toward the nearest hole (restoring an empty battery); with
+teammates it announces its target hole with team_message and leaves the holes its teammates
+announced alone.
 """
 
 import json
