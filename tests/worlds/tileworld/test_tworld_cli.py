@@ -69,13 +69,13 @@ def test_bad_arguments_are_named(args, words):
     assert "Traceback" not in result.stderr
 
 
-def test_a_busy_port_is_a_one_line_error_before_anything_starts():
+def test_a_busy_port_is_a_one_line_error_before_anything_starts(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        port = str(busy.getsockname()[1])
-        for args in (["serve", "--port", port, "--proxy-port", "0"], ["serve", "--port", "0", "--proxy-port", port],
-                     ["proxy", "--port", port]):
+        port, rec = str(busy.getsockname()[1]), str(tmp_path)
+        for args in (["serve", "--port", port, "--proxy-port", "0", "--recordings", rec],
+                     ["serve", "--port", "0", "--proxy-port", port, "--recordings", rec], ["proxy", "--port", port]):
             result = wwm(*args, timeout=30)
             assert result.returncode == 1 and "address already in use" in result.stderr.lower(), args
             assert "Traceback" not in result.stderr and "T-World page" not in result.stdout
