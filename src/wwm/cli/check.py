@@ -4,7 +4,6 @@ World-Wide-Mind server? Every query of its role, the run lifecycle, and refusals
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,8 +19,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from ..client.conformance import check_server
+    from .common import run_async
 
-    checks = asyncio.run(check_server(args.url, state=args.state, action=args.action,
+    checks = run_async(check_server(args.url, state=args.state, action=args.action,
                                       encoding=args.encoding, timeout=args.timeout))
     table = Table(title=f"wwm check {args.url} ({args.encoding})")
     for column in ("check", "result", "detail", "ms"):

@@ -44,3 +44,15 @@ def parse_pairs(pairs: list[str] | None) -> dict[str, str]:
             raise UsageError(f"expected key=value, got {pair!r}")
         out[key.strip()] = value
     return out
+
+
+def run_async(main):
+    """Run a command's coroutine on uvloop where it is installed (it comes with
+    uvicorn[standard]; the client's per-query cost drops with it), else on asyncio's loop."""
+    try:
+        import uvloop
+    except ImportError:
+        import asyncio
+
+        return asyncio.run(main)
+    return uvloop.run(main)

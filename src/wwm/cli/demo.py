@@ -10,7 +10,6 @@ prints the scores side by side with the Mind_M server's credit trail.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 
@@ -26,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..store import StoreError
     from ..testing import ServerProcess
+    from .common import run_async
 
     console = Console()
     servers = {
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
                 server.start()
         for name, server in servers.items():
             console.print(f"  [green]up[/] {name:8} {server.url}  (pid {server.process.pid})")
-        code = asyncio.run(_demo(console, servers, args))
+        code = run_async(_demo(console, servers, args))
         if args.keep:
             console.print("Servers keep running; open their URLs in a browser. Ctrl-C ends them.")
             try:

@@ -4,7 +4,6 @@ with the client algorithm of section 8.2, showing progress, recording the run.""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 
@@ -43,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..client.society import SocietyError
     from ..protocol.errors import Refusal
     from ..store import StoreError
-    from .common import UsageError
+    from .common import UsageError, run_async
 
     try:
         society = build_society(args)
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy)
     try:
-        result = asyncio.run(execute(society, settings, db=args.db, record=not args.no_record, quiet=args.quiet))
+        result = run_async(execute(society, settings, db=args.db, record=not args.no_record, quiet=args.quiet))
     except Refusal as exc:
         print(f"wwm run: {exc.code}: {exc.text}", file=sys.stderr)
         return 1
