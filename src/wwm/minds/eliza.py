@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from ..protocol.interfaces import Mind
 from ..protocol.results import Suggestion
+from .scoring import KeepsScore
 
 REFLECTIONS: dict[str, str] = {
     "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
@@ -120,7 +121,7 @@ FALLBACKS: tuple[str, ...] = (
 )
 
 
-class ElizaMind(Mind):
+class ElizaMind(KeepsScore, Mind):
     """Replies to a line of talk (the state x) with a line of talk (the action a).
 
     ``delay`` seconds of thought before each reply let tests exercise the client's
@@ -171,16 +172,3 @@ class ElizaMind(Mind):
         if not state.strip():
             return Suggestion("I am listening. Say whatever is on your mind.")
         return Suggestion(self.reply(state))
-
-    async def inform(self, state: str, score: float | None = None) -> float | None:
-        self.score += score or 0.0
-        return None
-
-    async def reset_score(self) -> None:
-        self.score = 0.0
-
-    async def get_current_score(self, score: float | None = None) -> float | None:
-        return self.score
-
-    async def end_run(self, score: float | None = None) -> float | None:
-        return self.score

@@ -11,9 +11,10 @@ from typing import ClassVar
 
 from ..protocol.interfaces import Mind
 from ..protocol.results import Suggestion
+from .scoring import KeepsScore
 
 
-class RandomMind(Mind):
+class RandomMind(KeepsScore, Mind):
     """Picks uniformly among ``actions``; the same ``seed`` gives the same choices."""
 
     action_format: ClassVar[str] = "one of the actions given in the 'actions' argument"
@@ -31,16 +32,3 @@ class RandomMind(Mind):
     async def get_action(self, state: str) -> Suggestion:
         self.steps += 1
         return Suggestion(self.rng.choice(self.actions))
-
-    async def inform(self, state: str, score: float | None = None) -> float | None:
-        self.score += score or 0.0
-        return None
-
-    async def reset_score(self) -> None:
-        self.score = 0.0
-
-    async def get_current_score(self, score: float | None = None) -> float | None:
-        return self.score
-
-    async def end_run(self, score: float | None = None) -> float | None:
-        return self.score

@@ -14,10 +14,10 @@ from ...protocol.interfaces import FeudalMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
 from .knowledge import KnowledgeStore, check_client_url
 from .qlearning import DEFAULT_ACTIONS, parse_actions, step_number
-from .tables import QTable, Temperature, boltzmann_choice
+from .tables import QTable, Temperature, TemperatureQueries, boltzmann_choice
 
 
-class FeudalQMind(FeudalMind, LearningMind):
+class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
     """Learns Q((x,c), a), rewarded ``r`` on arriving at c (the state text, compared without
     surrounding white space). Arguments: ``actions``, ``gamma``, ``r``, ``q_temperature``
     over ``run_length`` steps, ``learn``, ``pretrained`` (a client URL), ``seed``."""
@@ -101,21 +101,6 @@ class FeudalQMind(FeudalMind, LearningMind):
             self.table.update(self.key(self.x, self.c), self.a, reward, y)
         self.x, self.a = state, None
         return reward
-
-    async def get_q_temperature(self) -> float | None:
-        return self.temperature.current
-
-    async def reset_q_temperature(self, run_length: float | None = None) -> None:
-        try:
-            self.temperature.reset(run_length)
-        except ValueError as exc:
-            raise Refusal("bad-parameters", str(exc)) from None
-
-    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
-        try:
-            self.temperature.reset(run_length, start=q_temperature)
-        except ValueError as exc:
-            raise Refusal("bad-parameters", str(exc)) from None
 
     async def end_run(self, score: float | None = None) -> float | None:
         if self.learn:

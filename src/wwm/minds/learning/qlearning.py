@@ -20,7 +20,7 @@ from ...worlds.wrappers import parse_keys, project
 from .knowledge import KnowledgeStore, check_client_url
 from .rewards import items
 from .rewards import reward as find_reward
-from .tables import QTable, Temperature, WTable, boltzmann_choice
+from .tables import QTable, Temperature, TemperatureQueries, WTable, boltzmann_choice
 
 DEFAULT_ACTIONS = "0,1,2,3,4,5,6,7,8"
 
@@ -48,7 +48,7 @@ def step_number(value: Any, name: str) -> float | None:
     return number
 
 
-class QLearningMind(LearningMind, CompetingMind):
+class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
     """Q-learning and W-learning by lookup table, with the reward named by ``reward``.
 
     Arguments: ``reward`` (a goal of :mod:`wwm.minds.learning.rewards`, or "score"), ``r``
@@ -217,22 +217,6 @@ class QLearningMind(LearningMind, CompetingMind):
             lost = obeyed is False or (obeyed is None and self.a is not None)
         r, d = self._learn(state, score, executed, lost)
         return Values(q=self.strength * r, w=None if d is None else self.strength * d)
-
-    # ---- Mind_L: Q-temperature ------------------------------------------------------------
-    async def get_q_temperature(self) -> float | None:
-        return self.temperature.current
-
-    async def reset_q_temperature(self, run_length: float | None = None) -> None:
-        try:
-            self.temperature.reset(run_length)
-        except ValueError as exc:
-            raise Refusal("bad-parameters", str(exc)) from None
-
-    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
-        try:
-            self.temperature.reset(run_length, start=q_temperature)
-        except ValueError as exc:
-            raise Refusal("bad-parameters", str(exc)) from None
 
     # ---- Mind_i: strength and W-temperature -----------------------------------------------
     async def get_strength(self) -> float | None:

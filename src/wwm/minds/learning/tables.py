@@ -6,6 +6,8 @@ Plain data with a JSON form, so knowledge can be stored per client and read back
 
 from __future__ import annotations
 
+from ...protocol.errors import Refusal
+
 import math
 import random
 from collections.abc import Sequence
@@ -140,3 +142,25 @@ class Temperature:
             self.start = start
         self.steps = 0
         self.current = self.start
+
+
+class TemperatureQueries:
+    """The Mind_L Q-temperature queries (9.2.1) for a mind that keeps a :class:`Temperature`
+    in ``self.temperature``: get it, reset it ("World has changed"), or set it explicitly."""
+
+    temperature: Temperature
+
+    async def get_q_temperature(self) -> float | None:
+        return self.temperature.current
+
+    async def reset_q_temperature(self, run_length: float | None = None) -> None:
+        try:
+            self.temperature.reset(run_length)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
+
+    async def send_q_temperature(self, q_temperature: float, run_length: float | None = None) -> None:
+        try:
+            self.temperature.reset(run_length, start=q_temperature)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
