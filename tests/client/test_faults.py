@@ -3,7 +3,6 @@ server killed and restarted in the middle of an own-copy run."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 
 import pytest

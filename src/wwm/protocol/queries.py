@@ -10,7 +10,7 @@ table, so a new query set plugs in by registering more rows (see :func:`register
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -329,8 +329,6 @@ def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
 def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
     """The Python value of a query's return data, as a local object would have returned it."""
     r = spec.returns
-    num = Field("", Kind.NUMBER)
-
     def number(name: str) -> float | None:
         return read_value(Field(name, Kind.NUMBER), data[name], spec.name) if name in data else None
 
@@ -357,7 +355,6 @@ def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
                           q=number("Q"), w=number("W"), mind_url=data.get("mind URL"))
     if r is Returns.VALUES:
         return Values(q=number("Q"), w=number("W"))
-    del num
     return number(r.value)
 
 

@@ -21,7 +21,7 @@ refused (``forbidden-xml``), so an entity bomb costs nothing.
 
 from __future__ import annotations
 
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import ParseError
 from xml.sax.saxutils import escape, quoteattr
 
 from defusedxml import DefusedXmlException

@@ -21,6 +21,7 @@ def card(d: Dispatcher) -> dict[str, Any]:
     cls = d.cls
     doc = inspect.getdoc(cls) or ""
     base = d.url.rstrip("/")
+    websocket = base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/ws"
     info: dict[str, Any] = {
         "wwm": Q.PROTOCOL_VERSION,
         "name": getattr(cls, "title", None) or cls.__name__,
@@ -29,11 +30,10 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "summary": doc.split("\n\n", 1)[0].replace("\n", " "),
         "description": doc,
         "url": d.url,
-        "websocket": base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/ws",
+        "websocket": websocket,
         "query_sets": sorted(d.query_sets),
         "queries": [s.name for s in Q.queries_of(d.role, d.query_sets)],
-        "bindings": {"http": d.url, "websocket": base.replace("http://", "ws://", 1).replace("https://", "wss://", 1) + "/ws",
-                     **d.bindings},
+        "bindings": {"http": d.url, "websocket": websocket, **d.bindings},
         "encodings": ["application/xml", "application/json"],
         "state_format": getattr(cls, "state_format", "opaque text"),
         "action_format": getattr(cls, "action_format", "opaque text"),

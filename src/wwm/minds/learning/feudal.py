@@ -9,10 +9,9 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from ...protocol.errors import Refusal
 from ...protocol.interfaces import FeudalMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
-from .knowledge import KnowledgeStore, check_client_url
+from .knowledge import KnowledgeStore
 from .qlearning import DEFAULT_ACTIONS, parse_actions, step_number
 from .tables import QTable, Temperature, TemperatureQueries, boltzmann_choice
 
@@ -60,12 +59,7 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
                       other_client_url: str | None = None) -> RunStarted | None:
         await super().new_run(client_url, world_display_url, world_run_id)
         self.client = client_url
-        source = other_client_url or self.pretrained
-        if source:
-            source = check_client_url(source)
-        data = self.store.load(self.identity, source or client_url)
-        if source and data is None:
-            raise Refusal("other-client-unknown", f"this mind has learnt nothing with client {source!r}")
+        data = self.store.recall(self.identity, client_url, other_client_url or self.pretrained)
         if data is not None:
             self.table = QTable.from_json(data["q"])
         return None

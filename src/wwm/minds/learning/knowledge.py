@@ -57,6 +57,19 @@ class KnowledgeStore:
             return None  # a damaged file reads as "nothing saved"
         return data.get("knowledge") if isinstance(data, dict) else None
 
+    def recall(self, identity: str, client: str | None, other_client: str | None = None,
+               detail: str = "") -> dict[str, Any] | None:
+        """What a mind starting a run knows (7.3): what it learnt with ``other_client`` when one
+        is named ("the mind you learnt with client c", which must exist), else what it learnt
+        with this ``client`` (None for a client it has never met)."""
+        if not other_client:
+            return self.load(identity, client)
+        other = check_client_url(other_client)
+        data = self.load(identity, other)
+        if data is None:
+            raise Refusal("other-client-unknown", f"this mind has learnt nothing with client {other!r}{detail}")
+        return data
+
     def save(self, identity: str, client: str | None, knowledge: dict[str, Any]) -> Path:
         path = self.path(identity, client)
         path.parent.mkdir(parents=True, exist_ok=True)

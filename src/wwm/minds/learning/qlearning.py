@@ -17,7 +17,7 @@ from ...protocol.errors import Refusal
 from ...protocol.interfaces import CompetingMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
 from ...worlds.wrappers import parse_keys, project
-from .knowledge import KnowledgeStore, check_client_url
+from .knowledge import KnowledgeStore
 from .rewards import items
 from .rewards import reward as find_reward
 from .tables import QTable, Temperature, TemperatureQueries, WTable, boltzmann_choice
@@ -126,19 +126,10 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
                       other_client_url: str | None = None) -> RunStarted | None:
         await super().new_run(client_url, world_display_url, world_run_id)
         self.client = client_url
-        source = other_client_url or self.pretrained
-        if source:
-            source = check_client_url(source)
-            data = self.store.load(self.identity, source)
-            if data is None:
-                raise Refusal("other-client-unknown",
-                              f"this mind has learnt nothing with client {source!r} (for goal "
-                              f"{self.goal.name!r}, these actions and this view)")
+        data = self.store.recall(self.identity, client_url, other_client_url or self.pretrained,
+                                 detail=f" (for goal {self.goal.name!r}, these actions and this view)")
+        if data is not None:
             self.load(data)
-        else:
-            data = self.store.load(self.identity, client_url)
-            if data is not None:
-                self.load(data)
         return None
 
     # ---- acting ---------------------------------------------------------------------------
