@@ -4,15 +4,21 @@ dominates a fast run (measured in ``benchmarks/network.py``: aiohttp ~240 µs of
 per request here, this ~60 µs). It speaks only what a WWM query needs; anything else (GET
 pages, WebSocket) goes through aiohttp.
 
-One connection carries one request at a time; a small pool opens another when all are busy
-(an AS server asking the same mind twice at once), and drops a connection that timed out or
-broke, since its next bytes could belong to the abandoned request.
+A pool keeps idle connections; concurrent requests (an AS server asking the same mind twice
+at once) each take one or open another. A caller that wants several queries answered in
+order in one round trip writes them back to back on one connection (:meth:`post_in_order`,
+HTTP/1.1 pipelining). A connection that timed out or broke is dropped, since its next bytes
+could belong to the abandoned request.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
+from collections.abc import Sequence
 from urllib.parse import urlsplit
+
+Reply = tuple[int, dict[str, str], bytes]  # status, headers (lower-cased names), body
 
 
 class HttpError(Exception):
@@ -20,12 +26,15 @@ class HttpError(Exception):
 
 
 class _Connection(asyncio.Protocol):
+    """One keep-alive connection; answers are handed to askers first in, first out, so
+    requests written back to back (pipelined) each get their own."""
+
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.buffer = bytearray()
-        self.waiter: asyncio.Future | None = None
+        self.waiters: deque[asyncio.Future[Reply]] = deque()
         self.closed = False
-        self.answered_bytes = 0  # bytes received for the request in flight
+        self.answered_bytes = 0  # bytes received since the last request was written
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -33,63 +42,88 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.answered_bytes += len(data)
         self.buffer += data
-        if self.waiter is not None and not self.waiter.done():
-            self._try_complete()
+        while self.waiters and self.buffer:
+            try:
+                reply = _parse(self.buffer)
+            except HttpError as exc:
+                self.fail(exc)
+                return
+            if reply is None:
+                return
+            waiter = self.waiters.popleft()
+            if not waiter.done():  # a caller that gave up: its answer is read and dropped
+                waiter.set_result(reply)
+            if reply[1].get("connection", "").lower() == "close":
+                self.fail(ConnectionResetError("the server closed the connection"))
+                return
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_exception(ConnectionResetError("the server closed the connection"))
+        self._fail_waiters(ConnectionResetError("the server closed the connection"))
 
-    def _try_complete(self) -> None:
-        end = self.buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return
-        head = bytes(self.buffer[:end]).decode("latin-1")
-        lines = head.split("\r\n")
-        try:
-            status = int(lines[0].split(" ", 2)[1])
-        except (IndexError, ValueError):
-            self.waiter.set_exception(HttpError(f"bad status line {lines[0]!r}"))
-            return
-        headers = {}
-        for line in lines[1:]:
-            key, _, value = line.partition(":")
-            headers[key.strip().lower()] = value.strip()
-        start = end + 4
-        if "content-length" in headers:
-            length = int(headers["content-length"])
-            if len(self.buffer) - start < length:
-                return
-            body = bytes(self.buffer[start:start + length])
-            del self.buffer[:start + length]
-        elif headers.get("transfer-encoding", "").lower() == "chunked":
-            body, used = _dechunk(self.buffer, start)
-            if body is None:
-                return
-            del self.buffer[:used]
-        else:
-            self.waiter.set_exception(HttpError("response without Content-Length or chunked encoding"))
-            return
-        if headers.get("connection", "").lower() == "close":
-            self.closed = True
-        self.waiter.set_result((status, headers, body))
-
-    async def request(self, payload: bytes) -> tuple[int, dict[str, str], bytes]:
+    def send(self, payload: bytes) -> asyncio.Future[Reply]:
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
         self.answered_bytes = 0
-        self.waiter = asyncio.get_running_loop().create_future()
-        self.transport.write(payload)
-        if self.buffer:
-            self._try_complete()
-        try:
-            return await self.waiter
-        finally:
-            self.waiter = None
+        self.transport.write(payload)  # type: ignore[union-attr]
+        return waiter
 
-    def close(self) -> None:
+    @property
+    def idle(self) -> bool:
+        return not self.closed and not self.waiters
+
+    def fail(self, exc: BaseException) -> None:
+        """Close the connection: every request still waiting on it fails with ``exc``."""
         self.closed = True
         if self.transport is not None:
             self.transport.close()
+        self._fail_waiters(exc)
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(exc)
+
+
+def _parse(buffer: bytearray) -> Reply | None:
+    """Take one whole response off the front of ``buffer``; None while it is incomplete."""
+    end = buffer.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+    try:
+        status = int(lines[0].split(" ", 2)[1])
+    except (IndexError, ValueError):
+        raise HttpError(f"bad status line {lines[0]!r}") from None
+    headers = {}
+    for line in lines[1:]:
+        key, _, value = line.partition(":")
+        headers[key.strip().lower()] = value.strip()
+    start = end + 4
+    if "content-length" in headers:
+        try:
+            length = int(headers["content-length"])
+        except ValueError:
+            raise HttpError(f"bad Content-Length {headers['content-length']!r}") from None
+        if len(buffer) - start < length:
+            return None
+        body = bytes(buffer[start:start + length])
+        del buffer[:start + length]
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        chunked, used = _dechunk(buffer, start)
+        if chunked is None:
+            return None
+        body = chunked
+        del buffer[:used]
+    else:
+        raise HttpError("response without Content-Length or chunked encoding")
+    return status, headers, body
+
+
+def _expire(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 def _dechunk(buffer: bytearray, start: int) -> tuple[bytes | None, int]:
@@ -113,14 +147,16 @@ def _dechunk(buffer: bytearray, start: int) -> tuple[bytes | None, int]:
 
 
 class Http11Client:
-    """POST to one URL over a pool of keep-alive connections."""
+    """POST to one URL over a pool of keep-alive connections. ``timeout`` (seconds) bounds
+    each answer; a connection whose answer timed out is closed, never reused."""
 
-    def __init__(self, url: str, content_type: str) -> None:
+    def __init__(self, url: str, content_type: str, timeout: float | None = None) -> None:
         parts = urlsplit(url)
         if parts.scheme != "http":
             raise ValueError(f"the lean client speaks plain http://, not {parts.scheme}://")
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
+        self.timeout = timeout
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query
@@ -128,40 +164,75 @@ class Http11Client:
                       f"Accept: {content_type}\r\nContent-Length: ").encode("latin-1")
         self._idle: list[_Connection] = []
 
-    async def post(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
-        payload = self._head + str(len(body)).encode() + b"\r\n\r\n" + body
+    def _request(self, body: bytes) -> bytes:
+        return self._head + str(len(body)).encode() + b"\r\n\r\n" + body
+
+    async def post(self, body: bytes) -> Reply:
+        """One request on an idle kept-alive connection (or a new one)."""
+        (reply,) = await self.post_in_order([body])
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    async def post_in_order(self, bodies: Sequence[bytes]) -> list[Reply | Exception]:
+        """Write these requests back to back on one connection (HTTP/1.1 pipelining: the
+        server answers them in order) and return each one's reply, or the exception that
+        ended it: a failure fails the request it hit and every one after it."""
+        payloads = [self._request(body) for body in bodies]
         connection = self._pooled()
         if connection is not None:
-            try:
-                return await self._send(connection, payload)
-            except ConnectionResetError:
-                # A kept-alive connection the server dropped (it restarted, or closed an idle
-                # connection) before any byte of an answer: the request never reached a live
-                # server process, so it is sent once more on a fresh connection.
-                if connection.answered_bytes:
-                    raise
+            replies = await self._send(connection, payloads)
+            # A kept-alive connection the server dropped (it restarted, or closed an idle
+            # connection) before any byte of an answer: the requests never reached a live
+            # server process, so they are sent once more on a fresh connection.
+            if not (isinstance(replies[0], ConnectionResetError) and not connection.answered_bytes):
+                return replies
+        connection = await self._connect()
+        return await self._send(connection, payloads)
+
+    async def _connect(self) -> _Connection:
         loop = asyncio.get_running_loop()
-        _, connection = await loop.create_connection(_Connection, self.host, self.port)
-        return await self._send(connection, payload)
+        connecting = loop.create_connection(_Connection, self.host, self.port)
+        if self.timeout is None:
+            _, connection = await connecting
+        else:
+            async with asyncio.timeout(self.timeout):
+                _, connection = await connecting
+        return connection
 
     def _pooled(self) -> _Connection | None:
         while self._idle:
             candidate = self._idle.pop()
-            if not candidate.closed:
+            if candidate.idle:
                 return candidate
         return None
 
-    async def _send(self, connection: _Connection, payload: bytes) -> tuple[int, dict[str, str], bytes]:
+    async def _send(self, connection: _Connection, payloads: list[bytes]) -> list[Reply | Exception]:
+        waiters = [connection.send(payload) for payload in payloads]
+        loop = asyncio.get_running_loop()
+        replies: list[Reply | Exception] = []
         try:
-            reply = await connection.request(payload)
-        except BaseException:
-            connection.close()  # a timed-out or broken connection is never reused
+            for waiter in waiters:
+                timer = loop.call_later(self.timeout, _expire, waiter) if self.timeout is not None else None
+                try:
+                    replies.append(await waiter)
+                except Exception as exc:
+                    # A timed-out or broken exchange: the connection is never reused, since its
+                    # next bytes could belong to the abandoned request; what was queued behind
+                    # it fails the same way.
+                    connection.fail(exc)
+                    replies.append(exc)
+                finally:
+                    if timer is not None:
+                        timer.cancel()
+        except BaseException:  # cancelled: the caller gave up on these requests
+            connection.fail(ConnectionResetError("the request was abandoned"))
             raise
-        if not connection.closed:
+        if connection.idle:
             self._idle.append(connection)
-        return reply
+        return replies
 
     def close(self) -> None:
         for connection in self._idle:
-            connection.close()
+            connection.fail(ConnectionResetError("the client was closed"))
         self._idle.clear()

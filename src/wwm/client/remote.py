@@ -16,7 +16,7 @@ from typing import Any
 from ..protocol import queries as Q
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
-from ..protocol.messages import Query
+from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..server.trail import current_server
 from .tcp_transport import TcpTransport
@@ -30,6 +30,18 @@ def _spec(role: str, method: str) -> Q.QuerySpec:
         _BY_METHOD.clear()
         _BY_METHOD.update({(s.role, s.method): s for s in Q.QUERIES.values()})
     return _BY_METHOD[(role, method)]
+
+
+_WIRE_NAMES: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def _wire_names(spec: Q.QuerySpec) -> dict[str, str]:
+    """Python keyword -> wire name of a query's declared items (worked out once per query)."""
+    key = (spec.role, spec.name)
+    names = _WIRE_NAMES.get(key)
+    if names is None:
+        names = _WIRE_NAMES[key] = {f.py: f.wire for f in spec.arguments}
+    return names
 
 
 def _to_wire(value: Any) -> Q.Wire:
@@ -89,6 +101,41 @@ class _Remote:
 
     async def query(self, method: str, /, **kwargs: Any) -> Any:
         """Send the query answered by ``method`` with these arguments; decode its return."""
+        spec, query = self._build(method, kwargs)
+        return self._result(spec, await self.transport.exchange(query))
+
+    @property
+    def pipelines(self) -> bool:
+        """Whether :meth:`query_in_order` sends its queries in one round trip (an ordered
+        binding: TCP, WebSocket, or HTTP/1.1 pipelining on plain http://)."""
+        return bool(getattr(self.transport, "pipelines", False))
+
+    async def query_in_order(self, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+        """Send several queries back to back, each ``(method, arguments)``; the server answers
+        them in the order sent. Returns each one's decoded return, or the :class:`Refusal`
+        that refused it, in order. Without an ordered binding they are sent one by one."""
+        built = [self._build(method, kwargs) for method, kwargs in calls]
+        if not self.pipelines:
+            return [await self._settled_query(spec, query) for spec, query in built]
+        replies = await self.transport.exchange_in_order([query for _, query in built])  # type: ignore[attr-defined]
+        out: list[Any] = []
+        for (spec, _), reply in zip(built, replies):
+            if isinstance(reply, Refusal):
+                out.append(reply)
+            else:
+                try:
+                    out.append(self._result(spec, reply))
+                except Refusal as refusal:
+                    out.append(refusal)
+        return out
+
+    async def _settled_query(self, spec: Q.QuerySpec, query: Query) -> Any:
+        try:
+            return self._result(spec, await self.transport.exchange(query))
+        except Refusal as refusal:
+            return refusal
+
+    def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
         spec = _spec(self.role, method)
         data: dict[str, Q.Wire] = {}
         if spec.method != "new_run":
@@ -101,12 +148,14 @@ class _Remote:
             data["client URL"] = caller
         if trail is not None:
             trail.calls(self.url)
-        wire_of = {f.py: f.wire for f in spec.arguments}
+        wire_of = _wire_names(spec)
         for key, value in kwargs.items():
             if value is None:
                 continue
             data[wire_of.get(key, key)] = _to_wire(value)
-        response = await self.transport.exchange(Query(spec.name, data))
+        return spec, Query(spec.name, data)
+
+    def _result(self, spec: Q.QuerySpec, response: Response) -> Any:
         if spec.method == "new_run":
             run_id = response.data.get(spec.run_id_field)
             if not isinstance(run_id, str) or not run_id:

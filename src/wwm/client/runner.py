@@ -155,9 +155,11 @@ class Runner:
         t0 = time.perf_counter()
         x = await self._world(self.world.get_state, "Get state")
         t_state = time.perf_counter() - t0
+        asked: Suggestion | Refusal | None = None  # the Mind's answer, got with the last Inform
         while s.steps is None or index < s.steps:
             t1 = time.perf_counter()
-            suggestion = await self._ask_mind(x, index)
+            suggestion = await self._ask_mind(x, index, asked)
+            asked = None
             t2 = time.perf_counter()
             if suggestion is None:  # the Mind did not answer: the World again, then the Mind
                 x = await self._world(self.world.get_state, "Get state")
@@ -177,7 +179,11 @@ class Runner:
                 continue
             q = None
             if s.inform:
-                q = await self._inform(outcome, index)
+                more = not outcome.finished and (s.steps is None or index + 1 < s.steps)
+                if more and self._pipelines:
+                    q, asked = await self._inform_and_ask(outcome, index)
+                else:
+                    q = await self._inform(outcome, index)
             t4 = time.perf_counter()
             self._record(Step(index, x, suggestion.action, outcome.state, outcome.score, q,
                               t_state, t2 - t1, t3 - t2, t4 - t3))
@@ -196,9 +202,13 @@ class Runner:
             self.on_step(step, self.result)
 
     # ---- the Mind -------------------------------------------------------------------------
-    async def _ask_mind(self, x: str, index: int) -> Suggestion | None:
-        """The Mind's suggestion, or None after a time-out handled by the policy."""
+    async def _ask_mind(self, x: str, index: int, asked: Suggestion | Refusal | None = None) -> Suggestion | None:
+        """The Mind's suggestion, or None after a time-out handled by the policy. ``asked`` is
+        its answer to a Get action already sent with the last Inform (pipelined), if any."""
         s = self.settings
+        if isinstance(asked, Suggestion):
+            self._mind_silent_since = None
+            return asked
         if self._mind_silent_since is None:
             self._mind_silent_since = time.monotonic()
         silent_since = self._mind_silent_since
@@ -208,6 +218,18 @@ class Runner:
                 raise _Lost("mind lost", f"the mind has not answered for {s.mind_wait:g} s")
             if self._late is not None:  # ignore-late: first wait for the late reply
                 await self._await_late(index, silent_since)
+            if isinstance(asked, Refusal):  # the pipelined Get action was refused: as if asked now
+                refusal, asked = asked, None
+                if refusal.code == "timeout":
+                    self._event("timeout", f"the mind did not answer Get action within {s.timeout:g} s", index)
+                    self._event("abort-requery", "request aborted; asking the world again, then the mind", index)
+                    return None
+                if refusal.code not in ("unreachable", "server-error"):
+                    raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
+                self._event("mind-down", refusal.text, index)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+                continue
             self._touch(self.mind)
             # Only the ignore-late policy needs the request to outlive its time-out (a task);
             # requery simply abandons it, which a timeout scope does without a task per query.
@@ -256,6 +278,37 @@ class Runner:
         except Refusal as refusal:
             self._event("inform-failed", str(refusal), index)
         return None
+
+    @property
+    def _pipelines(self) -> bool:
+        """Whether Inform and the next Get action go to the Mind back to back, one round trip
+        for both (section 8.4 leaves the client's algorithm free): only over an ordered binding,
+        so the Mind still hears of y before it is asked about y, and only under the requery
+        policy (ignore-late needs each Get action to outlive its time-out on its own)."""
+        return self.settings.policy == "requery" and bool(getattr(self.mind, "pipelines", False))
+
+    async def _inform_and_ask(self, outcome: Outcome, index: int) -> tuple[float | None, Suggestion | Refusal | None]:
+        """Inform the Mind of y and ask its action for y in one round trip. Returns what
+        Inform gave and the Get action answer (a Suggestion, a Refusal for :meth:`_ask_mind`
+        to handle as its first try, or None to ask again)."""
+        self._touch(self.mind)
+        try:
+            async with asyncio.timeout(self.settings.timeout):
+                informed, asked = await self.mind.query_in_order(  # type: ignore[attr-defined]
+                    ("inform", {"state": outcome.state, "score": outcome.score}),
+                    ("get_action", {"state": outcome.state}))
+        except TimeoutError:
+            self._event("timeout", "the mind did not confirm Inform it about state in time", index)
+            return None, None
+        except Refusal as refusal:
+            self._event("inform-failed", str(refusal), index)
+            return None, None
+        if isinstance(informed, Refusal):
+            self._event("timeout" if informed.code == "timeout" else "inform-failed",
+                        "the mind did not confirm Inform it about state in time" if informed.code == "timeout"
+                        else str(informed), index)
+            informed = None
+        return informed, asked
 
     # ---- the World ------------------------------------------------------------------------
     async def _execute(self, action: str, index: int) -> Outcome | None:

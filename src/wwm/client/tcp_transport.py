@@ -1,23 +1,36 @@
 """The client side of the TCP binding (:mod:`wwm.server.tcp`): one persistent connection,
-length-prefixed frames, one query in flight (a second caller waits its turn)."""
+length-prefixed frames, answered in order.
+
+Queries are pipelined: each is written as soon as it is asked, and answers are matched to
+askers first in, first out, so concurrent callers share the connection without waiting for
+each other's round trip, and :meth:`TcpTransport.exchange_in_order` sends several queries
+back to back. A caller that gives up (cancelled) still has its answer read and dropped in
+turn; a query that times out closes the connection (what follows it on the wire can no
+longer be trusted to arrive), failing the queries behind it with the same refusal.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import struct
+from collections import deque
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
+from .transport import decode_response
 
 HEADER = struct.Struct(">I")
 
 
 class _Framed(asyncio.Protocol):
+    """One connection: frames in, each handed to the oldest waiting asker."""
+
     def __init__(self) -> None:
         self.buffer = bytearray()
-        self.waiter: asyncio.Future | None = None
+        self.waiters: deque[asyncio.Future[bytes]] = deque()
         self.transport: asyncio.Transport | None = None
         self.closed = False
 
@@ -25,18 +38,48 @@ class _Framed(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
-        self.buffer += data
-        if len(self.buffer) >= 4 and self.waiter is not None and not self.waiter.done():
-            (length,) = HEADER.unpack_from(self.buffer)
-            if len(self.buffer) >= 4 + length:
-                frame = bytes(self.buffer[4:4 + length])
-                del self.buffer[:4 + length]
-                self.waiter.set_result(frame)
+        buffer = self.buffer
+        buffer += data
+        while len(buffer) >= 4:
+            (length,) = HEADER.unpack_from(buffer)
+            if len(buffer) < 4 + length:
+                return
+            frame = bytes(buffer[4:4 + length])
+            del buffer[:4 + length]
+            if not self.waiters:  # an answer nobody asked for: the stream is out of step
+                self.fail(ConnectionError("the server sent an answer to no query"))
+                return
+            waiter = self.waiters.popleft()
+            if not waiter.done():  # a cancelled asker's answer is read and dropped
+                waiter.set_result(frame)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        if self.waiter is not None and not self.waiter.done():
-            self.waiter.set_exception(ConnectionResetError("the server closed the connection"))
+        self._fail_waiters(ConnectionResetError("the server closed the connection"))
+
+    def send(self, payload: bytes) -> asyncio.Future[bytes]:
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        self.transport.write(HEADER.pack(len(payload)) + payload)  # type: ignore[union-attr]
+        return waiter
+
+    def fail(self, exc: BaseException) -> None:
+        """Close the connection; every query still waiting on it fails with ``exc``."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+        self._fail_waiters(exc)
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(exc)
+
+
+def _expire(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
 
 
 class TcpTransport:
@@ -52,36 +95,78 @@ class TcpTransport:
         self.codec = jsoncodec if encoding == "json" else xmlcodec
         self.timeout = timeout
         self._conn: _Framed | None = None
-        self._lock = asyncio.Lock()
+        self._connecting: asyncio.Future[_Framed] | None = None
 
     async def exchange(self, query: Query) -> Response:
-        async with self._lock:
+        conn = self._conn
+        if conn is None or conn.closed:
+            conn = await self._connection(query)
+        frame = await self._answer(conn, conn.send(self.codec.encode(query)), query)
+        return decode_response(self.url, query, None, frame)
+
+    pipelines = True  # exchange_in_order costs one round trip
+
+    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
+        """Send ``queries`` back to back and return each one's response or refusal, in order;
+        the server answers them in the order sent, one round trip for them all."""
+        conn = self._conn
+        if conn is None or conn.closed:
+            conn = await self._connection(queries[0])
+        waiters = [conn.send(self.codec.encode(q)) for q in queries]
+        out: list[Response | Refusal] = []
+        for query, waiter in zip(queries, waiters):
             try:
-                async with asyncio.timeout(self.timeout):
-                    if self._conn is None or self._conn.closed:
-                        _, self._conn = await asyncio.get_running_loop().create_connection(
-                            _Framed, self.host, self.port)
-                    conn = self._conn
-                    body = self.codec.encode(query)
-                    conn.waiter = asyncio.get_running_loop().create_future()
-                    conn.transport.write(HEADER.pack(len(body)) + body)
-                    conn.data_received(b"")
-                    frame = await conn.waiter
-            except TimeoutError:
-                self._drop()
-                raise Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s") from None
-            except OSError as exc:
-                self._drop()
-                raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
-        from .transport import _response
+                frame = await self._answer(conn, waiter, query)
+                out.append(decode_response(self.url, query, None, frame))
+            except Refusal as refusal:
+                out.append(refusal)
+        return out
 
-        return _response(self.url, query, None, frame)
+    async def _answer(self, conn: _Framed, waiter: asyncio.Future[bytes], query: Query) -> bytes:
+        timer = None
+        if self.timeout is not None:
+            timer = asyncio.get_running_loop().call_later(self.timeout, _expire, waiter)
+        try:
+            return await waiter
+        except TimeoutError:
+            refusal = Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s")
+            conn.fail(refusal)
+            raise refusal from None
+        except Refusal:
+            raise  # an earlier query on this connection timed out
+        except OSError as exc:
+            conn.fail(exc)
+            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
-    def _drop(self) -> None:
-        if self._conn is not None:
-            if self._conn.transport is not None:
-                self._conn.transport.close()
-            self._conn = None
+    async def _connection(self, query: Query) -> _Framed:
+        """The open connection, opening it once however many callers ask at the same time."""
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._open())
+        connecting = self._connecting
+        try:
+            return await asyncio.shield(connecting)
+        except TimeoutError:
+            raise Refusal("timeout", f"{self.url} did not accept a connection within {self.timeout:g} s "
+                                     f"(for {query.name!r})") from None
+        except OSError as exc:
+            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
+        finally:
+            if self._connecting is connecting and connecting.done():
+                self._connecting = None
+
+    async def _open(self) -> _Framed:
+        async with asyncio.timeout(self.timeout):
+            _, conn = await asyncio.get_running_loop().create_connection(_Framed, self.host, self.port)
+        self._conn = conn
+        return conn
 
     async def close(self) -> None:
-        self._drop()
+        if self._conn is not None:
+            self._conn.fail(ConnectionResetError("the transport was closed"))
+            self._conn = None
+        if self._connecting is not None:
+            self._connecting.cancel()
+            self._connecting = None

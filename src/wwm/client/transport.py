@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 import aiohttp
@@ -82,28 +83,63 @@ class HttpTransport:
         self.url = url
         self.codec = _codec(encoding)
         self.timeout = timeout
-        self._lean = Http11Client(url, self.codec.CONTENT_TYPE) if url.startswith("http://") else None
+        self._lean = Http11Client(url, self.codec.CONTENT_TYPE, timeout) if url.startswith("http://") else None
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
 
     async def exchange(self, query: Query) -> Response:
+        if self._lean is not None:
+            (reply,) = await self._lean_replies([self.codec.encode(query)])
+            return self._lean_response(query, reply)
         body = self.codec.encode(query)
         try:
             async with asyncio.timeout(self.timeout):
-                if self._lean is not None:
-                    status, headers, payload = await self._lean.post(body)
-                    ctype = headers.get("content-type")
-                else:
-                    if self._session is None or self._session.closed:
-                        self._session = _sessions.acquire()
-                    async with self._session.post(self.url, data=body, headers=self._headers) as reply:
-                        payload = await reply.read()
-                        ctype = reply.headers.get("Content-Type")
+                if self._session is None or self._session.closed:
+                    self._session = _sessions.acquire()
+                async with self._session.post(self.url, data=body, headers=self._headers) as reply:
+                    payload = await reply.read()
+                    ctype = reply.headers.get("Content-Type")
         except TimeoutError:
-            raise Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s") from None
-        except (aiohttp.ClientError, HttpError, OSError, ValueError) as exc:
-            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
-        return _response(self.url, query, ctype, payload)
+            raise self._timed_out(query) from None
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            raise self._unreachable(exc) from None
+        return decode_response(self.url, query, ctype, payload)
+
+    @property
+    def pipelines(self) -> bool:
+        """Whether :meth:`exchange_in_order` saves round trips here (plain http:// only)."""
+        return self._lean is not None
+
+    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
+        """Send ``queries`` back to back on one connection (HTTP/1.1 pipelining; the server
+        answers them in the order sent) and return each one's response or refusal, in order."""
+        if self._lean is None:
+            return [await _settled(self.exchange(q)) for q in queries]
+        replies = await self._lean_replies([self.codec.encode(q) for q in queries])
+        return [_settled_now(lambda: self._lean_response(q, r)) for q, r in zip(queries, replies)]
+
+    async def _lean_replies(self, bodies: list[bytes]) -> list[tuple[int, dict[str, str], bytes] | Exception]:
+        """The lean client's replies; a connection that cannot be opened fails them all."""
+        assert self._lean is not None
+        try:
+            return await self._lean.post_in_order(bodies)
+        except (TimeoutError, HttpError, OSError) as exc:
+            return [exc] * len(bodies)
+
+    def _lean_response(self, query: Query, reply: tuple[int, dict[str, str], bytes] | Exception) -> Response:
+        if isinstance(reply, TimeoutError):
+            raise self._timed_out(query)
+        if isinstance(reply, (HttpError, OSError, ValueError)):
+            raise self._unreachable(reply)
+        if isinstance(reply, Exception):
+            raise reply
+        return decode_response(self.url, query, reply[1].get("content-type"), reply[2])
+
+    def _timed_out(self, query: Query) -> Refusal:
+        return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s")
+
+    def _unreachable(self, exc: BaseException) -> Refusal:
+        return Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}")
 
     async def close(self) -> None:
         if self._lean is not None:
@@ -113,8 +149,25 @@ class HttpTransport:
             await _sessions.release(session)
 
 
+async def _settled(call: Awaitable[Response]) -> Response | Refusal:
+    try:
+        return await call
+    except Refusal as refusal:
+        return refusal
+
+
+def _settled_now(call: Callable[[], Response]) -> Response | Refusal:
+    try:
+        return call()
+    except Refusal as refusal:
+        return refusal
+
+
 class WebSocketTransport:
-    """One persistent WebSocket per remote object (``ws://host:port/ws``); one query in flight."""
+    """One persistent WebSocket per remote object (``ws://host:port/ws``). Queries take turns;
+    :meth:`exchange_in_order` sends several back to back and reads their answers in order."""
+
+    pipelines = True  # exchange_in_order costs one round trip
 
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.url = url
@@ -126,27 +179,51 @@ class WebSocketTransport:
         self._lock = asyncio.Lock()
 
     async def exchange(self, query: Query) -> Response:
+        (reply,) = await self.exchange_in_order([query])
+        if isinstance(reply, Refusal):
+            raise reply
+        return reply
+
+    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
         async with self._lock:
+            out: list[Response | Refusal] = []
             try:
                 async with asyncio.timeout(self.timeout):
                     if self._ws is None or self._ws.closed:
                         if self._session is None or self._session.closed:
                             self._session = _sessions.acquire()
                         self._ws = await self._session.ws_connect(self.ws_url, autoping=True, max_msg_size=0)
-                    await self._ws.send_bytes(self.codec.encode(query))
-                    message = await self._ws.receive()
+                    for query in queries:
+                        await self._ws.send_bytes(self.codec.encode(query))
+                    for query in queries:
+                        out.append(self._decode(query, await self._ws.receive()))
             except TimeoutError:
                 await self._drop()
-                raise Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {self.timeout:g} s") from None
+                query = queries[len(out)]
+                refusal = Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {self.timeout:g} s")
             except (aiohttp.ClientError, OSError) as exc:
                 await self._drop()
-                raise Refusal("unreachable", f"{self.ws_url} could not be reached: {type(exc).__name__}: {exc}") from None
-            if message.type == aiohttp.WSMsgType.BINARY:
-                return _response(self.url, query, None, message.data)
-            if message.type == aiohttp.WSMsgType.TEXT:
-                return _response(self.url, query, None, message.data.encode())
-            await self._drop()
-            raise Refusal("unreachable", f"{self.ws_url} closed the connection ({message.type.name})")
+                refusal = Refusal("unreachable", f"{self.ws_url} could not be reached: {type(exc).__name__}: {exc}")
+            except BaseException:
+                # Cancelled mid-exchange: the answers still on their way would be read as the
+                # next query's, so the connection goes.
+                self._abandon()
+                raise
+            else:
+                return out
+            return out + [refusal] * (len(queries) - len(out))
+
+    def _decode(self, query: Query, message: aiohttp.WSMessage) -> Response | Refusal:
+        if message.type == aiohttp.WSMsgType.BINARY:
+            return _settled_now(lambda: decode_response(self.url, query, None, message.data))
+        if message.type == aiohttp.WSMsgType.TEXT:
+            return _settled_now(lambda: decode_response(self.url, query, None, message.data.encode()))
+        raise ConnectionResetError(f"{self.ws_url} closed the connection ({message.type.name})")
+
+    def _abandon(self) -> None:
+        if self._ws is not None:
+            ws, self._ws = self._ws, None
+            asyncio.get_running_loop().create_task(ws.close())
 
     async def _drop(self) -> None:
         if self._ws is not None:
@@ -166,7 +243,7 @@ def _ws_url(url: str) -> str:
     return base if base.endswith("/ws") else base + "/ws"
 
 
-def _response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
     try:
         message = encoding.choose(content_type, payload).decode(payload)
     except Refusal as refusal:
