@@ -195,3 +195,26 @@ class Relay(Mind):
         result = await self.inner.end_run(score)
         await self.inner.aclose()
         return result
+
+
+class OrderMind(Mind):
+    """Checks that it hears of each state before it is asked about it: Get action about a
+    state other than the last one Inform told it of answers "Cannot suggest action" naming
+    both; End run returns how many Get actions came in order."""
+
+    def __init__(self) -> None:
+        self.told: str | None = None
+        self.in_order = 0
+
+    async def get_action(self, state: str) -> Suggestion:
+        if self.told is not None and state != self.told:
+            return Suggestion.cannot(f"asked about {state} after being told of {self.told}")
+        self.in_order += 1
+        return Suggestion("+1")
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.told = state
+        return None
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        return float(self.in_order)

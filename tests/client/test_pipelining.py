@@ -1,0 +1,131 @@
+"""Queries in order on one connection: the run loop sends Inform and the next Get action back
+to back over an ordered binding (one round trip for both), and the mind still hears of each
+state before it is asked about it; answers are matched to askers first in, first out, so an
+asker that gave up never receives the next query's answer."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from probes import probe_server
+from wwm.client import RemoteMind, RemoteWorld
+from wwm.client.http11 import Http11Client
+from wwm.client.runner import RunSettings, Runner
+from wwm.protocol import jsoncodec
+from wwm.protocol.errors import Refusal
+from wwm.protocol.messages import Query
+from wwm.testing import free_port
+
+pytestmark = pytest.mark.slow
+
+BINDINGS = pytest.mark.parametrize("binding", ["http", "http-granian", "ws", "tcp"])
+
+
+def mind_server(binding: str, target: str = "OrderMind"):
+    extra = ["--http", "granian"] if binding == "http-granian" else []
+    if binding == "tcp":
+        extra = ["--tcp-port", str(free_port())]
+    return probe_server(target, extra=extra)
+
+
+def transport_of(binding: str) -> str:
+    return "http" if binding.startswith("http") else binding
+
+
+class Counting:
+    """Wraps a remote mind's query_in_order to count the pipelined exchanges."""
+
+    def __init__(self, mind: RemoteMind) -> None:
+        self.calls = 0
+        inner = mind.query_in_order
+
+        async def counted(*calls):
+            self.calls += 1
+            return await inner(*calls)
+
+        mind.query_in_order = counted  # type: ignore[method-assign]
+
+
+@BINDINGS
+async def test_run_pipelines_inform_with_the_next_get_action_and_keeps_their_order(binding):
+    with probe_server("ProbeWorld") as world_server, mind_server(binding) as server:
+        world = RemoteWorld(world_server.url)
+        mind = RemoteMind(server.url, transport=transport_of(binding))
+        counting = Counting(mind)
+        assert mind.pipelines
+        result = await Runner(mind, world, RunSettings(steps=200, keepalive=None)).run()
+        await world.aclose(); await mind.aclose()
+    assert result.status == "completed" and not result.events
+    assert [s.note for s in result.steps] == [None] * 200
+    assert [s.action for s in result.steps] == ["+1"] * 200
+    assert counting.calls == 199                    # every step but the last: Inform + Get action
+    assert result.world_score == 200.0
+    assert result.mind_score == 200.0               # every Get action came after its Inform
+
+
+async def test_ignore_late_policy_asks_one_query_at_a_time():
+    with probe_server("ProbeWorld") as world_server, mind_server("http") as server:
+        world, mind = RemoteWorld(world_server.url), RemoteMind(server.url)
+        counting = Counting(mind)
+        settings = RunSettings(steps=20, keepalive=None, policy="ignore-late")
+        result = await Runner(mind, world, settings).run()
+        await world.aclose(); await mind.aclose()
+    assert counting.calls == 0 and result.mind_score == 20.0 and result.world_score == 20.0
+
+
+@pytest.mark.parametrize("server_kind", ["uvicorn", "granian"])
+async def test_http_pipelined_requests_are_answered_in_order(server_kind):
+    """Ten queries written back to back on one connection, the first one slow: each reply is
+    the answer to its own query."""
+    extra = ["--http", "granian"] if server_kind == "granian" else []
+    with probe_server("ProbeMind", extra=extra) as server:
+        async with RemoteMind(server.url) as mind:
+            await mind.new_run()
+            states = ["slow:0.2"] + [f"s{i}" for i in range(9)]
+            client = Http11Client(server.url, jsoncodec.CONTENT_TYPE, timeout=10)
+            bodies = [jsoncodec.encode(Query("Get action", {"mind run ID": mind.run_id, "state": s}))
+                      for s in states]
+            replies = await client.post_in_order(bodies)
+            client.close()
+    actions = [jsoncodec.decode(body).data["action"] for _status, _headers, body in replies]
+    assert actions == ["+1" if s.startswith("n=") else f"echo:{s}" for s in states]
+
+
+@pytest.mark.parametrize("binding", ["http", "ws", "tcp"])
+async def test_an_abandoned_query_never_answers_the_next_one(binding):
+    """A caller that gives up on a slow query (cancelled, as the run loop's time-out does)
+    leaves the connection in step: the next query on the same remote mind gets its own answer."""
+    with mind_server(binding, "ProbeMind") as server:
+        async with RemoteMind(server.url, transport=binding) as mind:
+            await mind.new_run()
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.1):
+                    await mind.get_action("slow:0.4")
+            for state in ("a", "b", "c"):
+                assert (await mind.get_action(state)).action == f"echo:{state}"
+            await asyncio.sleep(0.5)  # the abandoned answer has arrived by now
+            assert (await mind.get_action("d")).action == "echo:d"
+
+
+async def test_concurrent_callers_share_one_tcp_connection_each_with_its_own_answer():
+    with mind_server("tcp", "ProbeMind") as server:
+        async with RemoteMind(server.url, transport="tcp") as mind:
+            await mind.new_run()
+            states = [f"slow:0.01" if i % 7 == 0 else f"s{i}" for i in range(60)]
+            suggestions = await asyncio.gather(*(mind.get_action(s) for s in states))
+            assert [s.action for s in suggestions] == [f"echo:{s}" for s in states]
+            assert mind.transport._conn is not None          # one connection carried them all
+
+
+@pytest.mark.parametrize("binding", ["http", "ws", "tcp"])
+async def test_a_query_that_times_out_is_refused_and_the_binding_recovers(binding):
+    with mind_server(binding, "ProbeMind") as server:
+        async with RemoteMind(server.url, transport=binding, timeout=0.2) as mind:
+            await mind.new_run()
+            informed, asked = await mind.query_in_order(("get_action", {"state": "slow:1"}),
+                                                        ("get_action", {"state": "after"}))
+            assert isinstance(informed, Refusal) and informed.code == "timeout"
+            assert isinstance(asked, Refusal) and asked.code == "timeout"
+            assert (await mind.get_action("again")).action == "echo:again"
