@@ -51,7 +51,8 @@ def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
         import uvicorn
 
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                    lifespan="on", ws="websockets-sansio", timeout_keep_alive=30)
+                    lifespan="on", ws="websockets-sansio", timeout_keep_alive=30,
+                    proxy_headers=False)  # no client address is used: the query names its client
     else:
         raise ValueError(f"http must be 'granian' or 'uvicorn', not {http!r}")
 

@@ -44,6 +44,7 @@ class Dispatcher:
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
         self._accepts: dict[Any, set[str] | None] = {}
+        self._plans: dict[str, _Plan] = {}
 
     async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[ModuleType, Response]:
         """Decode one message in whichever encoding it came, answer it, and return the codec to
@@ -131,21 +132,22 @@ class Dispatcher:
     async def _call(self, spec: Q.QuerySpec, query: Query) -> Response:
         data = query.data
         run_id = data.get(spec.run_id_field)
-        run = self.runs.get(str(run_id).strip() if isinstance(run_id, str) else "")
+        run = self.runs.get(run_id.strip() if isinstance(run_id, str) else "")
+        plan = self._plans.get(spec.name)
+        if plan is None:
+            plan = self._plans[spec.name] = _Plan(spec)
         kwargs: dict[str, Any] = {}
-        declared = set()
         for item in spec.arguments:
-            declared.add(item.wire)
             if item.wire in data:
                 kwargs[item.py] = Q.read_value(item, data[item.wire], spec.name)
             elif not item.optional:
                 raise Refusal("bad-parameters", f'"{spec.name}" needs the item "{item.wire}"')
-        extra = {k: v for k, v in data.items()
-                 if k not in declared and k not in (spec.run_id_field, "client URL")}
-        if extra:
-            if not spec.open_arguments:
-                raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
-            kwargs.update({Q.snake(k): v for k, v in extra.items()})
+        if len(data) > len(kwargs) + 1:  # more than the run ID: a client URL, or open-ended items
+            extra = {k: v for k, v in data.items() if k not in plan.known}
+            if extra:
+                if not spec.open_arguments:
+                    raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
+                kwargs.update({Q.snake(k): v for k, v in extra.items()})
         method = getattr(run.obj, spec.method)
         kwargs = self._fit(method, spec, kwargs)
         result = await method(**kwargs)
@@ -155,7 +157,7 @@ class Dispatcher:
         self._observe(run, spec, kwargs, result, out)
         if spec.method == "end_run":
             self.runs.end(run.run_id)
-        elif spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation"):
+        elif plan.changes_run:
             self.runs.save(run)
         return Response(spec.name, out)
 
@@ -197,6 +199,16 @@ class Dispatcher:
             run.score = float(result)
         elif "score" in out and spec.method == "execute_action":
             run.score = (run.score or 0.0) + float(out["score"])  # type: ignore[arg-type]
+
+
+class _Plan:
+    """What answering one query needs to know of its row, worked out once."""
+
+    __slots__ = ("known", "changes_run")
+
+    def __init__(self, spec: Q.QuerySpec) -> None:
+        self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
+        self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
 
 
 def _pop_text(data: dict[str, Any], key: str) -> str | None:
