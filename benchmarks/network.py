@@ -1,14 +1,18 @@
 """Benchmark of the network layer, one command:  python benchmarks/network.py [--seconds S]
 
 Prints side by side, all measured in this run on this machine:
-- a bare loopback socket round trip (the floor any protocol pays),
-- the in-process loop (local objects, no network),
-- single queries per second ("Execute action" on a world) for one client, over HTTP with the
-  wwm client and over the persistent bindings (WebSocket, and plain TCP frames),
-- full client steps per second (Get action, Execute action, Inform) for one client over HTTP,
-- queries per second and p99 latency for 50 concurrent runs on one server process, driven by
-  a separate raw-socket load generator (``loadgen.py``),
-- the same server on Granian instead of uvicorn, the measurement behind the default.
+- the floor: a bare round trip of 100 bytes to an echo server in another process (what any
+  protocol between two processes pays here; every 'vs echo' ratio divides by it), and the
+  in-process loop (local objects, no network),
+- one client over HTTP: single queries ("Execute action" on a world), and full client steps
+  through the real run loop (Get action, Execute action, Inform), with Inform and the next Get
+  action sent back to back (the default) and one query per round trip,
+- one client over the persistent bindings (WebSocket, plain TCP frames),
+- 50 concurrent runs on one server process, driven by a separate raw-socket load generator
+  (``loadgen.py``), with p50/p99 latency; the same server on Granian beside uvicorn,
+- the same client rows with client and servers on one core (``--no-one-core`` skips them):
+  an exchange that strictly alternates loses nothing by sharing a core, and no wake-up then
+  crosses cores, so what is left is the protocol's own cost.
 Reference figures from the issue (same kind of machine): gym-http-api ~770/s, dm_env_rpc
 ~1,600-2,300/s, Starlette+httpx ~2,000/s, websocket 5,000-11,000/s, bare echo ~15,000/s.
 Targets: 5,000 single queries/s and 1,700 steps/s (HTTP, one client); 10,000 queries/s (a
@@ -39,16 +43,27 @@ ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", ""
 TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent": 8000}
 
 
-async def echo_round_trips(seconds: float) -> float:
-    async def handle(reader, writer):
-        while data := await reader.read(4096):
-            writer.write(data)
-        writer.close()
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
+class EchoProcess:
+    """The bare echo server of ``echo_server.py`` in its own process."""
+
+    def __enter__(self) -> int:
+        self.port = free_port()
+        self.process = subprocess.Popen([sys.executable, str(HERE / "echo_server.py"), str(self.port)],
+                                        stdout=subprocess.PIPE, text=True)
+        self.process.stdout.readline()  # "ready"
+        return self.port
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        self.process.wait(5)
+
+
+async def echo_round_trips(port: int, seconds: float) -> float:
+    """Round trips of 100 bytes to an echo server in another process: the floor any protocol
+    between two processes pays on this machine."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    n, deadline = 0, time.perf_counter() + seconds
-    start = time.perf_counter()
+    n, start = 0, time.perf_counter()
+    deadline = start + seconds
     while time.perf_counter() < deadline:
         writer.write(b"x" * 100)
         await reader.read(4096)
@@ -56,8 +71,6 @@ async def echo_round_trips(seconds: float) -> float:
     elapsed = time.perf_counter() - start
     writer.close()
     await writer.wait_closed()
-    server.close()
-    await server.wait_closed()
     return n / elapsed
 
 
@@ -91,22 +104,21 @@ async def single_queries(url: str, seconds: float, transport: str) -> float:
     return rate
 
 
-async def full_steps(world_url: str, mind_url: str, seconds: float) -> float:
-    steps = max(100, int(seconds * 3000))
-    world, mind = RemoteWorld(world_url), RemoteMind(mind_url)
+async def full_steps(world_url: str, mind_url: str, seconds: float, transport: str = "http",
+                     pipeline: bool = True) -> float:
+    """Client steps per second through the real run loop (Get action, Execute action, Inform)."""
+    world = RemoteWorld(world_url, transport=transport)
+    mind = RemoteMind(mind_url, transport=transport)
     done = []
-    settings = RunSettings(steps=None, timeout=5.0, keepalive=None)
+    settings = RunSettings(steps=None, timeout=5.0, keepalive=None, pipeline=pipeline)
     runner = Runner(mind, world, settings, on_step=lambda s, r: done.append(time.perf_counter()))
-
-    async def bounded():
-        task = asyncio.ensure_future(runner.run())
-        await asyncio.sleep(seconds)
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass
-    await bounded()
+    task = asyncio.ensure_future(runner.run())
+    await asyncio.sleep(seconds)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
     await world.aclose(); await mind.aclose()
     if len(done) < 2:
         return 0.0
@@ -121,6 +133,24 @@ def concurrent(url: str, seconds: float, connections: int = 50) -> dict:
     return result
 
 
+def machine_note() -> str:
+    """What decides a cross-process round trip here: on a KVM guest whose idle cores halt at
+    once (guest halt polling off), every wake-up of the other process's core is a VM exit."""
+    def read(path: str) -> str | None:
+        try:
+            return Path(path).read_text().strip()
+        except OSError:
+            return None
+    parts = [f"{os.cpu_count()} cores", f"load average {os.getloadavg()[0]:.2f}"]
+    driver = read("/sys/devices/system/cpu/cpuidle/current_driver")
+    if driver:
+        parts.append(f"cpuidle {driver}")
+    poll = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
+    if poll is not None:
+        parts.append("guest halt polling " + ("off: each cross-core wake-up is a VM exit" if poll == "0" else f"{poll} ns"))
+    return ", ".join(parts)
+
+
 def main() -> None:
     try:  # the client side runs on uvloop too, as wwm's own commands do
         import uvloop
@@ -129,55 +159,87 @@ def main() -> None:
         pass
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
+    parser.add_argument("--no-one-core", action="store_true", help="skip the rows measured on one core")
     args = parser.parse_args()
+    if args.seconds <= 0:
+        parser.error("--seconds must be more than 0")
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
-    rows = []
+    console.print(f"machine: {machine_note()}")
+    sec = args.seconds
+    rows: list[tuple] = []   # (group, name, rate, target, baseline)
+
+    def measure(status, group: str, name: str, what, target=None, baseline=None) -> float:
+        status.update(name)
+        rate = asyncio.run(what) if asyncio.iscoroutine(what) else what()
+        rows.append((group, name, rate, target, baseline))
+        return rate
+
     with console.status("measuring...") as status:
-        status.update("bare loopback echo")
-        echo = asyncio.run(echo_round_trips(args.seconds))
-        rows.append(("bare loopback socket round trip (asyncio echo)", echo, None, ""))
-        status.update("in-process loop")
-        local = asyncio.run(in_process_steps(args.seconds))
-        rows.append(("in-process loop, full steps (no network)", local, None, ""))
-        tcp_port = free_port()
+        with EchoProcess() as port:
+            echo = measure(status, "floor", "bare round trip between two processes (echo)",
+                           echo_round_trips(port, sec))
+        measure(status, "floor", "in-process loop, full steps (no network)", in_process_steps(sec), baseline=echo)
+        tcp_port, mind_tcp_port = free_port(), free_port()
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", str(tcp_port)]) as world, \
-                ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
-            status.update("single queries over HTTP")
-            rows.append(("HTTP, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "http")),
-                         TARGETS["http_query"], "queries/s"))
-            status.update("single queries over WebSocket")
-            rows.append(("WebSocket, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "ws")),
-                         TARGETS["ws_query"], "queries/s"))
-            status.update("single queries over TCP")
-            rows.append(("TCP binding, 1 client: Execute action queries", asyncio.run(single_queries(world.url, args.seconds, "tcp")),
-                         TARGETS["ws_query"], "queries/s"))
-            status.update("full steps over HTTP")
-            rows.append(("HTTP, 1 client: full steps (get action, execute, inform)",
-                         asyncio.run(full_steps(world.url, mind.url, args.seconds)), TARGETS["http_step"], "steps/s"))
+                ServerProcess("bench_servers:ConstantMind", env=ENV, extra=["--tcp-port", str(mind_tcp_port)]) as mind:
+            g = "one client, HTTP"
+            measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"), TARGETS["http_query"], echo)
+            measure(status, g, "full steps (Inform + next Get action in one round trip)",
+                    full_steps(world.url, mind.url, sec), TARGETS["http_step"], echo)
+            measure(status, g, "full steps, one query per round trip (--no-pipeline)",
+                    full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
+            g = "one client, persistent binding"
+            measure(status, g, "WebSocket: Execute action queries", single_queries(world.url, sec, "ws"), TARGETS["ws_query"], echo)
+            measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"), TARGETS["ws_query"], echo)
+            measure(status, g, "TCP: full steps", full_steps(world.url, mind.url, sec, "tcp"), None, echo)
+            g = "50 concurrent runs, 1 server process"
             status.update("50 concurrent runs")
-            c = concurrent(world.url, args.seconds)
-            rows.append((f"HTTP, 50 concurrent runs, 1 server process (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)",
-                         c["rate"], TARGETS["concurrent"], "queries/s"))
+            c = concurrent(world.url, sec)
+            rows.append((g, f"HTTP (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)", c["rate"], TARGETS["concurrent"], echo))
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--http", "granian"]) as other:
-            status.update("the same on granian, for comparison")
-            rows.append(("  same server on granian: HTTP, 1 client", asyncio.run(single_queries(other.url, args.seconds, "http")),
-                         None, "queries/s"))
-            u = concurrent(other.url, args.seconds)
-            rows.append((f"  same server on granian: 50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, "queries/s"))
+            g = "the same server on granian"
+            measure(status, g, "1 client, Execute action queries", single_queries(other.url, sec, "http"), None, echo)
+            status.update("granian, 50 concurrent runs")
+            u = concurrent(other.url, sec)
+            rows.append((g, f"50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, echo))
+        if not args.no_one_core and hasattr(os, "sched_setaffinity"):
+            # Client and servers on one core: a strictly alternating exchange loses nothing by
+            # sharing it, and no wake-up crosses cores, so what remains is the protocol's own cost.
+            cores = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {min(cores)})  # the server processes inherit it
+            try:
+                g = "client and servers on one core"
+                with EchoProcess() as port:
+                    echo1 = measure(status, g, "bare round trip between two processes (echo)", echo_round_trips(port, sec))
+                tcp_port = free_port()
+                with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", str(tcp_port)]) as world, \
+                        ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
+                    measure(status, g, "HTTP: Execute action queries", single_queries(world.url, sec, "http"), None, echo1)
+                    measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"), None, echo1)
+                    measure(status, g, "HTTP: full steps", full_steps(world.url, mind.url, sec), None, echo1)
+            finally:
+                os.sched_setaffinity(0, cores)
+
     table = Table(title="wwm network benchmark (loopback, this machine, this run)")
     table.add_column("measurement")
     table.add_column("per second", justify="right")
-    table.add_column("vs bare echo", justify="right")
+    table.add_column("vs echo", justify="right")
     table.add_column("target", justify="right")
     table.add_column("met", justify="center")
-    for name, rate, target, _unit in rows:
-        table.add_row(name, f"{rate:,.0f}", f"{rate / echo:.2f}", f"{target:,}" if target else "",
-                      "" if target is None else ("yes" if rate >= target else "no"))
+    group = None
+    for g, name, rate, target, baseline in rows:
+        if g != group:
+            table.add_row(f"[bold]{g}[/bold]", "", "", "", "")
+            group = g
+        table.add_row("  " + name, f"{rate:,.0f}", f"{rate / baseline:.2f}" if baseline else "1.00" if g != "floor" or "echo" in name else "",
+                      f"{target:,}" if target else "", "" if target is None else ("yes" if rate >= target else "no"))
     console.print(table)
-    console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms)")
+    console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms); machine after: {machine_note()}")
+    console.print("'vs echo' divides by the bare round trip between two processes measured above "
+                  "(on one core, by the one-core echo).")
 
 
 if __name__ == "__main__":

@@ -129,3 +129,63 @@ async def test_a_query_that_times_out_is_refused_and_the_binding_recovers(bindin
             assert isinstance(informed, Refusal) and informed.code == "timeout"
             assert isinstance(asked, Refusal) and asked.code == "timeout"
             assert (await mind.get_action("again")).action == "echo:again"
+
+
+@pytest.mark.parametrize("binding", ["http", "ws", "tcp"])
+async def test_abandoning_queries_in_order_leaves_no_unread_failure(binding):
+    """Cancelled part-way through queries sent in order: nothing is left for the event loop to
+    report as a failure nobody read, and the binding answers the next query."""
+    import gc
+
+    reported = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context.get("message")))
+    try:
+        with mind_server(binding, "ProbeMind") as server:
+            async with RemoteMind(server.url, transport=binding) as mind:
+                await mind.new_run()
+                with pytest.raises(TimeoutError):
+                    async with asyncio.timeout(0.1):
+                        await mind.query_in_order(("get_action", {"state": "slow:0.3"}),
+                                                  ("get_action", {"state": "b"}), ("get_action", {"state": "c"}))
+                assert (await mind.get_action("next")).action == "echo:next"
+                await asyncio.sleep(0.4)
+                assert (await mind.get_action("last")).action == "echo:last"
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert reported == []
+
+
+async def test_a_society_document_picks_the_tcp_binding_and_can_turn_pipelining_off():
+    from wwm.client.society import parse
+    from wwm.client.tcp_transport import TcpTransport
+
+    with mind_server("tcp", "ProbeWorld") as world_server, mind_server("tcp") as server:
+        society = parse({"mind": {"url": server.url, "transport": "tcp"},
+                         "world": {"url": world_server.url, "transport": "tcp"},
+                         "run": {"steps": 30, "pipeline": False, "keepalive": None}})
+        mind, world = society.build()
+        assert isinstance(mind.transport, TcpTransport) and isinstance(world.transport, TcpTransport)
+        counting = Counting(mind)
+        settings = society.settings()
+        assert settings.pipeline is False
+        result = await Runner(mind, world, settings).run()
+        await world.aclose(); await mind.aclose()
+    assert counting.calls == 0 and result.mind_score == 30.0 and result.world_score == 30.0
+
+
+def test_wwm_run_no_pipeline(tmp_path):
+    import subprocess
+    import sys
+
+    with probe_server("ProbeWorld") as world_server, probe_server("OrderMind") as server:
+        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", "--mind", server.url,
+                               "--world", world_server.url, "--steps", "25", "--no-pipeline", "--quiet",
+                               "--db", f"sqlite:///{tmp_path / 'runs.db'}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    from wwm.store import RunStore
+
+    (summary,) = RunStore(f"sqlite:///{tmp_path / 'runs.db'}").list_runs()
+    assert summary.step_count == 25

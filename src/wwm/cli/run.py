@@ -16,6 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, help="number of steps (default: the document's, else 100)")
     parser.add_argument("--timeout", type=float, help="seconds allowed per query")
     parser.add_argument("--policy", choices=["requery", "ignore-late"], help="what to do when the mind times out")
+    parser.add_argument("--no-pipeline", dest="pipeline", action="store_false", default=None,
+                        help="send Inform and the next Get action one round trip each (by default they go "
+                             "back to back where the binding keeps their order)")
     parser.add_argument("--db", help="SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL or a SQLite file)")
     parser.add_argument("--no-record", action="store_true", help="do not record the run")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -49,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, SocietyError) as exc:
         print(f"wwm run: {exc}", file=sys.stderr)
         return 2
-    settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy)
+    settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy,
+                                pipeline=args.pipeline)
     try:
         result = run_async(execute(society, settings, db=args.db, record=not args.no_record, quiet=args.quiet))
     except Refusal as exc:

@@ -226,6 +226,8 @@ class Http11Client:
                     if timer is not None:
                         timer.cancel()
         except BaseException:  # cancelled: the caller gave up on these requests
+            for waiter in waiters:
+                waiter.cancel()
             connection.fail(ConnectionResetError("the request was abandoned"))
             raise
         if connection.idle:

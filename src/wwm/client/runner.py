@@ -41,6 +41,7 @@ class RunSettings:
     mind_wait: float = 30.0              # how long a Mind may stay silent before the run ends
     retry_pause: float = 0.2             # first pause between retries (doubles, at most 2 s)
     inform: bool = True                  # send "Inform it about state" after each action
+    pipeline: bool = True                # Inform and the next Get action in one round trip, where ordered
     client_url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -285,7 +286,8 @@ class Runner:
         for both (section 8.4 leaves the client's algorithm free): only over an ordered binding,
         so the Mind still hears of y before it is asked about y, and only under the requery
         policy (ignore-late needs each Get action to outlive its time-out on its own)."""
-        return self.settings.policy == "requery" and bool(getattr(self.mind, "pipelines", False))
+        s = self.settings
+        return s.pipeline and s.policy == "requery" and bool(getattr(self.mind, "pipelines", False))
 
     async def _inform_and_ask(self, outcome: Outcome, index: int) -> tuple[float | None, Suggestion | Refusal | None]:
         """Inform the Mind of y and ask its action for y in one round trip. Returns what

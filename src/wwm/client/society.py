@@ -14,6 +14,9 @@ document runs with ``wwm run society.yaml`` and is what a link to a combination 
           - {url: "http://127.0.0.1:8004/"}
     run: {steps: 200, timeout: 2.0, policy: requery}
 
+``transport`` (``http``, ``ws`` or ``tcp``) picks the binding a remote server is queried over;
+``run.pipeline: false`` sends Inform and the next Get action one round trip each.
+
 A server is a ``url`` (a remote server) or a ``class`` (``module:Class``, made in this
 process). Arguments whose values are server specs are resolved: to URLs under a remote
 mind (which connects to them itself), to objects or remote objects under a local class.
@@ -43,7 +46,7 @@ class ServerSpec(BaseModel):
     url: str | None = None
     class_: str | None = Field(default=None, alias="class")
     args: dict[str, Any] = Field(default_factory=dict)
-    transport: Literal["http", "ws"] = "http"
+    transport: Literal["http", "ws", "tcp"] = "http"
     encoding: Literal["json", "xml"] = "json"
 
     @model_validator(mode="after")
@@ -64,6 +67,7 @@ class RunSpec(BaseModel):
     keepalive: float | None = Field(default=10.0, gt=0)
     world_wait: float = Field(default=120.0, ge=0)
     mind_wait: float = Field(default=30.0, ge=0)
+    pipeline: bool = True
     client_url: str | None = None
 
 

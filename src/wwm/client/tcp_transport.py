@@ -114,12 +114,17 @@ class TcpTransport:
             conn = await self._connection(queries[0])
         waiters = [conn.send(self.codec.encode(q)) for q in queries]
         out: list[Response | Refusal] = []
-        for query, waiter in zip(queries, waiters):
-            try:
-                frame = await self._answer(conn, waiter, query)
-                out.append(decode_response(self.url, query, None, frame))
-            except Refusal as refusal:
-                out.append(refusal)
+        try:
+            for query, waiter in zip(queries, waiters):
+                try:
+                    frame = await self._answer(conn, waiter, query)
+                    out.append(decode_response(self.url, query, None, frame))
+                except Refusal as refusal:
+                    out.append(refusal)
+        except BaseException:  # cancelled: the answers still to come are read and dropped
+            for waiter in waiters:
+                waiter.cancel()
+            raise
         return out
 
     async def _answer(self, conn: _Framed, waiter: asyncio.Future[bytes], query: Query) -> bytes:
