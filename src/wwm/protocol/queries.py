@@ -329,8 +329,14 @@ def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
 def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
     """The Python value of a query's return data, as a local object would have returned it."""
     r = spec.returns
+
     def number(name: str) -> float | None:
-        return read_value(Field(name, Kind.NUMBER), data[name], spec.name) if name in data else None
+        if name not in data:
+            return None
+        value = data[name]
+        if type(value) is float or type(value) is int:  # the usual case on the JSON wire
+            return float(value)
+        return read_value(_NUMBERS.get(name) or Field(name, Kind.NUMBER), value, spec.name)
 
     if r is Returns.CONFIRM:
         return None
@@ -356,6 +362,9 @@ def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
     if r is Returns.VALUES:
         return Values(q=number("Q"), w=number("W"))
     return number(r.value)
+
+
+_NUMBERS = {name: Field(name, Kind.NUMBER) for name in ("score", "Q", "W", *(r.value for r in Returns))}
 
 
 def _require_text(spec: QuerySpec, value: Any) -> None:
