@@ -1,13 +1,15 @@
 """The Mind_AS server (9.2.4): a Society of Mind behind one Mind interface.
 
-Its minds are URLs of Mind servers (opened with :func:`wwm.connect`) or Mind objects, so a
+Its minds are URLs of Mind servers (http(s)://, ws(s):// or tcp://, each reached over its
+binding by :func:`wwm.connect`; never its own URL, see :mod:`.links`) or Mind objects, so a
 local society and a society spread over the network are the same code. Each step it asks
 its minds in parallel, decides by the method chosen at New run on whatever came back within
 its time-out (8.3.1), and afterwards tells every mind what happened: obeyed or not, the
 winner's URL, the action executed, y and the score (9.2.2). Minds can be added and removed
 mid-run; the others are told the collection changed (10.16). It is itself a Mind_i, so it
 can compete in a higher-level AS, passing its W upwards, and a Mind_L for the temperature
-of the switch it learns in Hierarchical Q-learning.
+of the switch it learns in Hierarchical Q-learning. Its run display page shows each mind's
+last answer and the winner (:meth:`ActionSelectionMind.display_details`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
 from ..worlds.wrappers import parse_keys
+from .links import card_url, check_mind_url, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, method_class
 from .panel import Member, Panel
 from .tables import WinnerMemory
@@ -75,7 +78,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     """An Action Selection server: resolves competition among its minds by one method of
     section 10 (argument ``method``; see :data:`wwm.selection.methods.METHODS`).
 
-    Arguments: ``minds`` (wire name "mind URL", repeated); ``method``; ``timeout`` (seconds
+    Arguments: ``minds`` (wire name "mind URL", repeated: http(s)://, ws(s)://host:port/ws
+    or tcp://host:port; never this server's own URL); ``method``; ``timeout`` (seconds
     per round of queries); ``views`` (one sub-space per mind, e.g. "i,f;n;p", "*" for all of
     x); ``weights`` (DAMN) and ``strengths`` (sent to the minds as "Change mind strength"),
     comma-separated, one per mind; ``candidates`` ("suggested" actions or the "shared"
@@ -162,20 +166,25 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             name = getattr(entry, "url", None) or f"local:{type(entry).__name__}#{ident}"
             return Member(ident, name, entry, keys, competing=True if isinstance(entry, CompetingMind) else None)
         if isinstance(entry, str):
-            url = entry.strip()
-            if not url.startswith(("http://", "https://")):
-                raise Refusal("mind-url-invalid", f"{url!r} is not the URL of a Mind server (http://...)")
+            url = check_mind_url(entry)
+            refuse_self(url, home_url())
             from ..client.remote import connect
 
-            remote = connect(url, role="mind", timeout=self.timeout)
+            try:  # the binding follows the scheme: HTTP, WebSocket or TCP
+                remote = connect(url, role="mind", timeout=self.timeout)
+            except ValueError as exc:
+                raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
             return Member(ident, url, remote, keys, owned=True)
         raise ValueError(f"a mind must be a URL or a Mind object, not {type(entry).__name__}")
 
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
         """New run on each member, in parallel; the failures, with why."""
         async def start(m: Member) -> None:
-            if m.owned:  # a URL: make sure it is a Mind server before starting a run on it
-                role = (await m.mind.describe()).get("role")  # type: ignore[attr-defined]
+            described = card_url(m.url) if m.owned else None
+            if described is not None:  # make sure it is a Mind server before starting a run on it
+                from ..client.remote import _fetch_card
+
+                role = (await _fetch_card(described)).get("role")
                 if role != "mind":
                     raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
@@ -237,6 +246,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     # ---- runs -----------------------------------------------------------------------------
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None) -> RunStarted | None:
+        if same_server(client_url, home_url()):  # a run of this server made it a member, by any URL
+            raise Refusal("mind-url-invalid", f"New run from {client_url}, this Action Selection "
+                          "server itself: an AS cannot be its own member (it would call itself without end)")
         await super().new_run(client_url, world_display_url, world_run_id)
         failed = await self._start(self.members)
         if failed:
@@ -476,10 +488,35 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise Refusal("bad-parameters", str(exc)) from None
 
     def status(self) -> list[dict[str, Any]]:
-        """Each mind's answers and misses so far, and why it last missed (the server's run
-        display page does not show this yet)."""
+        """Each mind's answers and misses so far, and why it last missed."""
         return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
                 for m in self.members]
+
+    def display_details(self) -> dict[str, Any]:
+        """For the run display page: each mind's answer at the last decision (its suggested
+        action, Q and W, whether it won) with its answers and misses so far, and the decision."""
+        d = self.last
+        rows = []
+        for m in self.members:
+            s = d.suggestions.get(m) if d is not None else None
+            rows.append({"mind": m.url, "suggested": _shown(s, d is not None and m in d.asked),
+                         "Q": s.q if s else None, "W": s.w if s else None,
+                         "won": d is not None and d.winner is m,
+                         "answers": m.answers, "misses": m.misses, "last error": m.last_error})
+        decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps}
+        if d is not None:
+            decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
+                            note=d.note or None)
+        return {"minds": rows, "decision": decision}
+
+
+def _shown(s: Suggestion | None, asked: bool) -> str:
+    """What one mind answered at the last decision, in words."""
+    if s is None:
+        return "no action (see last error)" if asked else "not asked"
+    if s.action is not None:
+        return s.action
+    return f"call {s.mind_url}" if s.mind_url else "cannot suggest"
 
 
 ActionSelectionMind.__doc__ = (ActionSelectionMind.__doc__ or "") + "\n\nMethods (argument ``method``):\n\n" + "\n".join(

@@ -1,12 +1,14 @@
 """What a server shows at its URL: the JSON card for programs, the HTML page for people
 (what it is, its query sets, the formats of state and action, its arguments, its credit
-trail), and the live display page of a run.
+trail), and the live display page of a run (with a table of whatever the run's object adds
+by an optional ``display_details()``, e.g. an AS server's minds and their last answers).
 """
 
 from __future__ import annotations
 
 import html
 import inspect
+import json
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +73,20 @@ def run_view(d: Dispatcher, run: Run) -> dict[str, Any]:
         "action": run.last_action,
         "score": run.score,
         "client_url": run.client_url,
+        **({"details": details} if (details := _details(run.obj)) is not None else {}),
     }
+
+
+def _details(obj: Any) -> Any:
+    """What a run's object offers its display page besides state, action and score: the
+    JSON-able value of its optional ``display_details()`` (None when it has none)."""
+    hook = getattr(obj, "display_details", None)
+    if not callable(hook):
+        return None
+    try:
+        return json.loads(json.dumps(hook(), default=str))
+    except Exception as exc:  # the page still shows the run
+        return {"error": f"display_details() failed: {type(exc).__name__}: {exc}"}
 
 
 _STYLE = """
@@ -79,6 +94,7 @@ body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0
 h1{margin-bottom:.2rem} .role{color:#666;font-size:1.1rem}
 table{border-collapse:collapse;margin:.5rem 0} td,th{border:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th{background:#f4f4f4} code,pre{background:#f6f6f6;padding:.1rem .3rem} pre{padding:.6rem;white-space:pre-wrap}
+.yes{color:#070;font-weight:bold}
 .tag{display:inline-block;background:#eef;border-radius:.3rem;padding:.1rem .4rem;margin:.1rem}
 """
 
@@ -126,6 +142,46 @@ Runs in progress: {c['runs_in_progress']}.</p>
 </body></html>"""
 
 
+def _cell(value: Any) -> str:
+    """One value of the details, as HTML."""
+    if value is True:
+        return '<span class="yes">✓</span>'
+    if value is None or value is False:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, (list, dict)):
+        return _render(value)
+    return _e(value)
+
+
+def _render(value: Any) -> str:
+    """Details as HTML, whatever their shape: a list of records is a table with a column per
+    key, a mapping a table of name and value, anything else its text (true shown as ✓)."""
+    if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
+        cols = list(dict.fromkeys(k for r in value for k in r))
+        head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+        rows = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in value)
+        return f"<table><tr>{head}</tr>{rows}</table>"
+    if isinstance(value, dict):
+        rows = "".join(f"<tr><th>{_e(k)}</th><td>{_cell(v)}</td></tr>" for k, v in value.items())
+        return f"<table>{rows}</table>"
+    if isinstance(value, list):
+        return ", ".join(_cell(v) for v in value)
+    return _cell(value)
+
+
+def _details_html(details: Any) -> str:
+    if isinstance(details, dict):
+        return "".join(f"<h2>{_e(k)}</h2>{_render(v)}" for k, v in details.items())
+    return "" if details is None else _render(details)
+
+
+def _script_json(value: Any) -> str:
+    """JSON to write inside a <script>: no '<' in it, so no '</script>' either."""
+    return json.dumps(value).replace("<", "\\u003c")
+
+
 def display_page(view: dict[str, Any]) -> str:
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{_e(view['name'])}: run</title>
 <style>{_STYLE}</style></head><body>
@@ -134,11 +190,18 @@ def display_page(view: dict[str, Any]) -> str:
 <tr><th>score</th><td id="score">{_e(view['score'])}</td></tr>
 <tr><th>last action</th><td><pre id="action">{_e(view['action'] or '')}</pre></td></tr>
 <tr><th>state</th><td><pre id="state">{_e(view['state'] or '')}</pre></td></tr></table>
+<div id="details">{_details_html(view.get('details'))}</div>
 <script>
+let shown = JSON.stringify({_script_json(view.get('details'))});
 setInterval(async () => {{
   const r = await fetch(location.pathname + '.json'); if (!r.ok) {{ document.body.insertAdjacentHTML('beforeend','<p><b>The run has ended.</b></p>'); return; }}
   const v = await r.json();
   for (const k of ['queries','score','action','state']) document.getElementById(k).textContent = v[k] ?? '';
+  if (JSON.stringify(v.details ?? null) !== shown) {{  // re-rendered by the server, not here
+    shown = JSON.stringify(v.details ?? null);
+    const page = new DOMParser().parseFromString(await (await fetch(location.pathname)).text(), 'text/html');
+    document.getElementById('details').replaceWith(page.getElementById('details'));
+  }}
 }}, 500);
 </script></body></html>"""
 

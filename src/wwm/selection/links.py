@@ -1,0 +1,79 @@
+"""The Mind URLs an AS server accepts (9.2.4): http(s):// (the HTTP binding), ws(s)://
+(the WebSocket binding, ``ws://host:port/ws``) and ``tcp://host:port`` (the plain TCP binding
+a server's card announces); and the checks that keep an AS from being its own member.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from ..protocol.errors import Refusal
+from ..server.trail import current_server
+
+SCHEMES = ("http", "https", "ws", "wss", "tcp")
+_HTTP_OF = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def check_mind_url(url: str) -> str:
+    """``url`` stripped, if it can name a Mind server; otherwise a refusal that names it."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or parts.scheme.lower() not in SCHEMES or not parts.hostname:
+        raise Refusal("mind-url-invalid", f"{url!r} is not the URL of a Mind server "
+                      "(http://..., https://..., ws://host:port/ws, wss://... or tcp://host:port)")
+    if parts.scheme.lower() == "tcp" and (port is None or parts.path not in ("", "/")):
+        raise Refusal("mind-url-invalid", f"{url!r}: a TCP binding URL looks like tcp://host:port")
+    return url
+
+
+def card_url(url: str) -> str | None:
+    """Where the server at this Mind URL describes itself (HTTP GET): an http(s) URL as it
+    is, a WebSocket one without its /ws; None over TCP, whose binding carries queries only."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in _HTTP_OF:
+        return None
+    if scheme in ("http", "https"):
+        return url
+    path = parts.path.rstrip("/").removesuffix("/ws")
+    return f"{_HTTP_OF[scheme]}://{parts.netloc}{path}/"
+
+
+def _server_key(url: str) -> tuple[str, str, int | None, str] | None:
+    """One server's HTTP and WebSocket URLs reduced to the same key (None: not comparable)."""
+    try:
+        parts = urlsplit(card_url(url) or "")
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, parts.hostname.lower(), port or _DEFAULT_PORT.get(scheme), parts.path.rstrip("/")
+
+
+def home_url() -> str | None:
+    """The URL of the server answering the current query (None outside a server)."""
+    trail = current_server.get()
+    return trail.url if trail is not None else None
+
+
+def same_server(url: str | None, other: str | None) -> bool:
+    """Whether the two URLs name the same server over HTTP or WebSocket."""
+    if not url or not other:
+        return False
+    key = _server_key(url)
+    return key is not None and key == _server_key(other)
+
+
+def refuse_self(url: str, home: str | None) -> None:
+    """Refuse ``url`` as a member when it is the AS's own server (``home``): every New run
+    would start a run on itself, which would start another, without end."""
+    if same_server(url, home):
+        raise Refusal("mind-url-invalid", f"{url} is this Action Selection server itself: "
+                      "an AS cannot be its own member (it would call itself without end)")
