@@ -5,6 +5,7 @@ so a test can tell that each argument crossed the wire. Served with ``wwm serve 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -218,3 +219,29 @@ class OrderMind(Mind):
 
     async def end_run(self, score: float | None = None) -> float | None:
         return float(self.in_order)
+
+
+async def one_read_mind_server() -> asyncio.AbstractServer:
+    """A mind server as a hasty programmer might write one in any language: one read per
+    request, whatever else that read brought is dropped (so pipelined queries get lost)."""
+    async def handle(reader, writer):
+        while data := await reader.read(65536):
+            head, _, body = data.partition(b"\r\n\r\n")
+            try:
+                query = json.loads(body.split(b"POST")[0] or b"{}")
+                name = query.get("query")
+            except ValueError:
+                query, name = {}, None
+            reply: dict = {"wwm": "1.0", "response": name or "?", "data": {}}
+            if name is None or not head.startswith(b"POST"):
+                reply["refusal"] = {"code": "malformed-message", "text": "not a JSON query"}
+            elif name == "New run":
+                reply["data"] = {"mind run ID": "r1"}
+            elif name == "Get action":
+                reply["data"] = {"action": "+1"}
+            out = json.dumps(reply).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                         % len(out) + out)
+        writer.close()
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)

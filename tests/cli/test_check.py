@@ -87,3 +87,17 @@ async def test_a_sloppy_server_fails_with_reasons():
     assert not checks["unknown run ID is refused"].passed
     assert not checks["unknown query is refused"].passed
     assert not checks["malformed XML is refused"].passed
+
+
+async def test_a_server_that_drops_pipelined_queries_fails_that_check_with_the_reason():
+    from probes import one_read_mind_server
+
+    server = await one_read_mind_server()
+    port = server.sockets[0].getsockname()[1]
+    try:
+        checks = {c.name: c for c in await check_server(f"http://127.0.0.1:{port}/", timeout=0.5)}
+    finally:
+        server.close()
+    check = checks["two queries written together are answered in order"]
+    assert not check.passed and "Get current score" in check.detail and "timeout" in check.detail
+    assert checks["Get action for x = x"].passed                    # the rest of what it does is fine

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from probes import probe_server
+from probes import one_read_mind_server, probe_server
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.http11 import Http11Client
 from wwm.client.runner import RunSettings, Runner
@@ -41,9 +41,9 @@ class Counting:
         self.calls = 0
         inner = mind.query_in_order
 
-        async def counted(*calls):
+        async def counted(*calls, **options):
             self.calls += 1
-            return await inner(*calls)
+            return await inner(*calls, **options)
 
         mind.query_in_order = counted  # type: ignore[method-assign]
 
@@ -189,3 +189,20 @@ def test_wwm_run_no_pipeline(tmp_path):
 
     (summary,) = RunStore(f"sqlite:///{tmp_path / 'runs.db'}").list_runs()
     assert summary.step_count == 25
+
+
+async def test_a_server_that_drops_pipelined_queries_gets_one_query_at_a_time():
+    server = await one_read_mind_server()
+    port = server.sockets[0].getsockname()[1]
+    try:
+        with probe_server("ProbeWorld") as world_server:
+            world, mind = RemoteWorld(world_server.url), RemoteMind(f"http://127.0.0.1:{port}/")
+            settings = RunSettings(steps=30, timeout=0.5, keepalive=None)
+            result = await Runner(mind, world, settings).run()
+            await world.aclose(); await mind.aclose()
+    finally:
+        server.close()
+    assert result.status == "completed" and len(result.steps) == 30
+    assert [s.action for s in result.steps] == ["+1"] * 30 and result.world_score == 30.0
+    assert [e.kind for e in result.events] == ["pipelining-off"]       # noticed once, no time-out after
+    assert "one query at a time" in result.events[0].text

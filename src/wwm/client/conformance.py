@@ -35,7 +35,7 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
             detail = await body()
             checks.append(Check(name, True, detail, time.perf_counter() - started))
             return True
-        except (AssertionError, Refusal, ValueError, TypeError) as exc:
+        except (AssertionError, Refusal, ValueError, TypeError, OSError, TimeoutError) as exc:
             checks.append(Check(name, False, f"{type(exc).__name__}: {exc}", time.perf_counter() - started))
             return False
 
@@ -74,6 +74,19 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
     else:
         await _mind_checks(remote, step, state)
     run_id = remote.run_id
+
+    async def pipelined() -> str:
+        first, second = await remote.query_in_order(("no_operation", {}), ("get_current_score", {}),
+                                                    within=timeout)
+        for name, reply in (("No operation", first), ("Get current score", second)):
+            if isinstance(reply, Refusal):
+                raise AssertionError(f"{name}, written right behind another query, got {reply.code}: {reply.text} "
+                                     "(HTTP/1.1 servers must answer pipelined requests in order; "
+                                     "wwm run notices and asks one query at a time)")
+        return "both answered, in order (wwm run sends Inform and the next Get action this way)"
+
+    if remote.pipelines:
+        await step("two queries written together are answered in order", pipelined)
 
     async def end() -> str:
         score = await remote.end_run()

@@ -174,29 +174,32 @@ class Http11Client:
             raise reply
         return reply
 
-    async def post_in_order(self, bodies: Sequence[bytes]) -> list[Reply | Exception]:
+    async def post_in_order(self, bodies: Sequence[bytes], *, within: float | None = None
+                            ) -> list[Reply | Exception]:
         """Write these requests back to back on one connection (HTTP/1.1 pipelining: the
         server answers them in order) and return each one's reply, or the exception that
-        ended it: a failure fails the request it hit and every one after it."""
+        ended it: a failure fails the request it hit and every one after it. ``within``
+        shortens the client's time-out for these replies."""
+        timeout = self.timeout if within is None else within if self.timeout is None else min(self.timeout, within)
         payloads = [self._request(body) for body in bodies]
         connection = self._pooled()
         if connection is not None:
-            replies = await self._send(connection, payloads)
+            replies = await self._send(connection, payloads, timeout)
             # A kept-alive connection the server dropped (it restarted, or closed an idle
             # connection) before any byte of an answer: the requests never reached a live
             # server process, so they are sent once more on a fresh connection.
             if not (isinstance(replies[0], ConnectionResetError) and not connection.answered_bytes):
                 return replies
-        connection = await self._connect()
-        return await self._send(connection, payloads)
+        connection = await self._connect(timeout)
+        return await self._send(connection, payloads, timeout)
 
-    async def _connect(self) -> _Connection:
+    async def _connect(self, timeout: float | None) -> _Connection:
         loop = asyncio.get_running_loop()
         connecting = loop.create_connection(_Connection, self.host, self.port)
-        if self.timeout is None:
+        if timeout is None:
             _, connection = await connecting
         else:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 _, connection = await connecting
         return connection
 
@@ -207,13 +210,14 @@ class Http11Client:
                 return candidate
         return None
 
-    async def _send(self, connection: _Connection, payloads: list[bytes]) -> list[Reply | Exception]:
+    async def _send(self, connection: _Connection, payloads: list[bytes], timeout: float | None
+                    ) -> list[Reply | Exception]:
         waiters = [connection.send(payload) for payload in payloads]
         loop = asyncio.get_running_loop()
         replies: list[Reply | Exception] = []
         try:
             for waiter in waiters:
-                timer = loop.call_later(self.timeout, _expire, waiter) if self.timeout is not None else None
+                timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
                 try:
                     replies.append(await waiter)
                 except Exception as exc:

@@ -110,14 +110,17 @@ class _Remote:
         binding: TCP, WebSocket, or HTTP/1.1 pipelining on plain http://)."""
         return bool(getattr(self.transport, "pipelines", False))
 
-    async def query_in_order(self, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    async def query_in_order(self, *calls: tuple[str, dict[str, Any]], within: float | None = None) -> list[Any]:
         """Send several queries back to back, each ``(method, arguments)``; the server answers
         them in the order sent. Returns each one's decoded return, or the :class:`Refusal`
-        that refused it, in order. Without an ordered binding they are sent one by one."""
+        that refused it, in order, waiting at most ``within`` seconds for each answer (when
+        shorter than this object's time-out). Without an ordered binding they are sent one by
+        one."""
         built = [self._build(method, kwargs) for method, kwargs in calls]
         if not self.pipelines:
             return [await self._settled_query(spec, query) for spec, query in built]
-        replies = await self.transport.exchange_in_order([query for _, query in built])  # type: ignore[attr-defined]
+        replies = await self.transport.exchange_in_order(  # type: ignore[attr-defined]
+            [query for _, query in built], within=within)
         out: list[Any] = []
         for (spec, _), reply in zip(built, replies):
             if isinstance(reply, Refusal):

@@ -116,6 +116,7 @@ class Runner:
         self._last_query = {id(mind): time.monotonic(), id(world): time.monotonic()}
         self._late: asyncio.Task | None = None
         self._mind_silent_since: float | None = None
+        self._pipelining_failed = False
 
     # ---- the loop -------------------------------------------------------------------------
     async def run(self) -> RunResult:
@@ -287,21 +288,24 @@ class Runner:
         so the Mind still hears of y before it is asked about y, and only under the requery
         policy (ignore-late needs each Get action to outlive its time-out on its own)."""
         s = self.settings
-        return s.pipeline and s.policy == "requery" and bool(getattr(self.mind, "pipelines", False))
+        return (s.pipeline and not self._pipelining_failed and s.policy == "requery"
+                and bool(getattr(self.mind, "pipelines", False)))
 
     async def _inform_and_ask(self, outcome: Outcome, index: int) -> tuple[float | None, Suggestion | Refusal | None]:
         """Inform the Mind of y and ask its action for y in one round trip. Returns what
         Inform gave and the Get action answer (a Suggestion, a Refusal for :meth:`_ask_mind`
-        to handle as its first try, or None to ask again)."""
+        to handle as its first try, or None to ask again).
+
+        A server that answers the first of two queries sent together but not the second (a
+        program that reads one request per read, or closes after each answer) has pipelining
+        turned off for the rest of the run, with an event saying so."""
         self._touch(self.mind)
         try:
-            async with asyncio.timeout(self.settings.timeout):
-                informed, asked = await self.mind.query_in_order(  # type: ignore[attr-defined]
-                    ("inform", {"state": outcome.state, "score": outcome.score}),
-                    ("get_action", {"state": outcome.state}))
-        except TimeoutError:
-            self._event("timeout", "the mind did not confirm Inform it about state in time", index)
-            return None, None
+            # Each answer is allowed the run's time-out (the transport times them out one by
+            # one, so an answered Inform is kept when the Get action behind it is late).
+            informed, asked = await self.mind.query_in_order(  # type: ignore[attr-defined]
+                ("inform", {"state": outcome.state, "score": outcome.score}),
+                ("get_action", {"state": outcome.state}), within=self.settings.timeout)
         except Refusal as refusal:
             self._event("inform-failed", str(refusal), index)
             return None, None
@@ -310,6 +314,11 @@ class Runner:
                         "the mind did not confirm Inform it about state in time" if informed.code == "timeout"
                         else str(informed), index)
             informed = None
+        elif isinstance(asked, Refusal) and asked.code in ("timeout", "unreachable"):
+            self._pipelining_failed = True
+            self._event("pipelining-off", f"the mind answered Inform but not the Get action sent with it "
+                                          f"({asked.code}); asking one query at a time from now on", index)
+            return informed, None
         return informed, asked
 
     # ---- the World ------------------------------------------------------------------------

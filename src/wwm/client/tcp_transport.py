@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from .transport import decode_response
+from .transport import decode_response, shortest
 
 HEADER = struct.Struct(">I")
 
@@ -101,14 +101,16 @@ class TcpTransport:
         conn = self._conn
         if conn is None or conn.closed:
             conn = await self._connection(query)
-        frame = await self._answer(conn, conn.send(self.codec.encode(query)), query)
+        frame = await self._answer(conn, conn.send(self.codec.encode(query)), query, self.timeout)
         return decode_response(self.url, query, None, frame)
 
     pipelines = True  # exchange_in_order costs one round trip
 
-    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
+    async def exchange_in_order(self, queries: Sequence[Query], *, within: float | None = None
+                                ) -> list[Response | Refusal]:
         """Send ``queries`` back to back and return each one's response or refusal, in order;
-        the server answers them in the order sent, one round trip for them all."""
+        the server answers them in the order sent, one round trip for them all. ``within``
+        shortens the time-out for these answers."""
         conn = self._conn
         if conn is None or conn.closed:
             conn = await self._connection(queries[0])
@@ -117,7 +119,7 @@ class TcpTransport:
         try:
             for query, waiter in zip(queries, waiters):
                 try:
-                    frame = await self._answer(conn, waiter, query)
+                    frame = await self._answer(conn, waiter, query, shortest(self.timeout, within))
                     out.append(decode_response(self.url, query, None, frame))
                 except Refusal as refusal:
                     out.append(refusal)
@@ -127,14 +129,15 @@ class TcpTransport:
             raise
         return out
 
-    async def _answer(self, conn: _Framed, waiter: asyncio.Future[bytes], query: Query) -> bytes:
+    async def _answer(self, conn: _Framed, waiter: asyncio.Future[bytes], query: Query,
+                      timeout: float | None) -> bytes:
         timer = None
-        if self.timeout is not None:
-            timer = asyncio.get_running_loop().call_later(self.timeout, _expire, waiter)
+        if timeout is not None:
+            timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
         try:
             return await waiter
         except TimeoutError:
-            refusal = Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s")
+            refusal = Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout:g} s")
             conn.fail(refusal)
             raise refusal from None
         except Refusal:

@@ -68,6 +68,13 @@ class _Sessions:
 _sessions = _Sessions()
 
 
+def shortest(timeout: float | None, within: float | None) -> float | None:
+    """The time-out in force: the transport's own, shortened to ``within`` when that is given."""
+    if within is None:
+        return timeout
+    return within if timeout is None else min(timeout, within)
+
+
 def _codec(name: str):
     if name not in ("json", "xml"):
         raise ValueError(f"encoding must be 'json' or 'xml', not {name!r}")
@@ -110,33 +117,38 @@ class HttpTransport:
         """Whether :meth:`exchange_in_order` saves round trips here (plain http:// only)."""
         return self._lean is not None
 
-    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
+    async def exchange_in_order(self, queries: Sequence[Query], *, within: float | None = None
+                                ) -> list[Response | Refusal]:
         """Send ``queries`` back to back on one connection (HTTP/1.1 pipelining; the server
-        answers them in the order sent) and return each one's response or refusal, in order."""
+        answers them in the order sent) and return each one's response or refusal, in order,
+        waiting at most ``within`` seconds for each (when shorter than the transport's own)."""
         if self._lean is None:
             return [await _settled(self.exchange(q)) for q in queries]
-        replies = await self._lean_replies([self.codec.encode(q) for q in queries])
-        return [_settled_now(lambda: self._lean_response(q, r)) for q, r in zip(queries, replies)]
+        replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
+        timeout = shortest(self.timeout, within)
+        return [_settled_now(lambda: self._lean_response(q, r, timeout)) for q, r in zip(queries, replies)]
 
-    async def _lean_replies(self, bodies: list[bytes]) -> list[tuple[int, dict[str, str], bytes] | Exception]:
+    async def _lean_replies(self, bodies: list[bytes], within: float | None = None
+                            ) -> list[tuple[int, dict[str, str], bytes] | Exception]:
         """The lean client's replies; a connection that cannot be opened fails them all."""
         assert self._lean is not None
         try:
-            return await self._lean.post_in_order(bodies)
+            return await self._lean.post_in_order(bodies, within=within)
         except (TimeoutError, HttpError, OSError) as exc:
             return [exc] * len(bodies)
 
-    def _lean_response(self, query: Query, reply: tuple[int, dict[str, str], bytes] | Exception) -> Response:
+    def _lean_response(self, query: Query, reply: tuple[int, dict[str, str], bytes] | Exception,
+                       timeout: float | None = None) -> Response:
         if isinstance(reply, TimeoutError):
-            raise self._timed_out(query)
+            raise self._timed_out(query, timeout)
         if isinstance(reply, (HttpError, OSError, ValueError)):
             raise self._unreachable(reply)
         if isinstance(reply, Exception):
             raise reply
         return decode_response(self.url, query, reply[1].get("content-type"), reply[2])
 
-    def _timed_out(self, query: Query) -> Refusal:
-        return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {self.timeout:g} s")
+    def _timed_out(self, query: Query, timeout: float | None = None) -> Refusal:
+        return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout or self.timeout:g} s")
 
     def _unreachable(self, exc: BaseException) -> Refusal:
         return Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}")
@@ -184,11 +196,13 @@ class WebSocketTransport:
             raise reply
         return reply
 
-    async def exchange_in_order(self, queries: Sequence[Query]) -> list[Response | Refusal]:
+    async def exchange_in_order(self, queries: Sequence[Query], *, within: float | None = None
+                                ) -> list[Response | Refusal]:
+        timeout = shortest(self.timeout, within)
         async with self._lock:
             out: list[Response | Refusal] = []
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(timeout):
                     if self._ws is None or self._ws.closed:
                         if self._session is None or self._session.closed:
                             self._session = _sessions.acquire()
@@ -200,7 +214,7 @@ class WebSocketTransport:
             except TimeoutError:
                 await self._drop()
                 query = queries[len(out)]
-                refusal = Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {self.timeout:g} s")
+                refusal = Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {timeout:g} s")
             except (aiohttp.ClientError, OSError) as exc:
                 await self._drop()
                 refusal = Refusal("unreachable", f"{self.ws_url} could not be reached: {type(exc).__name__}: {exc}")
