@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..client.remote import _fetch_card
+from ..client.remote import fetch_card
 from ..protocol.errors import Refusal
 from . import envelope
 from .agent import Agent
@@ -54,7 +54,7 @@ class Directory:
 
     async def register(self, url: str) -> Listing:
         try:
-            card = await _fetch_card(url)
+            card = await fetch_card(url)
         except Refusal as refusal:
             raise AclError(f"cannot register {url}: {refusal.text}") from None
         listing = listing_from_card(card, url)

@@ -13,7 +13,7 @@ from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query
 from ..protocol.results import Outcome, Suggestion
-from .remote import RemoteMind, RemoteWorld, _fetch_card
+from .remote import RemoteMind, RemoteWorld, fetch_card
 from .transport import HttpTransport
 
 
@@ -42,7 +42,7 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
     card: dict[str, Any] = {}
 
     async def describe() -> str:
-        card.update(await _fetch_card(url))
+        card.update(await fetch_card(url))
         assert card.get("role") in ("world", "mind"), f"role is {card.get('role')!r}"
         assert isinstance(card.get("query_sets"), list), "no query_sets list"
         return f"{card['role']} server, query sets {', '.join(card['query_sets'])}"

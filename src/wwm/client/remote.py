@@ -174,7 +174,7 @@ class _Remote:
 
     async def describe(self) -> dict[str, Any]:
         """The server's JSON card (what it is, its query sets, formats, credit trail)."""
-        return await _fetch_card(self.url)
+        return await fetch_card(self.url)
 
     async def get_display_url(self) -> str | None:
         return await self.query("get_display_url")
@@ -312,7 +312,8 @@ def _restore(cls: type, target: str, options: dict[str, Any], args: dict[str, An
     return remote
 
 
-async def _fetch_card(url: str) -> dict[str, Any]:
+async def fetch_card(url: str) -> dict[str, Any]:
+    """The JSON card a server publishes at its URL (GET with Accept: application/json)."""
     import aiohttp
 
     try:
@@ -340,7 +341,7 @@ async def aconnect(url: str, *, role: str | None = None, **options: Any) -> Remo
     """:func:`connect` for use inside an event loop: the server's description, when needed to
     tell a World from a Mind, is fetched without blocking the loop."""
     if role is None:
-        role = (await _fetch_card(url)).get("role")
+        role = (await fetch_card(url)).get("role")
     return connect(url, role=role, **options)
 
 

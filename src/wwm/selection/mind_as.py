@@ -182,9 +182,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         async def start(m: Member) -> None:
             described = card_url(m.url) if m.owned else None
             if described is not None:  # make sure it is a Mind server before starting a run on it
-                from ..client.remote import _fetch_card
+                from ..client.remote import fetch_card
 
-                role = (await _fetch_card(described)).get("role")
+                role = (await fetch_card(described)).get("role")
                 if role != "mind":
                     raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
