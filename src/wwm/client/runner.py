@@ -59,7 +59,8 @@ class Step:
     seconds_get_state: float
     seconds_get_action: float
     seconds_execute: float
-    seconds_inform: float
+    seconds_inform: float      # pipelined: Inform and the next step's Get action together,
+                               # and that step's seconds_get_action is then ~0
     note: str | None = None
 
 
