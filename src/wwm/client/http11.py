@@ -61,12 +61,14 @@ class _Connection(asyncio.Protocol):
         self.closed = True
         self._fail_waiters(ConnectionResetError("the server closed the connection"))
 
-    def send(self, payload: bytes) -> asyncio.Future[Reply]:
-        waiter = asyncio.get_running_loop().create_future()
-        self.waiters.append(waiter)
+    def send(self, payloads: list[bytes]) -> list[asyncio.Future[Reply]]:
+        """Write these requests in one write; a future for each one's reply."""
+        loop = asyncio.get_running_loop()
+        waiters = [loop.create_future() for _ in payloads]
+        self.waiters.extend(waiters)
         self.answered_bytes = 0
-        self.transport.write(payload)  # type: ignore[union-attr]
-        return waiter
+        self.transport.write(payloads[0] if len(payloads) == 1 else b"".join(payloads))  # type: ignore[union-attr]
+        return waiters
 
     @property
     def idle(self) -> bool:
@@ -212,7 +214,7 @@ class Http11Client:
 
     async def _send(self, connection: _Connection, payloads: list[bytes], timeout: float | None
                     ) -> list[Reply | Exception]:
-        waiters = [connection.send(payload) for payload in payloads]
+        waiters = connection.send(payloads)
         loop = asyncio.get_running_loop()
         replies: list[Reply | Exception] = []
         try:

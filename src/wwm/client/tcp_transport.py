@@ -58,10 +58,15 @@ class _Framed(asyncio.Protocol):
         self._fail_waiters(ConnectionResetError("the server closed the connection"))
 
     def send(self, payload: bytes) -> asyncio.Future[bytes]:
-        waiter = asyncio.get_running_loop().create_future()
-        self.waiters.append(waiter)
-        self.transport.write(HEADER.pack(len(payload)) + payload)  # type: ignore[union-attr]
-        return waiter
+        return self.send_all([payload])[0]
+
+    def send_all(self, payloads: list[bytes]) -> list[asyncio.Future[bytes]]:
+        """Write these frames in one write; a future for each one's answer."""
+        loop = asyncio.get_running_loop()
+        waiters = [loop.create_future() for _ in payloads]
+        self.waiters.extend(waiters)
+        self.transport.write(b"".join(HEADER.pack(len(p)) + p for p in payloads))  # type: ignore[union-attr]
+        return waiters
 
     def fail(self, exc: BaseException) -> None:
         """Close the connection; every query still waiting on it fails with ``exc``."""
@@ -114,7 +119,7 @@ class TcpTransport:
         conn = self._conn
         if conn is None or conn.closed:
             conn = await self._connection(queries[0])
-        waiters = [conn.send(self.codec.encode(q)) for q in queries]
+        waiters = conn.send_all([self.codec.encode(q) for q in queries])
         out: list[Response | Refusal] = []
         try:
             for query, waiter in zip(queries, waiters):
