@@ -123,6 +123,13 @@ def _parse(buffer: bytearray) -> Reply | None:
     return status, headers, body
 
 
+def shortest(timeout: float | None, within: float | None) -> float | None:
+    """The time-out in force: the client's own, shortened to ``within`` when that is given."""
+    if within is None:
+        return timeout
+    return within if timeout is None else min(timeout, within)
+
+
 def _expire(waiter: asyncio.Future) -> None:
     if not waiter.done():
         waiter.set_exception(TimeoutError())
@@ -182,7 +189,7 @@ class Http11Client:
         server answers them in order) and return each one's reply, or the exception that
         ended it: a failure fails the request it hit and every one after it. ``within``
         shortens the client's time-out for these replies."""
-        timeout = self.timeout if within is None else within if self.timeout is None else min(self.timeout, within)
+        timeout = shortest(self.timeout, within)
         payloads = [self._request(body) for body in bodies]
         connection = self._pooled()
         if connection is not None:

@@ -20,7 +20,7 @@ import aiohttp
 from ..protocol import encoding, jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from .http11 import Http11Client, HttpError
+from .http11 import Http11Client, HttpError, shortest
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -66,13 +66,6 @@ class _Sessions:
 
 
 _sessions = _Sessions()
-
-
-def shortest(timeout: float | None, within: float | None) -> float | None:
-    """The time-out in force: the transport's own, shortened to ``within`` when that is given."""
-    if within is None:
-        return timeout
-    return within if timeout is None else min(timeout, within)
 
 
 def _codec(name: str):
