@@ -33,11 +33,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_servers import ConstantMind, CounterWorld  # noqa: E402
+from bench_servers import ConstantMind, CounterWorld
 
-from wwm.client import RemoteMind, RemoteWorld  # noqa: E402
-from wwm.client.runner import RunSettings, Runner  # noqa: E402
-from wwm.testing import ServerProcess, free_port  # noqa: E402
+from wwm.client import RemoteMind, RemoteWorld
+from wwm.client.runner import Runner, RunSettings
+from wwm.testing import ServerProcess, free_port
 
 ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
 TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent": 8000}

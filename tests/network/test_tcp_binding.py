@@ -9,8 +9,8 @@ import json
 import struct
 
 import pytest
-
 from probes import probe_server
+
 from wwm.testing import free_port
 
 pytestmark = pytest.mark.slow
@@ -21,7 +21,7 @@ HEADER = struct.Struct(">I")
 @pytest.fixture(scope="module")
 def tcp_world():
     port = free_port()
-    with probe_server("ProbeWorld", extra=["--tcp-port", str(port)]) as server:
+    with probe_server("ProbeWorld", extra=["--tcp-port", str(port)]):
         yield port
 
 

@@ -229,7 +229,7 @@ class Http11Client:
                 timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
                 try:
                     replies.append(await waiter)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - handed back to the caller with its reply slot
                     # A timed-out or broken exchange: the connection is never reused, since its
                     # next bytes could belong to the abandoned request; what was queued behind
                     # it fails the same way.

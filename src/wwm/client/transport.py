@@ -119,7 +119,13 @@ class HttpTransport:
             return [await _settled(self.exchange(q)) for q in queries]
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
         timeout = shortest(self.timeout, within)
-        return [_settled_now(lambda: self._lean_response(q, r, timeout)) for q, r in zip(queries, replies)]
+        out: list[Response | Refusal] = []
+        for query, reply in zip(queries, replies):
+            try:
+                out.append(self._lean_response(query, reply, timeout))
+            except Refusal as refusal:
+                out.append(refusal)
+        return out
 
     async def _lean_replies(self, bodies: list[bytes], within: float | None = None
                             ) -> list[tuple[int, dict[str, str], bytes] | Exception]:
