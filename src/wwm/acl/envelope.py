@@ -6,9 +6,10 @@ parameters by their wire names (``performative``, ``sender``, ``receiver`` repea
 section 11.2.1 or in JSON like any other query. An agent identifier is written as its bare
 name, or as a FIPA ``(agent-identifier ...)`` expression when it carries addresses. The
 response confirms delivery (the attempt's minimal result); replies travel as messages of
-their own. The XML encoding trims white space at the edges of values, as for states; and a
-server hands open items to methods by snake-cased name, so a user-defined parameter arrives
-in lower case (``X-JADE-Priority`` as ``X-jade-priority``; :meth:`ACLMessage.get` ignores case).
+their own. The XML encoding trims white space at the edges of values, as for states. The
+server hands :meth:`AgentMind.receive_message <wwm.acl.network.AgentMind.receive_message>` the
+user-defined parameters in its ``wire_items`` dict under their wire names, so
+``X-JADE-Priority`` arrives as sent (:meth:`ACLMessage.get` ignores case all the same).
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def to_query(msg: ACLMessage, run_id: str | None = None) -> Query:
 
 def from_items(items: dict[str, Any]) -> ACLMessage:
     """A message from ``Send message`` items, keyed by wire name or by the Python keyword the
-    server hands a method (``conversation_id``; user-defined ``x_act`` becomes ``X-act``)."""
+    server hands a method for a named item (``conversation_id``). A user-defined parameter
+    keeps the name it is given (``X-CamelCase``); one given as a snake-cased keyword
+    (``x_act``, from a caller without the wire name) becomes ``X-act``."""
     fields: dict[str, Any] = {}
     user: list[tuple[str, str]] = []
     for key, value in items.items():

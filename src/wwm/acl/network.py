@@ -35,6 +35,9 @@ class AgentMind(Mind):
     """
 
     title: ClassVar[str] = "ACL agent"
+    # not built by ``wwm serve`` at start: building registers the agent for this server
+    # process, and at start it would be registered without the server's URL as its address
+    build_at_start: ClassVar[bool] = False
     bound: ClassVar[Agent | None] = None          # an in-process agent (see serve_agent)
     _agents: ClassVar[dict[tuple[type, str], Agent]] = {}
 
@@ -63,9 +66,11 @@ class AgentMind(Mind):
         """The agent behind this server; override to give it a handler."""
         return Agent(name, address=address, services=_services(services))
 
-    async def receive_message(self, **items: Any) -> None:
+    async def receive_message(self, wire_items: dict[str, Any] | None = None, **parameters: Any) -> None:
+        """``Send message``: the FIPA parameters the query names arrive as keywords, the
+        user-defined ``X-...`` ones in ``wire_items`` under their wire names, case and all."""
         try:
-            msg = envelope.from_items(items)
+            msg = envelope.from_items({**parameters, **(wire_items or {})})
         except AclError as exc:
             raise Refusal("bad-parameters", f"Send message: {exc}") from None
         if msg.receivers and self.agent.name not in {r.name for r in msg.receivers}:

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..server import serve
+    from ..server import build_at_start, serve
     from .common import UsageError, load_target, parse_pairs
 
     try:
@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from ..protocol.errors import Refusal
 
     try:
+        # one throwaway instance with the defaults, so a value the constructor rejects stops
+        # the server now (own-copy classes that allow it: see server.arguments.build_at_start)
+        build_at_start(cls, defaults)
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
               idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http)

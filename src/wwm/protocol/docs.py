@@ -57,8 +57,11 @@ Conventions:
 - Every query may carry `client URL`, the caller's URL: servers learn their credit trail
   from it (section 7.2) and publish it at their URL.
 - Items a query does not name are the "open-ended set of arguments" of the seed's tables,
-  where the table allows them (marked *open* below); their names map to Python keywords by
-  lower-casing and replacing other characters with `_` (`Q-temperature` → `q_temperature`).
+  where the table allows them (marked *open* below). A Python server receives every item as
+  a keyword named by lower-casing and replacing other characters with `_`
+  (`Q-temperature` → `q_temperature`), except that a method (or constructor) with a
+  parameter `wire_items` receives the open items in that one dict under their exact wire
+  names (`X-CamelCase` stays `X-CamelCase`).
 - `New run` answers with the run ID (secret: known only to the client) and a display URL.
 - "Cannot suggest action" is the item `cannot suggest action` (with an optional reason),
   which is not the action "Do nothing".

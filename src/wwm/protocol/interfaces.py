@@ -12,6 +12,29 @@ Writing a Mind in Python is writing a subclass with ``get_action``; a World need
 Query sets a class supports are derived from the base classes it inherits
 (:class:`LearningMind` = Mind_L, :class:`CompetingMind` = Mind_i, :class:`FeudalMind` =
 Mind_Feu, :class:`SelectionMind` = Mind_AS) and published on the server's description.
+
+How a query's data items reach a method. The items its section-9 row names arrive as
+keywords (``state``, ``score``, "Q-temperature" as ``q_temperature``: lower case, other
+characters ``_``). Some rows also take an open-ended set of further items (New run, Get
+action, ...); by default those arrive the same way, snake-cased, so a method takes them with
+``**kwargs`` (``get_action(self, state, **step)``) and "X-Priority" arrives as ``x_priority``.
+A method that needs their exact names declares a parameter named ``wire_items`` (not
+``**wire_items``): it then receives all of them in one dict under their wire names, exactly
+as received (text, a list for a repeated item, or a JSON value), empty when there are none,
+and its ``**kwargs``, if any, receive none of them::
+
+    async def get_action(self, state: str, wire_items: dict[str, Any] | None = None) -> Suggestion:
+        priority = (wire_items or {}).get("X-Priority")
+
+Constructors work alike for New run: an item matching a parameter (snake-cased) goes to it,
+and a ``wire_items`` parameter takes every other item by its wire name.
+
+``wwm serve module:Class --arg k=v`` builds one throwaway instance with those values at start
+(when they give every required argument), so a value the constructor rejects (TypeError,
+ValueError or a Refusal) stops the server there and then. So a constructor should only check
+and store its arguments, and leave opening files, connections or processes to ``new_run``; a
+class whose constructor must do more sets ``build_at_start = False``. Shared and exclusive
+worlds are never built at start (their one instance is the world itself).
 """
 
 from __future__ import annotations
@@ -31,7 +54,10 @@ class World:
     a time, freed after ``lease_seconds`` without a query, like a robot, section 4.3);
     ``clock`` -- "synchronous", or "asynchronous" (the server calls :meth:`advance` every
     ``tick_seconds`` of wall-clock time whether or not a client asks, section 4.4);
-    ``state_format`` / ``action_format`` -- how to read x and write a (section 3.6).
+    ``state_format`` / ``action_format`` -- how to read x and write a (section 3.6);
+    ``build_at_start`` -- whether ``wwm serve`` may build a throwaway instance with its
+    ``--arg`` values at start to check them (own-copy worlds only; see the module's text).
+    Arguments and open-ended items: see the module's text.
     """
 
     role: ClassVar[str] = "world"
@@ -41,6 +67,7 @@ class World:
     lease_seconds: ClassVar[float] = 30.0
     state_format: ClassVar[str] = "opaque text"
     action_format: ClassVar[str] = "opaque text"
+    build_at_start: ClassVar[bool] = True
 
     client_url: str | None = None
     _score: float = 0.0
@@ -87,11 +114,18 @@ class World:
 
 
 class Mind:
-    """A Mind server (section 9.2): suggests an action for a state."""
+    """A Mind server (section 9.2): suggests an action for a state.
+
+    ``build_at_start`` -- whether ``wwm serve`` may build a throwaway instance with its
+    ``--arg`` values at start to check them. Items a query carries beyond its row's own (the
+    per-step arguments of Get action, ...) arrive snake-cased in ``**kwargs``, or by their
+    wire names in a ``wire_items`` parameter: see the module's text.
+    """
 
     role: ClassVar[str] = "mind"
     state_format: ClassVar[str] = "opaque text"
     action_format: ClassVar[str] = "opaque text"
+    build_at_start: ClassVar[bool] = True
 
     client_url: str | None = None
     world_display_url: str | None = None

@@ -84,6 +84,12 @@ def snake(name: str) -> str:
     return re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower()
 
 
+# A method (or constructor) with a parameter of this name receives the items its query's row
+# does not name (the open-ended ones) as one dict keyed by their exact wire names, instead of
+# as snake-cased keywords (see the text of :mod:`wwm.protocol.interfaces`).
+WIRE_ITEMS = "wire_items"
+
+
 # Items every query may carry besides its own: the run ID (all but New run) and the caller's
 # URL, which builds the credit trail of section 7.2.
 CLIENT_URL = Field("client URL", Kind.URL, optional=True)

@@ -1,6 +1,7 @@
 """The server layer: any World or Mind class served over HTTP on one URL.
 
-``serve(cls, port=8000)`` runs it; ``make_app(cls, url=...)`` gives the ASGI app.
+``serve(cls, port=8000)`` runs it; ``make_app(cls, url=...)`` gives the ASGI app;
+``build_at_start(cls, defaults)`` checks a server's defaults by building one instance.
 The server knows nothing of any particular mind or world.
 """
 
@@ -11,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from .app import MAX_BODY, ServerApp
+from .arguments import build_at_start
 from .dispatch import Dispatcher
 from .runs import RunTable
 from .snapshots import SnapshotFile
 
-__all__ = ["ServerApp", "make_app", "serve"]
+__all__ = ["ServerApp", "build_at_start", "make_app", "serve"]
 
 
 def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,

@@ -37,13 +37,16 @@ class Dispatcher:
         self.query_sets = cls.query_sets()
         self.arguments = Arguments(cls)
         self.raw_defaults = dict(defaults or {})
-        # Validated now, so a bad --arg stops the server at start, not at the first New run.
-        self.defaults = self.arguments.build(self.raw_defaults) if defaults else {}
+        # Validated now, so a bad --arg stops the server at start, not at the first New run;
+        # defaults may leave a required argument for each run to give (then kept as given).
+        built = self.arguments.build_if_complete(self.raw_defaults) if defaults else {}
+        self.defaults_complete = built is not None
+        self.defaults: dict[str, Any] = built if built is not None else dict(self.raw_defaults)
         self.runs = runs or RunTable(cls)
         self.trail = CreditTrail(url)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
-        self._accepts: dict[Any, set[str] | None] = {}
+        self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
 
     async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[ModuleType, Response]:
@@ -103,11 +106,19 @@ class Dispatcher:
                 raw_args[key] = value
         # The server's defaults, overridden by this run's own items (merged before validation,
         # since a validated model holds every field, the class's own defaults included).
-        args = self.arguments.build({**self.raw_defaults, **raw_args}) if raw_args else dict(self.defaults)
+        if raw_args or not self.defaults_complete:
+            args = self.arguments.build({**self.raw_defaults, **raw_args})
+        else:
+            args = dict(self.defaults)
+            if self.arguments.wire_items:  # each run its own dict
+                args[Q.WIRE_ITEMS] = dict(args[Q.WIRE_ITEMS])
 
         def build(shared: bool = False) -> Any:
             try:
-                return self.cls(**(self.defaults if shared else args))
+                if shared:  # the one instance is built with the server's defaults alone
+                    return self.cls(**(self.defaults if self.defaults_complete
+                                       else self.arguments.build(self.raw_defaults)))
+                return self.cls(**args)
             except Refusal:
                 raise
             except (TypeError, ValueError) as exc:
@@ -116,7 +127,7 @@ class Dispatcher:
         join_args = args if self.runs.sharing == "shared" else {}
         run = await self.runs.create(build, client_url, join_args)
         try:
-            kwargs = self._fit(run.obj.new_run, spec, {"client_url": client_url, **context})
+            kwargs = self._fit(self._takes(run.obj.new_run), spec, {"client_url": client_url, **context})
             started = await run.obj.new_run(**kwargs)
         except BaseException:
             self.runs.end(run.run_id)
@@ -136,20 +147,24 @@ class Dispatcher:
         plan = self._plans.get(spec.name)
         if plan is None:
             plan = self._plans[spec.name] = _Plan(spec)
+        method = getattr(run.obj, spec.method)
+        takes = self._takes(method)
         kwargs: dict[str, Any] = {}
         for item in spec.arguments:
             if item.wire in data:
                 kwargs[item.py] = Q.read_value(item, data[item.wire], spec.name)
             elif not item.optional:
                 raise Refusal("bad-parameters", f'"{spec.name}" needs the item "{item.wire}"')
+        extra: dict[str, Any] = {}
         if len(data) > len(kwargs) + 1:  # more than the run ID: a client URL, or open-ended items
             extra = {k: v for k, v in data.items() if k not in plan.known}
-            if extra:
-                if not spec.open_arguments:
-                    raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
-                kwargs.update({Q.snake(k): v for k, v in extra.items()})
-        method = getattr(run.obj, spec.method)
-        kwargs = self._fit(method, spec, kwargs)
+            if extra and not spec.open_arguments:
+                raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
+        if takes.wire_items and spec.open_arguments:
+            kwargs[Q.WIRE_ITEMS] = extra  # by their wire names, exactly as received
+        elif extra:
+            kwargs.update({Q.snake(k): v for k, v in extra.items()})
+        kwargs = self._fit(takes, spec, kwargs)
         result = await method(**kwargs)
         if spec.method == "get_display_url" and result is None:
             result = run.display_url or f"{self.url.rstrip('/')}/display/{run.display_token}"
@@ -161,9 +176,9 @@ class Dispatcher:
             self.runs.save(run)
         return Response(spec.name, out)
 
-    def _fit(self, method: Any, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _fit(self, takes: _Takes, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Drop absent optional items; refuse items the method cannot take."""
-        accepts = self._accepted(method)
+        accepts = takes.names
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
         if accepts is None:
             return kwargs
@@ -175,15 +190,12 @@ class Dispatcher:
                           f'{self.cls.__name__} does not take {", ".join(map(repr, unknown))} with "{spec.name}"')
         return kwargs
 
-    def _accepted(self, method: Any) -> set[str] | None:
+    def _takes(self, method: Any) -> _Takes:
         key = getattr(method, "__func__", method)
-        if key not in self._accepts:
-            params = inspect.signature(method).parameters.values()
-            if any(p.kind is p.VAR_KEYWORD for p in params):
-                self._accepts[key] = None
-            else:
-                self._accepts[key] = {p.name for p in params}
-        return self._accepts[key]
+        takes = self._accepts.get(key)
+        if takes is None:
+            takes = self._accepts[key] = _Takes(method)
+        return takes
 
     def _observe(self, run: Run, spec: Q.QuerySpec, kwargs: dict, result: Any, out: dict) -> None:
         """Remember what the display page shows: the last state, action and score."""
@@ -199,6 +211,21 @@ class Dispatcher:
             run.score = float(result)
         elif "score" in out and spec.method == "execute_action":
             run.score = (run.score or 0.0) + float(out["score"])  # type: ignore[arg-type]
+
+
+class _Takes:
+    """What a method's signature takes, worked out once per function: the keywords it
+    accepts (None: any, it has ``**kwargs``), and whether it wants the open-ended items by
+    their wire names in one dict (a parameter named ``wire_items``, not ``**wire_items``)."""
+
+    __slots__ = ("names", "wire_items")
+
+    def __init__(self, method: Any) -> None:
+        params = inspect.signature(method).parameters.values()
+        self.names: frozenset[str] | None = (
+            None if any(p.kind is p.VAR_KEYWORD for p in params) else frozenset(p.name for p in params))
+        self.wire_items = any(p.name == Q.WIRE_ITEMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                              for p in params)
 
 
 class _Plan:
