@@ -72,6 +72,8 @@ async def test_open_items_keep_their_wire_names_over_a_server(wire_mind, encodin
         got = _decode(await mind.query("get_action", state="x", **ODD))
         # wire names exactly: case, hyphens, a space and a "!" survive
         assert got["wire_items"] == ODD
+        # the client takes them the same way a served method receives them
+        assert _decode(await mind.query("get_action", state="x", wire_items=ODD))["wire_items"] == ODD
         # the constructor: `label` by its name, the rest by wire name, the server's --arg too
         assert got["label"] == "L"
         assert got["made_with"] == {"X-Default": "from --arg", "X-Run-Mode": "Fast"}

@@ -155,6 +155,9 @@ class _Remote:
         for key, value in kwargs.items():
             if value is None:
                 continue
+            if key == "wire_items" and isinstance(value, dict):  # open items by their wire names
+                data.update({name: _to_wire(v) for name, v in value.items() if v is not None})
+                continue
             data[wire_of.get(key, key)] = _to_wire(value)
         return spec, Query(spec.name, data)
 
