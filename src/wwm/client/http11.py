@@ -14,9 +14,10 @@ could belong to the abandoned request.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Sequence
 from urllib.parse import urlsplit
+
+from .pipeline import Pipeline, expire, shortest
 
 Reply = tuple[int, dict[str, str], bytes]  # status, headers (lower-cased names), body
 
@@ -25,19 +26,14 @@ class HttpError(Exception):
     """The server's reply was not a readable HTTP/1.1 response."""
 
 
-class _Connection(asyncio.Protocol):
-    """One keep-alive connection; answers are handed to askers first in, first out, so
+class _Connection(Pipeline[Reply]):
+    """One keep-alive connection; replies are handed to askers first in, first out, so
     requests written back to back (pipelined) each get their own."""
 
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
+        super().__init__()
         self.buffer = bytearray()
-        self.waiters: deque[asyncio.Future[Reply]] = deque()
-        self.closed = False
-        self.answered_bytes = 0  # bytes received since the last request was written
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        self.answered_bytes = 0  # bytes received since the last requests were written
 
     def data_received(self, data: bytes) -> None:
         self.answered_bytes += len(data)
@@ -50,42 +46,19 @@ class _Connection(asyncio.Protocol):
                 return
             if reply is None:
                 return
-            waiter = self.waiters.popleft()
-            if not waiter.done():  # a caller that gave up: its answer is read and dropped
-                waiter.set_result(reply)
+            self.deliver(reply)
             if reply[1].get("connection", "").lower() == "close":
                 self.fail(ConnectionResetError("the server closed the connection"))
                 return
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self._fail_waiters(ConnectionResetError("the server closed the connection"))
-
     def send(self, payloads: list[bytes]) -> list[asyncio.Future[Reply]]:
         """Write these requests in one write; a future for each one's reply."""
-        loop = asyncio.get_running_loop()
-        waiters = [loop.create_future() for _ in payloads]
-        self.waiters.extend(waiters)
         self.answered_bytes = 0
-        self.transport.write(payloads[0] if len(payloads) == 1 else b"".join(payloads))  # type: ignore[union-attr]
-        return waiters
+        return self.send_all(payloads[0] if len(payloads) == 1 else b"".join(payloads), len(payloads))
 
     @property
     def idle(self) -> bool:
         return not self.closed and not self.waiters
-
-    def fail(self, exc: BaseException) -> None:
-        """Close the connection: every request still waiting on it fails with ``exc``."""
-        self.closed = True
-        if self.transport is not None:
-            self.transport.close()
-        self._fail_waiters(exc)
-
-    def _fail_waiters(self, exc: BaseException) -> None:
-        while self.waiters:
-            waiter = self.waiters.popleft()
-            if not waiter.done():
-                waiter.set_exception(exc)
 
 
 def _parse(buffer: bytearray) -> Reply | None:
@@ -113,7 +86,10 @@ def _parse(buffer: bytearray) -> Reply | None:
         body = bytes(buffer[start:start + length])
         del buffer[:start + length]
     elif headers.get("transfer-encoding", "").lower() == "chunked":
-        chunked, used = _dechunk(buffer, start)
+        try:
+            chunked, used = _dechunk(buffer, start)
+        except ValueError:
+            raise HttpError("bad chunk size in a chunked response") from None
         if chunked is None:
             return None
         body = chunked
@@ -121,18 +97,6 @@ def _parse(buffer: bytearray) -> Reply | None:
     else:
         raise HttpError("response without Content-Length or chunked encoding")
     return status, headers, body
-
-
-def shortest(timeout: float | None, within: float | None) -> float | None:
-    """The time-out in force: the client's own, shortened to ``within`` when that is given."""
-    if within is None:
-        return timeout
-    return within if timeout is None else min(timeout, within)
-
-
-def _expire(waiter: asyncio.Future) -> None:
-    if not waiter.done():
-        waiter.set_exception(TimeoutError())
 
 
 def _dechunk(buffer: bytearray, start: int) -> tuple[bytes | None, int]:
@@ -226,7 +190,7 @@ class Http11Client:
         replies: list[Reply | Exception] = []
         try:
             for waiter in waiters:
-                timer = loop.call_later(timeout, _expire, waiter) if timeout is not None else None
+                timer = loop.call_later(timeout, expire, waiter) if timeout is not None else None
                 try:
                     replies.append(await waiter)
                 except Exception as exc:  # noqa: BLE001 - handed back to the caller with its reply slot

@@ -13,78 +13,42 @@ from __future__ import annotations
 
 import asyncio
 import struct
-from collections import deque
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from .transport import decode_response, shortest
+from .pipeline import Pipeline, expire, shortest
+from .transport import decode_response
 
 HEADER = struct.Struct(">I")
 
 
-class _Framed(asyncio.Protocol):
+class _Framed(Pipeline[bytes]):
     """One connection: frames in, each handed to the oldest waiting asker."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.buffer = bytearray()
-        self.waiters: deque[asyncio.Future[bytes]] = deque()
-        self.transport: asyncio.Transport | None = None
-        self.closed = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
         buffer += data
-        while len(buffer) >= 4:
+        while len(buffer) >= 4 and not self.closed:
             (length,) = HEADER.unpack_from(buffer)
             if len(buffer) < 4 + length:
                 return
             frame = bytes(buffer[4:4 + length])
             del buffer[:4 + length]
-            if not self.waiters:  # an answer nobody asked for: the stream is out of step
-                self.fail(ConnectionError("the server sent an answer to no query"))
-                return
-            waiter = self.waiters.popleft()
-            if not waiter.done():  # a cancelled asker's answer is read and dropped
-                waiter.set_result(frame)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        self._fail_waiters(ConnectionResetError("the server closed the connection"))
+            self.deliver(frame)
 
     def send(self, payload: bytes) -> asyncio.Future[bytes]:
-        return self.send_all([payload])[0]
+        return self.send_all(HEADER.pack(len(payload)) + payload, 1)[0]
 
-    def send_all(self, payloads: list[bytes]) -> list[asyncio.Future[bytes]]:
+    def send_frames(self, payloads: list[bytes]) -> list[asyncio.Future[bytes]]:
         """Write these frames in one write; a future for each one's answer."""
-        loop = asyncio.get_running_loop()
-        waiters = [loop.create_future() for _ in payloads]
-        self.waiters.extend(waiters)
-        self.transport.write(b"".join(HEADER.pack(len(p)) + p for p in payloads))  # type: ignore[union-attr]
-        return waiters
-
-    def fail(self, exc: BaseException) -> None:
-        """Close the connection; every query still waiting on it fails with ``exc``."""
-        self.closed = True
-        if self.transport is not None:
-            self.transport.close()
-        self._fail_waiters(exc)
-
-    def _fail_waiters(self, exc: BaseException) -> None:
-        while self.waiters:
-            waiter = self.waiters.popleft()
-            if not waiter.done():
-                waiter.set_exception(exc)
-
-
-def _expire(waiter: asyncio.Future) -> None:
-    if not waiter.done():
-        waiter.set_exception(TimeoutError())
+        return self.send_all(b"".join(HEADER.pack(len(p)) + p for p in payloads), len(payloads))
 
 
 class TcpTransport:
@@ -119,7 +83,7 @@ class TcpTransport:
         conn = self._conn
         if conn is None or conn.closed:
             conn = await self._connection(queries[0])
-        waiters = conn.send_all([self.codec.encode(q) for q in queries])
+        waiters = conn.send_frames([self.codec.encode(q) for q in queries])
         out: list[Response | Refusal] = []
         try:
             for query, waiter in zip(queries, waiters):
@@ -138,7 +102,7 @@ class TcpTransport:
                       timeout: float | None) -> bytes:
         timer = None
         if timeout is not None:
-            timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
+            timer = asyncio.get_running_loop().call_later(timeout, expire, waiter)
         try:
             return await waiter
         except TimeoutError:

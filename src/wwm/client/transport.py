@@ -20,7 +20,8 @@ import aiohttp
 from ..protocol import encoding, jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from .http11 import Http11Client, HttpError, shortest
+from .http11 import Http11Client, HttpError
+from .pipeline import shortest
 
 DEFAULT_TIMEOUT = 60.0
 

@@ -1,0 +1,74 @@
+"""One connection that carries queries in order: each is written as soon as it is asked, and
+each answer read off the wire goes to the oldest asker still waiting (first in, first out).
+The lean HTTP/1.1 client and the TCP binding's client differ only in how they cut answers out
+of the byte stream; this is the rest they share.
+
+An asker that gave up (its future cancelled) still has its answer read and dropped in turn,
+so the next asker never receives it. :meth:`Pipeline.fail` closes the connection and fails
+every asker still waiting, for when the stream can no longer be trusted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Generic, TypeVar
+
+Answer = TypeVar("Answer")
+
+
+class Pipeline(asyncio.Protocol, Generic[Answer]):
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.waiters: deque[asyncio.Future[Answer]] = deque()
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._fail_waiters(ConnectionResetError("the server closed the connection"))
+
+    def send_all(self, data: bytes, count: int) -> list[asyncio.Future[Answer]]:
+        """Write ``data`` (``count`` queries) in one write; a future for each one's answer."""
+        loop = asyncio.get_running_loop()
+        waiters = [loop.create_future() for _ in range(count)]
+        self.waiters.extend(waiters)
+        self.transport.write(data)  # type: ignore[union-attr]
+        return waiters
+
+    def deliver(self, answer: Answer) -> None:
+        """Hand one answer read off the wire to the oldest asker."""
+        if not self.waiters:  # an answer nobody asked for: the stream is out of step
+            self.fail(ConnectionError("the server sent an answer to no query"))
+            return
+        waiter = self.waiters.popleft()
+        if not waiter.done():  # a cancelled asker's answer is read and dropped
+            waiter.set_result(answer)
+
+    def fail(self, exc: BaseException) -> None:
+        """Close the connection; every query still waiting on it fails with ``exc``."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+        self._fail_waiters(exc)
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(exc)
+
+
+def expire(waiter: asyncio.Future) -> None:
+    """A time-out's timer callback: the answer did not come in time."""
+    if not waiter.done():
+        waiter.set_exception(TimeoutError())
+
+
+def shortest(timeout: float | None, within: float | None) -> float | None:
+    """The time-out in force: the client's own, shortened to ``within`` when that is given."""
+    if within is None:
+        return timeout
+    return within if timeout is None else min(timeout, within)

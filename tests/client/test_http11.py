@@ -1,0 +1,91 @@
+"""The lean HTTP/1.1 client against servers that answer in the other shapes HTTP allows:
+chunked bodies, several replies in one read, replies cut at any byte, and broken replies."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from wwm.client.http11 import Http11Client, HttpError
+from wwm.client.transport import HttpTransport
+from wwm.protocol.errors import Refusal
+from wwm.protocol.messages import Query
+
+
+def chunked(body: bytes, pieces: int = 3) -> bytes:
+    size = max(1, len(body) // pieces)
+    parts = [body[i:i + size] for i in range(0, len(body), size)]
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p) for p in parts) + b"0\r\n\r\n")
+
+
+def sized(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def serve(answer, *, dribble: bool = False):
+    """A server that answers the n-th request with answer(n); with ``dribble`` every byte of
+    the answer goes in its own write."""
+    count = 0
+
+    async def handle(reader, writer):
+        nonlocal count
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.IncompleteReadError, ConnectionError):
+                break
+            length = int([line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0]
+                         .split(b":")[1])
+            await reader.readexactly(length)
+            count += 1
+            data = answer(count)
+            if dribble:
+                for i in range(len(data)):
+                    writer.write(data[i:i + 1])
+                    await writer.drain()
+                    await asyncio.sleep(0)
+            else:
+                writer.write(data)
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+
+
+@pytest.mark.parametrize("dribble", [False, True])
+async def test_pipelined_chunked_and_sized_replies_each_reach_their_request(dribble):
+    server, url = await serve(lambda n: (chunked if n % 2 else sized)(b'{"n": %d, "pad": "%s"}' % (n, b"x" * n)),
+                              dribble=dribble)
+    client = Http11Client(url, "application/json", timeout=5)
+    try:
+        replies = await client.post_in_order([b"{}"] * 5)
+        again = await client.post(b"{}")
+    finally:
+        client.close()
+        server.close()
+    assert [body for _status, _headers, body in replies] == [b'{"n": %d, "pad": "%s"}' % (n, b"x" * n) for n in range(1, 6)]
+    assert again[2].startswith(b'{"n": 6')
+
+
+@pytest.mark.parametrize("reply, words", [
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n", "bad chunk size"),
+    (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}", "without Content-Length"),
+    (b"garbage\r\n\r\n", "bad status line"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: many\r\n\r\n", "bad Content-Length"),
+])
+async def test_a_broken_reply_is_a_clear_error_not_a_hang(reply, words):
+    server, url = await serve(lambda n: reply)
+    client = Http11Client(url, "application/json", timeout=5)
+    try:
+        with pytest.raises(HttpError, match=words):
+            await asyncio.wait_for(client.post(b"{}"), 3)
+        transport = HttpTransport(url, timeout=5)
+        with pytest.raises(Refusal) as refused:
+            await asyncio.wait_for(transport.exchange(Query("Get state", {"world run ID": "r"})), 3)
+        assert refused.value.code == "unreachable" and words in refused.value.text
+        await transport.close()
+    finally:
+        client.close()
+        server.close()
