@@ -18,7 +18,13 @@ Generated from `src/wwm/protocol/queries.py` and `errors.py` by
 A query is POSTed to the server's URL; the response comes back in the same encoding.
 The encoding is chosen by Content-Type (`application/xml` or `text/xml`; `application/json`),
 else by the first byte of the body, so the XML of section 11.2.1 sent with `curl -d` works.
-A persistent binding takes the same messages, one per WebSocket message, at `<URL>/ws`.
+Two persistent bindings take the same messages, for clients that want speed: one per WebSocket
+message at `<URL>/ws`, and over plain TCP (a server started with `--tcp-port N` announces
+`tcp://host:N` in its card under `bindings`), each message framed as a 4-byte big-endian length
+followed by that many bytes. Answers come back in the order the queries were sent, on every
+binding, so a client may send several queries without waiting (HTTP/1.1 pipelining on the
+query URL, or frames back to back): `wwm run` sends Inform and the next Get action that way.
+A TCP frame longer than the server accepts is refused (`too-large`) and the connection closed.
 
 XML, exactly as section 11.2.1 prints it (the root may carry `wwm="{PROTOCOL_VERSION}"`):
 
