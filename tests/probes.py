@@ -245,3 +245,22 @@ async def one_read_mind_server() -> asyncio.AbstractServer:
         writer.close()
 
     return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+class SlowOnceMind(Mind):
+    """Answers Inform at once and Get action at once, except the first Get action about
+    ``slow_state``, which waits ``delay`` seconds (a mind that is late once)."""
+
+    def __init__(self, slow_state: str = "n=1", delay: float = 1.0) -> None:
+        self.slow_state = slow_state
+        self.delay = delay
+        self.slowed = False
+
+    async def get_action(self, state: str) -> Suggestion:
+        if state == self.slow_state and not self.slowed:
+            self.slowed = True
+            await asyncio.sleep(self.delay)
+        return Suggestion("+1")
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        return 7.0

@@ -50,6 +50,10 @@ class _Connection(Pipeline[Reply]):
             if reply[1].get("connection", "").lower() == "close":
                 self.fail(ConnectionResetError("the server closed the connection"))
                 return
+        if self.buffer and not self.waiters:
+            # Bytes after the last answer asked for: kept, they would be read as the next
+            # request's answer, so the connection goes.
+            self.fail(HttpError("the server sent bytes no request asked for"))
 
     def send(self, payloads: list[bytes]) -> list[asyncio.Future[Reply]]:
         """Write these requests in one write; a future for each one's reply."""
@@ -81,6 +85,8 @@ def _parse(buffer: bytearray) -> Reply | None:
             length = int(headers["content-length"])
         except ValueError:
             raise HttpError(f"bad Content-Length {headers['content-length']!r}") from None
+        if length < 0:
+            raise HttpError(f"bad Content-Length {headers['content-length']!r}")
         if len(buffer) - start < length:
             return None
         body = bytes(buffer[start:start + length])
@@ -107,6 +113,8 @@ def _dechunk(buffer: bytearray, start: int) -> tuple[bytes | None, int]:
         if line_end < 0:
             return None, 0
         size = int(bytes(buffer[pos:line_end]).split(b";")[0], 16)
+        if size < 0:  # (int() takes a sign; a negative size would walk back over the buffer)
+            raise ValueError(size)
         pos = line_end + 2
         if size == 0:
             trailer_end = buffer.find(b"\r\n", pos)

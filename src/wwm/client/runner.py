@@ -29,6 +29,7 @@ from ..protocol.results import Outcome, Suggestion
 
 T = TypeVar("T")
 Policy = Literal["requery", "ignore-late"]
+_LATE = Refusal("timeout", "the Get action sent with Inform was not answered in time")
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,8 @@ class Runner:
         if isinstance(asked, Suggestion):
             self._mind_silent_since = None
             return asked
+        if asked is _LATE:  # pipelining was turned off by its time-out: the World again first
+            return None
         if self._mind_silent_since is None:
             self._mind_silent_since = time.monotonic()
         silent_since = self._mind_silent_since
@@ -295,7 +298,8 @@ class Runner:
     async def _inform_and_ask(self, outcome: Outcome, index: int) -> tuple[float | None, Suggestion | Refusal | None]:
         """Inform the Mind of y and ask its action for y in one round trip. Returns what
         Inform gave and the Get action answer (a Suggestion, a Refusal for :meth:`_ask_mind`
-        to handle as its first try, or None to ask again).
+        to handle as its first try, ``_LATE`` to ask the World again first, or None to ask
+        again).
 
         A server that answers the first of two queries sent together but not the second (a
         program that reads one request per read, or closes after each answer) has pipelining
@@ -319,7 +323,9 @@ class Runner:
             self._pipelining_failed = True
             self._event("pipelining-off", f"the mind answered Inform but not the Get action sent with it "
                                           f"({asked.code}); asking one query at a time from now on", index)
-            return informed, None
+            # A Get action that timed out is abandoned and the World asked again before the
+            # Mind is (requery): its state may have moved on while the client waited.
+            return informed, _LATE if asked.code == "timeout" else None
         return informed, asked
 
     # ---- the World ------------------------------------------------------------------------

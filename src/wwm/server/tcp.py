@@ -25,7 +25,9 @@ HEADER = struct.Struct(">I")
 class TcpBinding(asyncio.Protocol):
     """One client connection. Frames are answered one after another, in order; answers to
     frames that arrived together (a client's pipelined queries) leave in one write, so the
-    client wakes once for them all."""
+    client wakes once for them all, unless a later one is not answered at once: what is
+    ready is then sent without waiting for it (a slow Get action does not hold back the
+    answer to the Inform before it)."""
 
     def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
         self.dispatcher = dispatcher
@@ -35,6 +37,7 @@ class TcpBinding(asyncio.Protocol):
         self.frames: deque[bytes] = deque()
         self.wakeup: asyncio.Future[None] | None = None  # set while the worker waits for frames
         self.open = True
+        self.last_words: bytes | None = None  # the refusal of an oversized frame, sent last
         self.worker: asyncio.Task | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -42,16 +45,20 @@ class TcpBinding(asyncio.Protocol):
         self.worker = asyncio.get_running_loop().create_task(self._work())
 
     def data_received(self, data: bytes) -> None:
+        if self.last_words is not None:
+            return
         self.buffer += data
         while len(self.buffer) >= 4:
             (length,) = HEADER.unpack_from(self.buffer)
             if length > self.max_body:
+                # Refused, and the connection closed, after the answers to the frames before
+                # it (written now, it would be read as the answer to one of them).
                 payload = jsoncodec.encode(Response.refused("?", Refusal(
                     "too-large", f"the frame is {length} bytes; this server accepts at most {self.max_body}")))
-                self._write([HEADER.pack(len(payload)) + payload])
-                self.transport.close()
+                self.last_words = HEADER.pack(len(payload)) + payload
                 self.buffer.clear()
-                return
+                self.transport.pause_reading()  # type: ignore[union-attr]
+                break
             if len(self.buffer) < 4 + length:
                 break
             self.frames.append(bytes(self.buffer[4:4 + length]))
@@ -63,7 +70,8 @@ class TcpBinding(asyncio.Protocol):
         self._wake()
 
     def _wake(self) -> None:
-        if self.wakeup is not None and not self.wakeup.done() and (self.frames or not self.open):
+        if (self.wakeup is not None and not self.wakeup.done()
+                and (self.frames or not self.open or self.last_words is not None)):
             self.wakeup.set_result(None)
 
     async def _work(self) -> None:
@@ -71,11 +79,23 @@ class TcpBinding(asyncio.Protocol):
         out: list[bytes] = []
         while self.open:
             if not self.frames:
+                if self.last_words is not None:
+                    self._write([self.last_words])
+                    self.transport.close()  # type: ignore[union-attr]
+                    return
                 self.wakeup = loop.create_future()
                 await self.wakeup
                 self.wakeup = None
                 continue
-            codec, response = await self.dispatcher.answer_bytes(self.frames.popleft())
+            if out:  # answers held for one write: sent now unless this frame is answered at once
+                answering = loop.create_task(self.dispatcher.answer_bytes(self.frames.popleft()))
+                await asyncio.sleep(0)  # its first step, which a quick answer completes
+                if not answering.done():
+                    self._write(out)
+                    out = []
+                codec, response = await answering
+            else:
+                codec, response = await self.dispatcher.answer_bytes(self.frames.popleft())
             payload = codec.encode(response)
             out.append(HEADER.pack(len(payload)) + payload)
             if not self.frames:
