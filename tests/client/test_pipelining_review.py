@@ -188,3 +188,19 @@ async def test_a_pipelined_get_action_that_times_out_is_followed_by_asking_the_w
     late = log.index(("in_order", "n=1"))
     assert log[late + 1] == ("get_state", "n=1")     # the World first, then the Mind
     assert log[late + 2] == ("get_action", "n=1")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("binding", ["http", "ws", "tcp"])
+async def test_each_answer_in_order_is_allowed_the_whole_time_out(binding):
+    """Queries in order are timed out one by one (the run loop counts on it: each answer is
+    allowed the run's time-out). Over WebSocket one time-out covered them all, so a second
+    answer within its own time-out was refused as late."""
+    extra = ["--tcp-port", str(free_port())] if binding == "tcp" else []
+    with probe_server("ProbeMind", extra=extra) as server:
+        async with RemoteMind(server.url, transport=binding, timeout=5) as mind:
+            await mind.new_run()
+            first, second = await mind.query_in_order(
+                ("get_action", {"state": "slow:0.3"}), ("get_action", {"state": "slow:0.3"}), within=0.5)
+    assert first.action == "echo:slow:0.3"
+    assert not isinstance(second, Refusal) and second.action == "echo:slow:0.3"

@@ -202,7 +202,7 @@ class WebSocketTransport:
         async with self._lock:
             out: list[Response | Refusal] = []
             try:
-                async with asyncio.timeout(timeout):
+                async with asyncio.timeout(timeout) as deadline:
                     if self._ws is None or self._ws.closed:
                         if self._session is None or self._session.closed:
                             self._session = _sessions.acquire()
@@ -210,6 +210,8 @@ class WebSocketTransport:
                     for query in queries:
                         await self._ws.send_bytes(self.codec.encode(query))
                     for query in queries:
+                        if timeout is not None:  # each answer is timed out on its own
+                            deadline.reschedule(asyncio.get_running_loop().time() + timeout)
                         out.append(self._decode(query, await self._ws.receive()))
             except TimeoutError:
                 await self._drop()
