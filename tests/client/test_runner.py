@@ -141,3 +141,29 @@ async def test_keepalive_sends_no_operation_while_waiting():
     mind = Stepper(slow={1}, delay=0.5)
     await run(mind, world, RunSettings(steps=3, timeout=1.0, keepalive=0.1))
     assert CountingLine.noops >= 2
+
+
+
+class MuteState(World):
+    """Answers No operation at once, never Get state in time: up, yet of no use."""
+
+    async def get_state(self) -> str:
+        await asyncio.sleep(30)
+        return "never"
+
+    async def execute_action(self, action: str) -> Outcome:
+        return Outcome("n=1", 1.0)
+
+
+async def test_a_world_that_only_answers_no_operation_is_lost_after_world_wait():
+    """world_wait counts from the World's first failure: answering No operation between
+    failed Get states does not keep the run waiting forever."""
+    import time
+
+    settings = RunSettings(steps=10, timeout=0.2, world_wait=1.5, retry_pause=0.05, keepalive=None)
+    started = time.monotonic()
+    result = await asyncio.wait_for(run(Stepper(), MuteState(), settings), 20)
+    assert time.monotonic() - started < 10
+    assert result.status == "world lost" and not result.steps
+    assert "down for more than 1.5 s" in result.events[-1].text
+    assert [e.kind for e in result.events].count("world-back") >= 2   # it did come back, uselessly

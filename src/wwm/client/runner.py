@@ -119,6 +119,7 @@ class Runner:
         self._late: asyncio.Task | None = None
         self._mind_silent_since: float | None = None
         self._pipelining_failed = False
+        self._world_down_since: float | None = None  # when the World's queries began to fail
 
     # ---- the loop -------------------------------------------------------------------------
     async def run(self) -> RunResult:
@@ -333,7 +334,9 @@ class Runner:
         self._touch(self.world)
         try:
             async with asyncio.timeout(self.settings.timeout):
-                return await self.world.execute_action(action)
+                outcome = await self.world.execute_action(action)
+            self._world_down_since = None
+            return outcome
         except (TimeoutError, Refusal) as exc:
             if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                 raise _Lost("world lost", f"the world refused Execute action: {exc}") from None
@@ -348,7 +351,9 @@ class Runner:
             self._touch(self.world)
             try:
                 async with asyncio.timeout(self.settings.timeout):
-                    return await call()
+                    answer = await call()
+                self._world_down_since = None
+                return answer
             except (TimeoutError, Refusal) as exc:
                 if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                     raise _Lost("world lost", f"the world refused {name}: {exc}") from None
@@ -356,8 +361,13 @@ class Runner:
                 await self._wait_for_world(len(self.result.steps))
 
     async def _wait_for_world(self, index: int) -> None:
+        """Wait until the World answers "No operation" again. ``world_wait`` counts from when
+        it first failed, not from each wait: a World that answers No operation but never its
+        real queries is lost in the end, not waited for forever."""
         s = self.settings
-        deadline = time.monotonic() + s.world_wait
+        if self._world_down_since is None:
+            self._world_down_since = time.monotonic()
+        deadline = self._world_down_since + s.world_wait
         pause = s.retry_pause
         while time.monotonic() < deadline:
             await asyncio.sleep(pause)
