@@ -89,3 +89,27 @@ async def test_a_broken_reply_is_a_clear_error_not_a_hang(reply, words):
     finally:
         client.close()
         server.close()
+
+
+async def test_closing_the_client_while_a_request_is_in_flight_leaves_no_connection_open():
+    async def slow(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        await asyncio.sleep(0.2)
+        writer.write(sized(b"{}"))
+        await writer.drain()
+        await reader.read()  # until the client closes its end
+        closed.set()
+
+    closed = asyncio.Event()
+    server = await asyncio.start_server(slow, "127.0.0.1", 0)
+    client = Http11Client(f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/", "application/json", timeout=5)
+    try:
+        request = asyncio.ensure_future(client.post(b"{}"))
+        await asyncio.sleep(0.05)
+        client.close()
+        assert (await request)[2] == b"{}"           # the request in flight still gets its reply
+        await asyncio.wait_for(closed.wait(), 3)     # and its connection is then closed, not pooled
+        assert client._pooled() is None
+    finally:
+        server.close()

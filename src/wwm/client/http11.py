@@ -144,6 +144,7 @@ class Http11Client:
         self._head = (f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: {content_type}\r\n"
                       f"Accept: {content_type}\r\nContent-Length: ").encode("latin-1")
         self._idle: list[_Connection] = []
+        self._closings = 0  # how often close() was called: a connection busy then is not pooled
 
     def _request(self, body: bytes) -> bytes:
         return self._head + str(len(body)).encode() + b"\r\n\r\n" + body
@@ -193,6 +194,7 @@ class Http11Client:
 
     async def _send(self, connection: _Connection, payloads: list[bytes], timeout: float | None
                     ) -> list[Reply | Exception]:
+        closings = self._closings
         waiters = connection.send(payloads)
         loop = asyncio.get_running_loop()
         replies: list[Reply | Exception] = []
@@ -215,11 +217,16 @@ class Http11Client:
                 waiter.cancel()
             connection.fail(ConnectionResetError("the request was abandoned"))
             raise
-        if connection.idle:
+        if self._closings != closings:  # close() was called while these were in flight
+            connection.fail(ConnectionResetError("the client was closed"))
+        elif connection.idle:
             self._idle.append(connection)
         return replies
 
     def close(self) -> None:
+        """Close the idle connections, and each busy one when its replies are in. The client
+        may still be used afterwards: it opens connections anew."""
+        self._closings += 1
         for connection in self._idle:
             connection.fail(ConnectionResetError("the client was closed"))
         self._idle.clear()
