@@ -25,8 +25,8 @@ def sized(body: bytes) -> bytes:
 
 
 async def serve(answer, *, dribble: bool = False):
-    """A server that answers the n-th request with answer(n); with ``dribble`` every byte of
-    the answer goes in its own write."""
+    """A server that answers the n-th request with answer(n) (bytes, or a list of bytes
+    written 50 ms apart); with ``dribble`` every byte of the answer goes in its own write."""
     count = 0
 
     async def handle(reader, writer):
@@ -36,12 +36,18 @@ async def serve(answer, *, dribble: bool = False):
                 head = await reader.readuntil(b"\r\n\r\n")
             except (asyncio.IncompleteReadError, ConnectionError):
                 break
-            length = int([line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0]
+            length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
                          .split(b":")[1])
             await reader.readexactly(length)
             count += 1
             data = answer(count)
-            if dribble:
+            if isinstance(data, list):
+                for i, part in enumerate(data):
+                    if i:
+                        await asyncio.sleep(0.05)
+                    writer.write(part)
+                    await writer.drain()
+            elif dribble:
                 for i in range(len(data)):
                     writer.write(data[i:i + 1])
                     await writer.drain()
@@ -113,3 +119,19 @@ async def test_closing_the_client_while_a_request_is_in_flight_leaves_no_connect
         assert client._pooled() is None
     finally:
         server.close()
+
+
+async def test_bytes_nobody_asked_for_never_answer_the_next_request():
+    """A server that sends two replies to one request: the extra reply stayed in the pooled
+    connection's buffer and was handed to the next request as its answer."""
+    server, url = await serve(lambda n: [sized(b'{"n": %d}' % n), sized(b'{"extra": %d}' % n)])
+    client = Http11Client(url, "application/json", timeout=5)
+    try:
+        first = await client.post(b"{}")
+        await asyncio.sleep(0.2)  # the extra reply has arrived on the idle connection
+        second = await client.post(b"{}")
+    finally:
+        client.close()
+        server.close()
+    assert first[2] == b'{"n": 1}'
+    assert second[2] == b'{"n": 2}'

@@ -14,7 +14,6 @@ from probes import ProbeMind, probe_server
 
 from wwm import Outcome, RunStarted, World
 from wwm.client import RemoteMind
-from wwm.client.http11 import Http11Client
 from wwm.client.runner import Runner, RunSettings
 from wwm.protocol.errors import Refusal
 from wwm.server.dispatch import Dispatcher
@@ -48,42 +47,6 @@ def test_a_negative_size_is_refused_not_looped_on(reply):
     except subprocess.TimeoutExpired:
         pytest.fail("the parser loops forever")
     assert done.stdout.startswith(b"HttpError"), done.stdout + done.stderr
-
-
-async def test_bytes_nobody_asked_for_never_answer_the_next_request():
-    """A server that sends two replies to one request: the extra reply stayed in the pooled
-    connection's buffer and was handed to the next request as its answer."""
-    count = 0
-
-    async def handle(reader, writer):
-        nonlocal count
-        while True:
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except (asyncio.IncompleteReadError, ConnectionError):
-                break
-            length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
-                         .split(b":")[1])
-            await reader.readexactly(length)
-            count += 1
-            writer.write(sized(b'{"n": %d}' % count))
-            await writer.drain()
-            await asyncio.sleep(0.05)
-            writer.write(sized(b'{"extra": %d}' % count))
-        writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
-    client = Http11Client(url, "application/json", timeout=5)
-    try:
-        first = await client.post(b"{}")
-        await asyncio.sleep(0.2)  # the extra reply has arrived on the idle connection
-        second = await client.post(b"{}")
-    finally:
-        client.close()
-        server.close()
-    assert first[2] == b'{"n": 1}'
-    assert second[2] == b'{"n": 2}'
 
 
 # ---- the TCP binding's server ---------------------------------------------------------------

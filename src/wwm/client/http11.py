@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from .pipeline import Pipeline, expire, shortest
+from .pipeline import Pipeline, shortest
 
 Reply = tuple[int, dict[str, str], bytes]  # status, headers (lower-cased names), body
 
@@ -58,7 +58,7 @@ class _Connection(Pipeline[Reply]):
     def send(self, payloads: list[bytes]) -> list[asyncio.Future[Reply]]:
         """Write these requests in one write; a future for each one's reply."""
         self.answered_bytes = 0
-        return self.send_all(payloads[0] if len(payloads) == 1 else b"".join(payloads), len(payloads))
+        return self.send_all(b"".join(payloads), len(payloads))
 
     @property
     def idle(self) -> bool:
@@ -196,22 +196,17 @@ class Http11Client:
                     ) -> list[Reply | Exception]:
         closings = self._closings
         waiters = connection.send(payloads)
-        loop = asyncio.get_running_loop()
         replies: list[Reply | Exception] = []
         try:
             for waiter in waiters:
-                timer = loop.call_later(timeout, expire, waiter) if timeout is not None else None
                 try:
-                    replies.append(await waiter)
+                    replies.append(await connection.answer(waiter, timeout))
                 except Exception as exc:  # noqa: BLE001 - handed back to the caller with its reply slot
                     # A timed-out or broken exchange: the connection is never reused, since its
                     # next bytes could belong to the abandoned request; what was queued behind
                     # it fails the same way.
                     connection.fail(exc)
                     replies.append(exc)
-                finally:
-                    if timer is not None:
-                        timer.cancel()
         except BaseException:  # cancelled: the caller gave up on these requests
             for waiter in waiters:
                 waiter.cancel()

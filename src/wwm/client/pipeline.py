@@ -47,6 +47,16 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         if not waiter.done():  # a cancelled asker's answer is read and dropped
             waiter.set_result(answer)
 
+    async def answer(self, waiter: asyncio.Future[Answer], timeout: float | None) -> Answer:
+        """The answer ``waiter`` stands for, or TimeoutError when it takes over ``timeout`` s."""
+        if timeout is None:
+            return await waiter
+        timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+
     def fail(self, exc: BaseException) -> None:
         """Close the connection; every query still waiting on it fails with ``exc``."""
         self.closed = True
@@ -61,7 +71,7 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
                 waiter.set_exception(exc)
 
 
-def expire(waiter: asyncio.Future) -> None:
+def _expire(waiter: asyncio.Future) -> None:
     """A time-out's timer callback: the answer did not come in time."""
     if not waiter.done():
         waiter.set_exception(TimeoutError())

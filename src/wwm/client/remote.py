@@ -20,7 +20,15 @@ from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..server.trail import current_server
 from .tcp_transport import TcpTransport
-from .transport import DEFAULT_TIMEOUT, HttpTransport, Transport, WebSocketTransport
+from .transport import (
+    DEFAULT_TIMEOUT,
+    HttpTransport,
+    Transport,
+    WebSocketTransport,
+    settle,
+    settled,
+    unreachable,
+)
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
 
@@ -117,26 +125,13 @@ class _Remote:
         shorter than this object's time-out). Without an ordered binding they are sent one by
         one."""
         built = [self._build(method, kwargs) for method, kwargs in calls]
-        if not self.pipelines:
-            return [await self._settled_query(spec, query) for spec, query in built]
-        replies = await self.transport.exchange_in_order(  # type: ignore[attr-defined]
-            [query for _, query in built], within=within)
-        out: list[Any] = []
-        for (spec, _), reply in zip(built, replies):
-            if isinstance(reply, Refusal):
-                out.append(reply)
-            else:
-                try:
-                    out.append(self._result(spec, reply))
-                except Refusal as refusal:
-                    out.append(refusal)
-        return out
-
-    async def _settled_query(self, spec: Q.QuerySpec, query: Query) -> Any:
-        try:
-            return self._result(spec, await self.transport.exchange(query))
-        except Refusal as refusal:
-            return refusal
+        queries = [query for _, query in built]
+        if self.pipelines:
+            replies = await self.transport.exchange_in_order(queries, within=within)  # type: ignore[attr-defined]
+        else:
+            replies = [await settled(self.transport.exchange(query)) for query in queries]
+        return [reply if isinstance(reply, Refusal) else settle(self._result, spec, reply)
+                for (spec, _), reply in zip(built, replies)]
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
         spec = _spec(self.role, method)
@@ -327,7 +322,7 @@ async def fetch_card(url: str) -> dict[str, Any]:
                     raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
                 return await reply.json(content_type=None)
     except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}") from None
+        raise unreachable(url, exc) from None
 
 
 def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:

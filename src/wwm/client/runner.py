@@ -209,11 +209,9 @@ class Runner:
     # ---- the Mind -------------------------------------------------------------------------
     async def _ask_mind(self, x: str, index: int, asked: Suggestion | Refusal | None = None) -> Suggestion | None:
         """The Mind's suggestion, or None after a time-out handled by the policy. ``asked`` is
-        its answer to a Get action already sent with the last Inform (pipelined), if any."""
+        its answer to a Get action already sent with the last Inform (pipelined), if any: it
+        stands for the first try."""
         s = self.settings
-        if isinstance(asked, Suggestion):
-            self._mind_silent_since = None
-            return asked
         if asked is _LATE:  # pipelining was turned off by its time-out: the World again first
             return None
         if self._mind_silent_since is None:
@@ -225,25 +223,19 @@ class Runner:
                 raise _Lost("mind lost", f"the mind has not answered for {s.mind_wait:g} s")
             if self._late is not None:  # ignore-late: first wait for the late reply
                 await self._await_late(index, silent_since)
-            if isinstance(asked, Refusal):  # the pipelined Get action was refused: as if asked now
-                refusal, asked = asked, None
-                if refusal.code == "timeout":
-                    self._event("timeout", f"the mind did not answer Get action within {s.timeout:g} s", index)
-                    self._event("abort-requery", "request aborted; asking the world again, then the mind", index)
-                    return None
-                if refusal.code not in ("unreachable", "server-error"):
-                    raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
-                self._event("mind-down", refusal.text, index)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 2.0)
-                continue
             self._touch(self.mind)
             # Only the ignore-late policy needs the request to outlive its time-out (a task);
             # requery simply abandons it, which a timeout scope does without a task per query.
-            task = asyncio.ensure_future(self.mind.get_action(x)) if s.policy == "ignore-late" else None
+            task = None
+            if asked is not None:
+                request, asked = _given(asked), None
+            elif s.policy == "ignore-late":
+                request = asyncio.shield(task := asyncio.ensure_future(self.mind.get_action(x)))
+            else:
+                request = self.mind.get_action(x)
             try:
                 async with asyncio.timeout(s.timeout):
-                    suggestion = await (asyncio.shield(task) if task else self.mind.get_action(x))
+                    suggestion = await request
                 self._mind_silent_since = None
                 return suggestion
             except TimeoutError:
@@ -428,6 +420,16 @@ class Runner:
                 self.result.mind_score = await self.mind.end_run(self.result.world_score)
         except (TimeoutError, Refusal) as exc:
             self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
+
+
+async def _given(answer: Suggestion | Refusal) -> Suggestion:
+    """An answer already in hand, awaited as a fresh Get action would be: a pipelined Get
+    action that timed out reads as a time-out, any other refusal is raised."""
+    if isinstance(answer, Refusal):
+        if answer.code == "timeout":
+            raise TimeoutError
+        raise answer
+    return answer
 
 
 def default_client_url() -> str:

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from .pipeline import Pipeline, expire, shortest
-from .transport import decode_response
+from .pipeline import Pipeline, shortest
+from .transport import decode_response, unreachable
 
 HEADER = struct.Struct(">I")
 
@@ -100,11 +100,8 @@ class TcpTransport:
 
     async def _answer(self, conn: _Framed, waiter: asyncio.Future[bytes], query: Query,
                       timeout: float | None) -> bytes:
-        timer = None
-        if timeout is not None:
-            timer = asyncio.get_running_loop().call_later(timeout, expire, waiter)
         try:
-            return await waiter
+            return await conn.answer(waiter, timeout)
         except TimeoutError:
             refusal = Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout:g} s")
             conn.fail(refusal)
@@ -113,10 +110,7 @@ class TcpTransport:
             raise  # an earlier query on this connection timed out
         except OSError as exc:
             conn.fail(exc)
-            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
-        finally:
-            if timer is not None:
-                timer.cancel()
+            raise unreachable(self.url, exc) from None
 
     async def _connection(self, query: Query) -> _Framed:
         """The open connection, opening it once however many callers ask at the same time."""
@@ -129,7 +123,7 @@ class TcpTransport:
             raise Refusal("timeout", f"{self.url} did not accept a connection within {self.timeout:g} s "
                                      f"(for {query.name!r})") from None
         except OSError as exc:
-            raise Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}") from None
+            raise unreachable(self.url, exc) from None
         finally:
             if self._connecting is connecting and connecting.done():
                 self._connecting = None

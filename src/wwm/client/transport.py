@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 
@@ -24,6 +24,7 @@ from .http11 import Http11Client, HttpError
 from .pipeline import shortest
 
 DEFAULT_TIMEOUT = 60.0
+T = TypeVar("T")
 
 
 class Transport(Protocol):
@@ -103,7 +104,7 @@ class HttpTransport:
         except TimeoutError:
             raise self._timed_out(query) from None
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            raise self._unreachable(exc) from None
+            raise unreachable(self.url, exc) from None
         return decode_response(self.url, query, ctype, payload)
 
     @property
@@ -117,16 +118,10 @@ class HttpTransport:
         answers them in the order sent) and return each one's response or refusal, in order,
         waiting at most ``within`` seconds for each (when shorter than the transport's own)."""
         if self._lean is None:
-            return [await _settled(self.exchange(q)) for q in queries]
+            return [await settled(self.exchange(q)) for q in queries]
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
         timeout = shortest(self.timeout, within)
-        out: list[Response | Refusal] = []
-        for query, reply in zip(queries, replies):
-            try:
-                out.append(self._lean_response(query, reply, timeout))
-            except Refusal as refusal:
-                out.append(refusal)
-        return out
+        return [settle(self._lean_response, q, r, timeout) for q, r in zip(queries, replies)]
 
     async def _lean_replies(self, bodies: list[bytes], within: float | None = None
                             ) -> list[tuple[int, dict[str, str], bytes] | Exception]:
@@ -142,7 +137,7 @@ class HttpTransport:
         if isinstance(reply, TimeoutError):
             raise self._timed_out(query, timeout)
         if isinstance(reply, (HttpError, OSError, ValueError)):
-            raise self._unreachable(reply)
+            raise unreachable(self.url, reply)
         if isinstance(reply, Exception):
             raise reply
         return decode_response(self.url, query, reply[1].get("content-type"), reply[2])
@@ -150,8 +145,7 @@ class HttpTransport:
     def _timed_out(self, query: Query, timeout: float | None = None) -> Refusal:
         return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout or self.timeout:g} s")
 
-    def _unreachable(self, exc: BaseException) -> Refusal:
-        return Refusal("unreachable", f"{self.url} could not be reached: {type(exc).__name__}: {exc}")
+
 
     async def close(self) -> None:
         if self._lean is not None:
@@ -161,16 +155,23 @@ class HttpTransport:
             await _sessions.release(session)
 
 
-async def _settled(call: Awaitable[Response]) -> Response | Refusal:
+def unreachable(url: str, exc: BaseException) -> Refusal:
+    """The refusal for a server that could not be reached, naming what went wrong."""
+    return Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}")
+
+
+async def settled(call: Awaitable[T]) -> T | Refusal:
+    """What ``call`` gives, or the :class:`Refusal` it raised (for answers kept in a list)."""
     try:
         return await call
     except Refusal as refusal:
         return refusal
 
 
-def _settled_now(call: Callable[[], Response]) -> Response | Refusal:
+def settle(call: Callable[..., T], *args: Any) -> T | Refusal:
+    """``call(*args)``, or the :class:`Refusal` it raised."""
     try:
-        return call()
+        return call(*args)
     except Refusal as refusal:
         return refusal
 
@@ -219,7 +220,7 @@ class WebSocketTransport:
                 refusal = Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {timeout:g} s")
             except (aiohttp.ClientError, OSError) as exc:
                 await self._drop()
-                refusal = Refusal("unreachable", f"{self.ws_url} could not be reached: {type(exc).__name__}: {exc}")
+                refusal = unreachable(self.ws_url, exc)
             except BaseException:
                 # Cancelled mid-exchange: the answers still on their way would be read as the
                 # next query's, so the connection goes.
@@ -231,9 +232,9 @@ class WebSocketTransport:
 
     def _decode(self, query: Query, message: aiohttp.WSMessage) -> Response | Refusal:
         if message.type == aiohttp.WSMsgType.BINARY:
-            return _settled_now(lambda: decode_response(self.url, query, None, message.data))
+            return settle(decode_response, self.url, query, None, message.data)
         if message.type == aiohttp.WSMsgType.TEXT:
-            return _settled_now(lambda: decode_response(self.url, query, None, message.data.encode()))
+            return settle(decode_response, self.url, query, None, message.data.encode())
         raise ConnectionResetError(f"{self.ws_url} closed the connection ({message.type.name})")
 
     def _abandon(self) -> None:

