@@ -176,20 +176,33 @@ async def test_a_society_document_picks_the_tcp_binding_and_can_turn_pipelining_
     assert counting.calls == 0 and result.mind_score == 30.0 and result.world_score == 30.0
 
 
-def test_wwm_run_no_pipeline(tmp_path):
-    import subprocess
+async def test_wwm_run_no_pipeline(tmp_path):
+    """As a user runs it, against a mind that drops a query sent behind another: by default
+    the run notices (a 'pipelining-off' event in its record); with --no-pipeline it never
+    sends two at once, so there is nothing to notice."""
     import sys
 
-    with probe_server("ProbeWorld") as world_server, probe_server("OrderMind") as server:
-        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", "--mind", server.url,
-                               "--world", world_server.url, "--steps", "25", "--no-pipeline", "--quiet",
-                               "--db", f"sqlite:///{tmp_path / 'runs.db'}"], capture_output=True, text=True, timeout=60,
-                              check=False)
-    assert done.returncode == 0, done.stderr
     from wwm.store import RunStore
 
-    (summary,) = RunStore(f"sqlite:///{tmp_path / 'runs.db'}").list_runs()
-    assert summary.step_count == 25
+    server = await one_read_mind_server()
+    mind_url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    try:
+        with probe_server("ProbeWorld") as world_server:
+            for flags in ([], ["--no-pipeline"]):
+                done = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "wwm.cli.main", "run", "--mind", mind_url, "--world", world_server.url,
+                    "--steps", "25", "--timeout", "0.5", "--quiet", "--db", db, *flags,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                _, err = await asyncio.wait_for(done.communicate(), 60)
+                assert done.returncode == 0, err.decode()
+    finally:
+        server.close()
+    store = RunStore(db)
+    pipelined, one_by_one = (store.get_run(r.id) for r in sorted(store.list_runs(), key=lambda r: r.id))
+    assert pipelined.step_count == one_by_one.step_count == 25
+    assert [e.kind for e in pipelined.events] == ["pipelining-off"]
+    assert [e.kind for e in one_by_one.events] == []
 
 
 async def test_a_server_that_drops_pipelined_queries_gets_one_query_at_a_time():
