@@ -4,11 +4,7 @@ several seeds, and print a table (and save a plot) of the scores with their spre
 from __future__ import annotations
 
 import argparse
-import contextlib
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,25 +41,6 @@ def _check_output(option: str, path: str | None) -> None:
         raise ValueError(f"{option} {path}: the folder {folder} is not writable")
 
 
-@contextlib.contextmanager
-def _interruptible() -> Iterator[None]:
-    """Ctrl-C stops the comparison at once. Under asyncio's own SIGINT handling it did not:
-    the in-process minds and worlds compute without yielding to the event loop, and the
-    cancellation it sends was lost (Python 3.11's wait_for returns a result that is ready)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def run(args: argparse.Namespace) -> int:
     import json
 
@@ -91,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seeds = list(range(args.seeds))
     try:
-        with _interruptible(), Progress(console=console, transient=True) as bar:
+        with Progress(console=console, transient=True) as bar:
             task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
             result = run_compare(args.world, methods, seeds, args.steps, args.train,
                                  progress=lambda text: bar.update(task, advance=1, description=text),

@@ -30,6 +30,7 @@ from ..protocol.results import Outcome, Suggestion
 T = TypeVar("T")
 Policy = Literal["requery", "ignore-late"]
 _LATE = Refusal("timeout", "the Get action sent with Inform was not answered in time")
+_YIELD_EVERY = 0.02  # seconds of steps between two yields to the event loop
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,14 @@ class Runner:
         x = await self._world(self.world.get_state, "Get state")
         t_state = time.perf_counter() - t0
         asked: Suggestion | Refusal | None = None  # the Mind's answer, got with the last Inform
+        yielded = t0
         while s.steps is None or index < s.steps:
             t1 = time.perf_counter()
+            if t1 - yielded > _YIELD_EVERY:
+                # Local minds and worlds answer without ever suspending, so without this the
+                # loop would not run (Ctrl-C, keep-alives, other runs) until the run ended.
+                await asyncio.sleep(0)
+                yielded = t1
             suggestion = await self._ask_mind(x, index, asked)
             asked = None
             t2 = time.perf_counter()

@@ -91,7 +91,12 @@ class Panel:
             return {}
         tasks = {asyncio.ensure_future(job()): key for key, job in jobs.items()}
         self.queries += len(tasks)
-        done, pending = await asyncio.wait(tasks, timeout=self.timeout if timeout is None else timeout)
+        try:
+            done, pending = await asyncio.wait(tasks, timeout=self.timeout if timeout is None else timeout)
+        except asyncio.CancelledError:  # the run is cancelled (Ctrl-C): leave no query behind
+            for task in tasks:
+                task.cancel()
+            raise
         for task in pending:
             task.cancel()
         out: dict[K, T] = {}
