@@ -39,8 +39,10 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "encodings": ["application/xml", "application/json"],
         "state_format": getattr(cls, "state_format", "opaque text"),
         "action_format": getattr(cls, "action_format", "opaque text"),
-        "arguments": d.arguments.schema(),
-        "defaults": {k: _plain(v) for k, v in d.defaults.items()},
+        # one source for all three: the arguments in force, start-up defaults over the class's
+        "arguments": d.arguments.schema(d.in_force),
+        "arguments_in_force": d.in_force,
+        "defaults": {k: v["value"] for k, v in d.in_force.items() if v["set"] == "start"},
         "display_url": f"{base}/display/{{token}}",
         "runs_in_progress": len(d.runs.runs),
         "runs_ended": d.runs.ended,
@@ -55,10 +57,6 @@ def card(d: Dispatcher) -> dict[str, Any]:
         if info["clock"] == "asynchronous":
             info["tick_seconds"] = cls.tick_seconds
     return info
-
-
-def _plain(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, type(None), list, dict)) else repr(value)
 
 
 def run_view(d: Dispatcher, run: Run) -> dict[str, Any]:
@@ -113,13 +111,31 @@ def _links(links: list[dict]) -> str:
     return f"<table><tr><th>URL</th><th>queries</th><th>last seen</th></tr>{rows}</table>"
 
 
-def description_page(c: dict[str, Any]) -> str:
+def _arguments(c: dict[str, Any]) -> str:
+    """The table of the arguments in force: each one's value and where it was set."""
     props = c["arguments"].get("properties", {})
-    required = set(c["arguments"].get("required", []))
-    args = "".join(
-        f"<tr><td><code>{_e(name)}</code></td><td>{_e(p.get('type', p.get('anyOf', '')))}</td>"
-        f"<td>{'required' if name in required else _e(p.get('default', ''))}</td></tr>"
-        for name, p in props.items()) or "<tr><td colspan=3><em>none</em></td></tr>"
+
+    def row(name: str, setting: dict[str, Any]) -> str:
+        p = props.get(name, {})
+        kind = p.get("type", p.get("anyOf", ""))
+        value = f"<code>{_e(json.dumps(setting['value']))}</code>" if "value" in setting else ""
+        if setting["set"] == "start":
+            where = "at start (<code>--arg</code>)"
+            if "class_default" in setting:
+                where += f"; the class's own default is <code>{_e(json.dumps(setting['class_default']))}</code>"
+        elif setting["set"] == "class":
+            where = "the class's default"
+        else:
+            where = "required: each New run gives it"
+        return (f'<tr data-argument="{_e(name)}" data-set="{_e(setting["set"])}"><td><code>{_e(name)}</code></td>'
+                f"<td>{_e(kind)}</td><td>{value}</td><td>{where}</td></tr>")
+
+    rows = "".join(row(name, setting) for name, setting in c["arguments_in_force"].items())
+    return ("<table><tr><th>name</th><th>type</th><th>in force</th><th>set</th></tr>"
+            f"{rows or '<tr><td colspan=4><em>none</em></td></tr>'}</table>")
+
+
+def description_page(c: dict[str, Any]) -> str:
     kind = ""
     if c["role"] == "world":
         kind = f"<p>Kind: <b>{_e(c['sharing'])}</b> world, <b>{_e(c['clock'])}</b>.</p>"
@@ -132,7 +148,7 @@ def description_page(c: dict[str, Any]) -> str:
 <details><summary>{len(c['queries'])} queries</summary><ul>{''.join(f'<li>{_e(q)}</li>' for q in c['queries'])}</ul></details>
 <h2>State and action</h2><table><tr><th>state x</th><td><pre>{_e(c['state_format'])}</pre></td></tr>
 <tr><th>action a</th><td><pre>{_e(c['action_format'])}</pre></td></tr></table>
-<h2>Arguments for New run</h2><table><tr><th>name</th><th>type</th><th>default</th></tr>{args}</table>
+<h2>Arguments for New run</h2><p>The values a run gets unless its New run gives its own.</p>{_arguments(c)}
 <h2>Use it</h2><p>POST a query in XML or JSON to <code>{_e(c['url'])}</code>; a persistent
 binding is at <code>{_e(c['websocket'])}</code>. This page as JSON: <a href="?format=json">?format=json</a>.
 Runs in progress: {c['runs_in_progress']}.</p>
