@@ -116,7 +116,8 @@ def test_the_grid_display_page_draws_the_grid(grid10):
     state, page, view = asyncio.run(run())
     items = dict(part.split("=", 1) for part in state.split())
     assert '<svg class="grid"' in page and 'data-columns="10"' in page and 'data-rows="10"' in page
-    assert page.count('class="cell"') == 100
+    lines = re.search(r'<path class="lines" d="([^"]+)"', page).group(1)
+    assert lines.count("V") == 9 and lines.count("H") == 9        # the lines between 10x10 cells
     assert re.search(rf'<[a-z]+ class="agent" data-x="{items["x"]}" data-y="{items["y"]}"', page)
     assert page.count('class="food"') == 3 and page.count('class="hazard"') == 2
     assert "step 1 of 100" in page

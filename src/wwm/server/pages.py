@@ -1,7 +1,8 @@
 """What a server shows at its URL: the JSON card for programs, the HTML page for people
 (what it is, its query sets, the formats of state and action, its arguments, its credit
 trail), and the live display page of a run (with a table of whatever the run's object adds
-by an optional ``display_details()``, e.g. an AS server's minds and their last answers).
+by an optional ``display_details()``, e.g. an AS server's minds and their last answers, and
+a picture of the grid it offers by an optional ``display_grid()``: see :mod:`.drawing`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import queries as Q
+from .drawing import grid_figure
 
 if TYPE_CHECKING:
     from .dispatch import Dispatcher
@@ -71,20 +73,22 @@ def run_view(d: Dispatcher, run: Run) -> dict[str, Any]:
         "action": run.last_action,
         "score": run.score,
         "client_url": run.client_url,
-        **({"details": details} if (details := _details(run.obj)) is not None else {}),
+        **({"details": details} if (details := _offered(run.obj, "display_details")) is not None else {}),
+        **({"grid": grid} if (grid := _offered(run.obj, "display_grid")) is not None else {}),
     }
 
 
-def _details(obj: Any) -> Any:
+def _offered(obj: Any, hook_name: str) -> Any:
     """What a run's object offers its display page besides state, action and score: the
-    JSON-able value of its optional ``display_details()`` (None when it has none)."""
-    hook = getattr(obj, "display_details", None)
+    JSON-able value of its optional ``display_details()`` or ``display_grid()`` (None when
+    it has none)."""
+    hook = getattr(obj, hook_name, None)
     if not callable(hook):
         return None
     try:
         return json.loads(json.dumps(hook(), default=str))
     except Exception as exc:  # the page still shows the run
-        return {"error": f"display_details() failed: {type(exc).__name__}: {exc}"}
+        return {"error": f"{hook_name}() failed: {type(exc).__name__}: {exc}"}
 
 
 _STYLE = """
@@ -94,6 +98,7 @@ table{border-collapse:collapse;margin:.5rem 0} td,th{border:1px solid #ddd;paddi
 th{background:#f4f4f4} code,pre{background:#f6f6f6;padding:.1rem .3rem} pre{padding:.6rem;white-space:pre-wrap}
 .yes{color:#070;font-weight:bold}
 .tag{display:inline-block;background:#eef;border-radius:.3rem;padding:.1rem .4rem;margin:.1rem}
+figure{margin:.8rem 0} figure svg{max-width:100%;height:auto} figcaption{color:#555;margin-top:.3rem} .key{margin-right:.8rem}
 """
 
 
@@ -187,6 +192,17 @@ def _render(value: Any) -> str:
     return _cell(value)
 
 
+def _picture(grid: Any) -> str:
+    """The run's picture, when its object offers one (or why it could not be drawn)."""
+    if grid is None:
+        return ""
+    try:
+        return grid_figure(grid)
+    except Exception as exc:
+        reason = grid.get("error") if isinstance(grid, dict) and "error" in grid else f"{type(exc).__name__}: {exc}"
+        return f"<p><em>No picture: {_e(reason)}</em></p>"
+
+
 def _details_html(details: Any) -> str:
     if isinstance(details, dict):
         return "".join(f"<h2>{_e(k)}</h2>{_render(v)}" for k, v in details.items())
@@ -206,17 +222,19 @@ def display_page(view: dict[str, Any]) -> str:
 <tr><th>score</th><td id="score">{_e(view['score'])}</td></tr>
 <tr><th>last action</th><td><pre id="action">{_e(view['action'] or '')}</pre></td></tr>
 <tr><th>state</th><td><pre id="state">{_e(view['state'] or '')}</pre></td></tr></table>
+<div id="picture">{_picture(view.get('grid'))}</div>
 <div id="details">{_details_html(view.get('details'))}</div>
 <script>
-let shown = JSON.stringify({_script_json(view.get('details'))});
+const drawn = v => JSON.stringify([v.details ?? null, v.grid ?? null]);
+let shown = drawn({_script_json({k: view.get(k) for k in ('details', 'grid')})});
 setInterval(async () => {{
   const r = await fetch(location.pathname + '.json'); if (!r.ok) {{ document.body.insertAdjacentHTML('beforeend','<p><b>The run has ended.</b></p>'); return; }}
   const v = await r.json();
   for (const k of ['queries','score','action','state']) document.getElementById(k).textContent = v[k] ?? '';
-  if (JSON.stringify(v.details ?? null) !== shown) {{  // re-rendered by the server, not here
-    shown = JSON.stringify(v.details ?? null);
+  if (drawn(v) !== shown) {{  // re-rendered by the server, not here
+    shown = drawn(v);
     const page = new DOMParser().parseFromString(await (await fetch(location.pathname)).text(), 'text/html');
-    document.getElementById('details').replaceWith(page.getElementById('details'));
+    for (const id of ['picture', 'details']) document.getElementById(id).replaceWith(page.getElementById(id));
   }}
 }}, 500);
 </script></body></html>"""
