@@ -130,3 +130,18 @@ def test_every_server_answers_for_its_icon_and_every_page_names_it(probe_world):
     assert status == 200 and kind.startswith("image/svg+xml") and icon.startswith("<svg")
     assert 'rel="icon"' in get(probe_world.url)[2]
     assert 'rel="icon"' in get(probe_world.url + "display/nothing-here")[2]  # the gone page too
+
+
+def test_grid_pictures_put_y_up_or_down_and_name_any_kind():
+    from wwm.server.drawing import grid_svg
+
+    def top_of(svg: str, kind: str) -> float:
+        return float(re.search(rf'class="{kind}" data-x="\d+" data-y="\d+" fill="[^"]+" cx="[^"]+" cy="([^"]+)"', svg).group(1))
+
+    up = grid_svg({"columns": 4, "rows": 3, "y_up": True, "marks": {"agent": [[0, 0]]}})
+    down = grid_svg({"columns": 4, "rows": 3, "marks": {"agent": [[0, 0]]}})
+    assert top_of(up, "agent") > top_of(down, "agent")            # y=0 at the bottom, or at the top
+    odd = grid_svg({"columns": 2, "rows": 2, "marks": {"<b>ghost</b>": [[1, 1]]}})
+    assert "<b>" not in odd and "&lt;b&gt;ghost&lt;/b&gt;" in odd   # a kind is text, not markup
+    with pytest.raises(ValueError):
+        grid_svg({"columns": 0, "rows": 3})

@@ -30,6 +30,7 @@ LOOKS: dict[str, tuple[str, str]] = {
     "obstacle": ("block", "#374151"),
 }
 OTHER = ("dot", "#6b7280")
+GLYPHS = {"disc": "●", "dot": "•", "diamond": "◆", "block": "■"}  # each shape in the legend
 MAX_SIDE = 480  # pixels: the picture's longer side, unless cells would be under MIN_CELL
 MIN_CELL, MAX_CELL = 6, 48
 
@@ -82,8 +83,8 @@ def grid_svg(grid: dict[str, Any]) -> str:
 
 def grid_figure(grid: dict[str, Any]) -> str:
     """The grid's SVG with its caption and a legend of the kinds of mark it shows."""
-    legend = " ".join(
-        f'<span class="key"><span style="color:{LOOKS.get(str(kind), OTHER)[1]}">●</span> {_e(kind)}</span>'
-        for kind in grid.get("marks", {}))
+    looks = {str(kind): LOOKS.get(str(kind), OTHER) for kind in grid.get("marks", {})}
+    legend = " ".join(f'<span class="key"><span style="color:{colour}">{GLYPHS[shape]}</span> {_e(kind)}</span>'
+                      for kind, (shape, colour) in looks.items())
     caption = _e(grid.get("caption", ""))
     return f"<figure>{grid_svg(grid)}<figcaption>{caption}<br>{legend}</figcaption></figure>"

@@ -11,6 +11,7 @@ import html
 import inspect
 import json
 import time
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import queries as Q
@@ -102,8 +103,23 @@ figure{margin:.8rem 0} figure svg{max-width:100%;height:auto} figcaption{color:#
 """
 
 
+# The server's icon: in every page's head as a data: URL, so a browser asks for none, and
+# served at /favicon.ico for what is no page of ours (the JSON card opened in a browser)
+ICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+        '<rect width="32" height="32" rx="6" fill="#1d4ed8"/>'
+        '<path d="M5 9l5 14 6-11 6 11 5-14" fill="none" stroke="#fff" stroke-width="3" '
+        'stroke-linecap="round" stroke-linejoin="round"/></svg>')
+
+
 def _e(value: Any) -> str:
     return html.escape(str(value))
+
+
+def _head(title: str) -> str:
+    """A page's start, up to its body: title, icon and style."""
+    icon = "data:image/svg+xml," + urllib.parse.quote(ICON)
+    return (f'<!doctype html><html><head><meta charset="utf-8"><title>{_e(title)}</title>'
+            f'<link rel="icon" href="{icon}">\n<style>{_STYLE}</style></head><body>')
 
 
 def _links(links: list[dict]) -> str:
@@ -145,8 +161,7 @@ def description_page(c: dict[str, Any]) -> str:
     if c["role"] == "world":
         kind = f"<p>Kind: <b>{_e(c['sharing'])}</b> world, <b>{_e(c['clock'])}</b>.</p>"
     trail = c["credit_trail"]
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{_e(c['name'])}</title>
-<style>{_STYLE}</style></head><body>
+    return f"""{_head(c['name'])}
 <h1>{_e(c['name'])}</h1><div class="role">a World-Wide-Mind {_e(c['role'])} server · protocol {_e(c['wwm'])}</div>
 <p>{_e(c['summary'])}</p>{kind}
 <h2>Query sets</h2><p>{''.join(f'<span class="tag">{_e(s)}</span>' for s in c['query_sets'])}</p>
@@ -215,8 +230,7 @@ def _script_json(value: Any) -> str:
 
 
 def display_page(view: dict[str, Any]) -> str:
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{_e(view['name'])}: run</title>
-<style>{_STYLE}</style></head><body>
+    return f"""{_head(view['name'] + ': run')}
 <h1>{_e(view['name'])}</h1><div class="role">a run in progress on <a href="{_e(view['server'])}">{_e(view['server'])}</a></div>
 <table><tr><th>queries</th><td id="queries">{view['queries']}</td></tr>
 <tr><th>score</th><td id="score">{_e(view['score'])}</td></tr>
@@ -241,5 +255,4 @@ setInterval(async () => {{
 
 
 def gone_page() -> str:
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Run ended</title><style>{_STYLE}</style>"
-            "</head><body><h1>No run here</h1><p>This run has ended, or never was.</p></body></html>")
+    return f"{_head('Run ended')}<h1>No run here</h1><p>This run has ended, or never was.</p></body></html>"
