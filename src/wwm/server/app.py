@@ -6,6 +6,8 @@
 - ``GET /``: the server's description, an HTML page for people or a JSON card for programs
   (``Accept: application/json`` or ``?format=json``), with its credit trail.
 - ``GET /trail``: the credit trail alone (JSON).
+- ``GET /favicon.ico``: the server's icon (SVG; the pages carry it inline, so browsers ask
+  for it only where no page of ours names it, e.g. the JSON card).
 - ``GET /display/{token}``: a run's display page (section 9's display URL), refreshed live;
   ``/display/{token}.json`` for programs. The token is not the secret run ID.
 - ``WS /ws``: a persistent binding for clients that want speed: each message is one query
@@ -51,6 +53,7 @@ class ServerApp:
             routes=[
                 Route("/", self.describe, methods=["GET", "HEAD"]),
                 Route("/trail", self.trail, methods=["GET"]),
+                Route("/favicon.ico", self.favicon, methods=["GET", "HEAD"]),
                 Route("/display/{token}", self.display, methods=["GET"]),
             ],
             lifespan=self.lifespan,
@@ -167,6 +170,10 @@ class ServerApp:
 
     async def trail(self, request: Request) -> HTTPResponse:
         return JSONResponse(self.dispatcher.trail.as_dict())
+
+    async def favicon(self, request: Request) -> HTTPResponse:
+        return HTTPResponse(pages.ICON, media_type="image/svg+xml",
+                            headers={"cache-control": "public, max-age=86400"})
 
     async def display(self, request: Request) -> HTTPResponse:
         token = request.path_params["token"]

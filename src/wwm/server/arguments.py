@@ -3,7 +3,9 @@
 ``__init__(self, size: int = 5, seed: int = 0)`` becomes a pydantic model, so the open-ended
 arguments of "New run" (text on the XML wire) are converted to the annotated types, a wrong
 type or an unknown name is refused as ``bad-parameters`` with a text naming the argument, and
-the server's description publishes the arguments as JSON Schema. A constructor with a
+the server's description publishes the arguments as JSON Schema. :meth:`Arguments.in_force`
+says which values a run gets on a server started with defaults, and where each was set (the
+one source of what the description page and card show). A constructor with a
 ``wire_items`` parameter receives the items that match none of its other parameters in one
 dict under their exact wire names (see :data:`wwm.protocol.queries.WIRE_ITEMS`).
 
@@ -18,7 +20,8 @@ import logging
 import typing
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic_core import to_jsonable_python
 
 from ..protocol.errors import Refusal
 from ..protocol.queries import WIRE_ITEMS, snake
@@ -67,7 +70,8 @@ class Arguments:
         it): the answer is then None. A wrong value is still refused."""
         return self._validate(raw, partial=True)
 
-    def _validate(self, raw: dict[str, Any], *, partial: bool) -> dict[str, Any] | None:
+    def _split(self, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Wire items as (snake-cased arguments, items a ``wire_items`` parameter takes)."""
         values: dict[str, Any] = {}
         wire: dict[str, Any] = {}
         for key, value in raw.items():
@@ -76,6 +80,10 @@ class Arguments:
                 wire[key] = value
             else:
                 values[name] = value  # later items win: a run's own arguments over defaults
+        return values, wire
+
+    def _validate(self, raw: dict[str, Any], *, partial: bool) -> dict[str, Any] | None:
+        values, wire = self._split(raw)
         try:
             model = self.model.model_validate(values)
         except ValidationError as exc:
@@ -104,11 +112,61 @@ class Arguments:
                 parts.append(f"argument {where!r}: {error['msg']} (got {error.get('input')!r:.40})")
         return "; ".join(parts)
 
-    def schema(self) -> dict[str, Any]:
+    def in_force(self, start: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """What a New run that gives no items of its own gets on a server started with the
+        defaults ``start`` (its ``--arg`` values): for each argument, its ``value`` (as JSON)
+        and where it was ``set``: ``"start"`` (a start-up default; ``class_default`` is the
+        class's own, if it has one), ``"class"`` (the class's default) or ``"run"`` (required
+        and not given at start: each New run gives it, so there is no value). Start-up items
+        the signature does not name (taken by ``**kwargs`` or ``wire_items``) follow, as given.
+        """
+        values, wire = self._split(start)
+        out: dict[str, dict[str, Any]] = {}
+        for name in self.names:
+            field = self.model.model_fields[name]
+            default = None if field.is_required() else _json(field.get_default(call_default_factory=True))
+            if name in values:
+                out[name] = {"value": _json(self._convert(name, field.annotation, values[name])), "set": "start"}
+                if not field.is_required():
+                    out[name]["class_default"] = default
+            elif field.is_required():
+                out[name] = {"set": "run"}
+            else:
+                out[name] = {"value": default, "set": "class"}
+        for key, value in {**{k: v for k, v in values.items() if k not in self.names}, **wire}.items():
+            out[key] = {"value": _json(value), "set": "start"}
+        return out
+
+    def _convert(self, name: str, annotation: Any, value: Any) -> Any:
+        """One argument's value converted to its annotated type, as a run would get it."""
         try:
-            return self.model.model_json_schema()
+            return TypeAdapter(annotation, config=ConfigDict(arbitrary_types_allowed=True)).validate_python(value)
+        except ValidationError as exc:
+            raise Refusal("bad-parameters", self.explain(
+                [{**e, "loc": (name, *e["loc"])} for e in exc.errors()])) from None
+
+    def schema(self, in_force: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The arguments as JSON Schema. Given :meth:`in_force`, it describes New run on this
+        server: an argument set at start has that value as its ``default`` and is no longer
+        ``required`` of a run."""
+        try:
+            schema = self.model.model_json_schema()
         except Exception:
             return {"type": "object"}
+        props = schema.get("properties", {})
+        for name, setting in (in_force or {}).items():
+            if setting["set"] == "start" and name in props:
+                props[name]["default"] = setting["value"]
+                if name in schema.get("required", []):
+                    schema["required"].remove(name)
+        if "required" in schema and not schema["required"]:
+            del schema["required"]
+        return schema
+
+
+def _json(value: Any) -> Any:
+    """A value as JSON shows it (what JSON cannot hold, as its repr)."""
+    return to_jsonable_python(value, fallback=repr)
 
 
 def build_at_start(cls: type, raw: dict[str, Any]) -> None:

@@ -42,6 +42,9 @@ class Dispatcher:
         built = self.arguments.build_if_complete(self.raw_defaults) if defaults else {}
         self.defaults_complete = built is not None
         self.defaults: dict[str, Any] = built if built is not None else dict(self.raw_defaults)
+        # What a run that gives nothing gets, and where each value was set: what the
+        # description page and card show
+        self.in_force = self.arguments.in_force(self.raw_defaults)
         self.runs = runs or RunTable(cls)
         self.trail = CreditTrail(url)
         self.url = url

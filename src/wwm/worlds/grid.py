@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
@@ -219,3 +219,10 @@ class GridWorld(World):
 
     async def get_current_score(self) -> float | None:
         return self.engine.score
+
+    def display_grid(self) -> dict[str, Any]:
+        """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`)."""
+        e = self.engine
+        return {"columns": e.size, "rows": e.size, "y_up": True,
+                "marks": {"food": e.food, "hazard": e.hazards, "agent": [e.body]},
+                "caption": f"step {e.step_count} of {e.max_steps} · score {e.score:g}"}
