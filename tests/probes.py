@@ -110,6 +110,15 @@ class SlowMind(Mind):
         return Suggestion("+1")
 
 
+class FoodMind(Mind):
+    """A mind with a bug, as a new user writes one: it reads the state as a mapping with a
+    "food" entry that the probe world's states do not have (KeyError: 'food')."""
+
+    async def get_action(self, state: str) -> Suggestion:
+        entries = dict(part.split("=") for part in state.split())
+        return Suggestion("+1" if entries["food"] else "+2")
+
+
 class SharedCounter(World):
     """A shared world: every client joins one instance with its own body (its own counter)
     and its own view ("me=<mine> all=<total>")."""

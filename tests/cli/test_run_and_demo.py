@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -17,8 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def wwm(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    # A bare environment, but the PYTHONPATH that chose the code under test (a worktree's src)
+    env = {"COLUMNS": "160", "PATH": "/usr/bin:/bin"}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run([sys.executable, "-m", "wwm.cli.main", *args], capture_output=True,
-                          text=True, timeout=timeout, env={"COLUMNS": "160", "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=timeout, env=env)
 
 
 @pytest.mark.slow
@@ -96,8 +101,16 @@ def test_a_run_that_ends_early_says_why(tmp_path):
     assert "has not answered for 0.6 s" in done.stdout
 
 
-def test_missing_file_and_unreachable_servers():
+def test_missing_file_and_unreachable_servers(tmp_path):
     done = wwm("run", "/no/such/society.yaml")
     assert done.returncode == 2 and "cannot read" in done.stderr
-    done = wwm("run", "--mind", "http://127.0.0.1:9/", "--world", "http://127.0.0.1:9/", "--no-record")
-    assert done.returncode == 1 and "unreachable" in done.stderr and "Traceback" not in done.stderr
+    # nothing listening: waited for a moment (start_wait, 10 s by default; short here), then one line
+    society = tmp_path / "s.yaml"
+    society.write_text("world: {url: 'http://127.0.0.1:9/'}\nmind: {url: 'http://127.0.0.1:9/'}\n"
+                       "run: {start_wait: 0.3}\n")
+    done = wwm("run", str(society), "--no-record")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "wwm run: unreachable: nothing is listening at http://127.0.0.1:9/ (connection refused, still after "
+        "waiting 0.3 s for it to start); is the server started, and on that port?"]
+    assert done.stdout.count("waiting for http://127.0.0.1:9/ to start") == 1

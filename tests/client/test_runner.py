@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from wwm import Mind, Outcome, Refusal, Suggestion, World
 from wwm.client.runner import RunSettings, run
@@ -167,3 +168,51 @@ async def test_a_world_that_only_answers_no_operation_is_lost_after_world_wait()
     assert result.status == "world lost" and not result.steps
     assert "down for more than 1.5 s" in result.events[-1].text
     assert [e.kind for e in result.events].count("world-back") >= 2   # it did come back, uselessly
+
+
+class Failing(Stepper):
+    """Answers Get action as a server whose mind raised does: a ``server-error`` refusal,
+    on the asks listed in ``failing`` (every ask by default)."""
+
+    def __init__(self, failing: set[int] | None = None) -> None:
+        super().__init__()
+        self.failing = failing
+
+    async def get_action(self, state: str) -> Suggestion:
+        if self.failing is None or self.asked in self.failing:
+            self.asked += 1
+            raise Refusal("server-error", "Food.get_action failed: KeyError: 'food'")
+        return await super().get_action(state)
+
+
+async def test_a_mind_that_answers_with_an_error_ends_the_run_at_once_saying_why():
+    """It used to be retried with back-off until mind_wait (30 s), then "mind lost"."""
+    seen = []
+    started = time.perf_counter()
+    result = await run(Failing(), Line(), RunSettings(steps=5, keepalive=None),
+                       on_event=lambda event, result: seen.append((event.kind, result.status)))
+    assert time.perf_counter() - started < 1.0
+    assert result.status == "mind failed" and result.steps == []
+    assert [e.kind for e in result.events] == ["mind-error"] * 3 + ["run-ended"]
+    assert seen == [("mind-error", "running")] * 3 + [("run-ended", "mind failed")]   # told as it happened
+    assert "KeyError: 'food'" in result.events[0].text and "mind_errors" in result.events[0].text
+    assert result.events[-1].text == ("the mind failed 3 times in a row answering Get action: "
+                                      "server-error: Food.get_action failed: KeyError: 'food'")
+
+
+async def test_a_mind_that_fails_now_and_then_keeps_its_run():
+    world, mind = Line(), Failing(failing={1, 2, 4})
+    result = await run(mind, world, RunSettings(steps=5, keepalive=None))
+    assert result.status == "completed" and world.executed == ["+1"] * 5
+    assert [e.kind for e in result.events] == ["mind-error"] * 3
+    one = await run(Failing(failing={0}), Line(), RunSettings(steps=5, keepalive=None, mind_errors=1))
+    assert one.status == "mind failed" and "failed answering Get action: server-error" in one.events[-1].text
+
+
+async def test_a_time_out_names_the_query_the_time_out_and_the_setting():
+    result = await run(Stepper(slow=set(range(1, 100)), delay=5), Line(),
+                       RunSettings(steps=3, timeout=0.05, mind_wait=0.2, keepalive=None))
+    timeout = next(e.text for e in result.events if e.kind == "timeout")
+    assert "Get action" in timeout and "0.05 s" in timeout and "--timeout" in timeout
+    ended = result.events[-1].text
+    assert "has not answered for 0.2 s" in ended and "mind_wait" in ended and "0.05 s time-out" in ended

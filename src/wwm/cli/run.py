@@ -42,6 +42,7 @@ def build_society(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..client.session import RoleError
     from ..client.society import SocietyError
     from ..protocol.errors import Refusal
     from ..store import StoreError
@@ -59,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
     except Refusal as exc:
         print(f"wwm run: {exc.code}: {exc.text}", file=sys.stderr)
         return 1
+    except RoleError as exc:  # a server of the wrong role, named as the user named it
+        print(f"wwm run: {exc.text(f'--{exc.slot}' if args.mind else None)}", file=sys.stderr)
+        return 2
     except SocietyError as exc:
         print(f"wwm run: {exc}", file=sys.stderr)
         return 2
@@ -78,6 +82,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     if settings.client_url is None:
         settings = dataclasses.replace(settings, client_url=default_client_url())
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..client.session import run_society
@@ -93,9 +98,22 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     def on_step(step, result) -> None:
         progress.update(task, advance=1, score=result.total_score)
 
+    def say(text: str) -> None:  # above the progress bar, as it happens, never wrapped mid-word
+        progress.console.print(escape(text), soft_wrap=True, highlight=False)
+
+    shown = 0
+
+    def on_event(event, result) -> None:  # the end is in the table; the first 20 others live
+        nonlocal shown
+        if event.kind != "run-ended" and shown <= 20:
+            shown += 1
+            say(f"step {event.step} {event.kind}: {event.text}" if shown <= 20 else
+                "more events: see the table below and the run record")
+
     try:
         with progress:
-            result = await run_society(society, settings=settings, store=store, on_step=on_step)
+            result = await run_society(society, settings=settings, store=store, on_step=on_step,
+                                       on_event=on_event, notify=say)
     finally:
         if store is not None:
             store.close()
@@ -105,6 +123,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
 
 
 def print_result(console, society, result) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{society.name}: {result.status}", show_header=False)
@@ -117,7 +136,7 @@ def print_result(console, society, result) -> None:
         table.add_row("steps per second", f"{len(result.steps) / max(result.seconds, 1e-9):,.0f}")
     ended = next((e.text for e in reversed(result.events) if e.kind == "run-ended"), None)
     if ended:
-        table.add_row("why it ended", ended)
+        table.add_row("why it ended", escape(ended))
     table.add_row("events", ", ".join(f"{e.kind}@{e.step}" for e in result.events[:8]) or "none")
     if result.world_display_url:
         table.add_row("world display", result.world_display_url)

@@ -170,7 +170,7 @@ def _print_run(console: Any, run: Any, from_step: int) -> None:
         for name in ("step", "kind", "at (UTC)", "text"):
             events.add_column(name, overflow="fold")
         for e in run.events:
-            events.add_row(str(e.step), e.kind, "" if e.at is None else f"{e.at:%H:%M:%S.%f}"[:-3], e.text)
+            events.add_row(str(e.step), e.kind, "" if e.at is None else f"{e.at:%H:%M:%S.%f}"[:-3], escape(e.text))
         console.print(events)
 
     if run.steps:

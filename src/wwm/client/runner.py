@@ -12,6 +12,19 @@ time the client either
   it, asks the World again, and asks the Mind again.
 A World that is down is waited out (the run is not ended): when it answers again the Mind is
 asked afresh with the new state, instead of the old action being executed blindly.
+
+A server that is *down* (``unreachable``) or *late* (``timeout``) is not the same as one that
+*answers* with ``server-error``: that server is up and says it failed (a Mind whose
+``get_action`` raised, a program that printed garbage), and waiting does not mend it. So a
+Mind that answers Get action with ``server-error`` is asked again at once (the World first, as
+after a time-out: the state may have moved on), without a pause, and after ``mind_errors``
+such answers in a row (default 3) the run ends as "mind failed", the server's own text as the
+reason. Not at the first: a stochastic mind that fails once in a while, or a Mind_M whose
+inner mind hiccupped, should not cost the run; a mind that fails every time is still
+reported within milliseconds, not after ``mind_wait``. Every failure is an event the moment
+it happens (``on_event``), with the server's text. A World that answers with a refusal other
+than down or late ends the run at once ("world lost"): after a failed Execute action nobody
+knows whether the action was done, so it is not sent again.
 "No operation" keeps idle servers from expiring the run while the client waits.
 The same code drives local objects and remote servers: it only sees the interfaces.
 """
@@ -41,6 +54,8 @@ class RunSettings:
     keepalive: float | None = 10.0       # send "No operation" to a server idle this long
     world_wait: float = 120.0            # how long to wait out a World that is down
     mind_wait: float = 30.0              # how long a Mind may stay silent before the run ends
+    mind_errors: int = 3                 # server-error answers to Get action in a row that end the run
+    start_wait: float = 10.0             # before the run: how long to wait for a server not yet listening
     retry_pause: float = 0.2             # first pause between retries (doubles, at most 2 s)
     inform: bool = True                  # send "Inform it about state" after each action
     pipeline: bool = True                # Inform and the next Get action in one round trip, where ordered
@@ -75,7 +90,8 @@ class Event:
 
 @dataclass
 class RunResult:
-    status: str                    # "completed", "ended by world", "mind lost", "world lost", "interrupted"
+    status: str                    # "completed", "ended by world", "mind lost", "mind failed", "world lost",
+                                   # "interrupted"
     steps: list[Step] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     total_score: float = 0.0
@@ -109,16 +125,20 @@ class Runner:
 
     def __init__(self, mind: Mind, world: World, settings: RunSettings | None = None,
                  recorder: Recorder | None = None,
-                 on_step: Callable[[Step, RunResult], None] | None = None) -> None:
+                 on_step: Callable[[Step, RunResult], None] | None = None,
+                 on_event: Callable[[Event, RunResult], None] | None = None) -> None:
         self.mind = mind
         self.world = world
         self.settings = settings or RunSettings()
         self.recorder = recorder
         self.on_step = on_step
+        self.on_event = on_event  # told of each event as it happens (a time-out, a mind's error)
         self.result = RunResult(status="running")
         self._last_query = {id(mind): time.monotonic(), id(world): time.monotonic()}
         self._late: asyncio.Task | None = None
         self._mind_silent_since: float | None = None
+        self._mind_last_failure = ""  # what the last failed Get action came to (for "mind lost")
+        self._mind_errors = 0         # server-error answers to Get action in a row
         self._pipelining_failed = False
         self._world_down_since: float | None = None  # when the World's queries began to fail
 
@@ -227,7 +247,7 @@ class Runner:
         pause = s.retry_pause
         while True:
             if time.monotonic() - silent_since > s.mind_wait:
-                raise _Lost("mind lost", f"the mind has not answered for {s.mind_wait:g} s")
+                raise _Lost("mind lost", self._mind_lost())
             if self._late is not None:  # ignore-late: first wait for the late reply
                 await self._await_late(index, silent_since)
             self._touch(self.mind)
@@ -244,9 +264,11 @@ class Runner:
                 async with asyncio.timeout(s.timeout):
                     suggestion = await request
                 self._mind_silent_since = None
+                self._mind_errors = 0
                 return suggestion
             except TimeoutError:
-                self._event("timeout", f"the mind did not answer Get action within {s.timeout:g} s", index)
+                self._mind_last_failure = f"no answer to Get action within the {s.timeout:g} s time-out"
+                self._event("timeout", _timed_out("the mind", "Get action", s.timeout), index)
                 if task is None:
                     self._event("abort-requery", "request aborted; asking the world again, then the mind", index)
                 else:
@@ -255,11 +277,34 @@ class Runner:
             except Refusal as refusal:
                 if task is not None:
                     task.cancel()
-                if refusal.code not in ("unreachable", "timeout", "server-error"):
+                if refusal.code == "server-error":  # up, but failing: see the module's docstring
+                    self._mind_error(refusal, index)
+                    return None
+                if refusal.code not in ("unreachable", "timeout"):
                     raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
-                self._event("mind-down", refusal.text, index)
+                self._mind_last_failure = f"Get action: {refusal}"
+                self._event("mind-down", f"Get action: {refusal}", index)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 2.0)
+
+    def _mind_error(self, refusal: Refusal, index: int) -> None:
+        """The Mind answered Get action with ``server-error``: an event now; the run ends as
+        "mind failed" at the ``mind_errors``-th such answer with no good one between."""
+        self._mind_silent_since = None  # it answered: it is up, not silent
+        self._mind_errors += 1
+        n, limit = self._mind_errors, max(1, self.settings.mind_errors)
+        self._mind_last_failure = f"Get action: {refusal}"
+        self._event("mind-error", f"Get action: {refusal}" + (
+            f" (the run ends after {limit} in a row: mind_errors)" if n < limit else ""), index)
+        if n >= limit:
+            times = f" {n} times in a row" if n > 1 else ""
+            raise _Lost("mind failed", f"the mind failed{times} answering Get action: {refusal}")
+
+    def _mind_lost(self) -> str:
+        s = self.settings
+        last = f"; last: {self._mind_last_failure}" if self._mind_last_failure else ""
+        return (f"the mind has not answered for {s.mind_wait:g} s (how long a mind that is down or late "
+                f"is waited for: mind_wait, run: {{mind_wait: ...}} in a society document){last}")
 
     async def _await_late(self, index: int, silent_since: float) -> None:
         late, self._late = self._late, None
@@ -270,9 +315,10 @@ class Runner:
                 await late
             self._event("late-reply-ignored", "the mind answered late; its reply is ignored", index)
         except TimeoutError:
-            raise _Lost("mind lost", f"the mind has not answered for {self.settings.mind_wait:g} s") from None
+            raise _Lost("mind lost", self._mind_lost()) from None
         except Refusal as refusal:
-            self._event("mind-down", refusal.text, index)
+            self._event("mind-error" if refusal.code == "server-error" else "mind-down",
+                        f"Get action (late): {refusal}", index)
 
     async def _inform(self, outcome: Outcome, index: int) -> float | None:
         self._touch(self.mind)
@@ -280,7 +326,7 @@ class Runner:
             async with asyncio.timeout(self.settings.timeout):
                 return await self.mind.inform(outcome.state, outcome.score)
         except TimeoutError:
-            self._event("timeout", "the mind did not confirm Inform it about state in time", index)
+            self._event("timeout", _timed_out("the mind", "Inform it about state", self.settings.timeout), index)
         except Refusal as refusal:
             self._event("inform-failed", str(refusal), index)
         return None
@@ -316,8 +362,8 @@ class Runner:
             return None, None
         if isinstance(informed, Refusal):
             self._event("timeout" if informed.code == "timeout" else "inform-failed",
-                        "the mind did not confirm Inform it about state in time" if informed.code == "timeout"
-                        else str(informed), index)
+                        _timed_out("the mind", "Inform it about state", self.settings.timeout)
+                        if informed.code == "timeout" else str(informed), index)
             informed = None
         elif isinstance(asked, Refusal) and asked.code in ("timeout", "unreachable"):
             self._pipelining_failed = True
@@ -339,8 +385,7 @@ class Runner:
         except (TimeoutError, Refusal) as exc:
             if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                 raise _Lost("world lost", f"the world refused Execute action: {exc}") from None
-            text = str(exc) or "no answer in time"
-            self._event("world-down", f"Execute action failed ({text}); waiting for the world", index)
+            self._event("world-down", self._world_down("Execute action", exc), index)
             await self._wait_for_world(index)
             return None
 
@@ -356,8 +401,13 @@ class Runner:
             except (TimeoutError, Refusal) as exc:
                 if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                     raise _Lost("world lost", f"the world refused {name}: {exc}") from None
-                self._event("world-down", f"{name} failed: {exc or 'no answer in time'}", len(self.result.steps))
+                self._event("world-down", self._world_down(name, exc), len(self.result.steps))
                 await self._wait_for_world(len(self.result.steps))
+
+    def _world_down(self, name: str, exc: Exception) -> str:
+        s = self.settings
+        what = f"{name}: {exc}" if isinstance(exc, Refusal) else _timed_out("the world", name, s.timeout)
+        return f"{what}; waiting up to {s.world_wait:g} s for the world (world_wait)"
 
     async def _wait_for_world(self, index: int) -> None:
         """Wait until the World answers "No operation" again. ``world_wait`` counts from when
@@ -380,7 +430,8 @@ class Runner:
                 continue
             self._event("world-back", "the world answers again", index)
             return
-        raise _Lost("world lost", f"the world was down for more than {s.world_wait:g} s")
+        raise _Lost("world lost", f"the world was down for more than {s.world_wait:g} s (how long a world that is "
+                                  f"down is waited for: world_wait, run: {{world_wait: ...}} in a society document)")
 
     # ---- keep-alive, events, end ----------------------------------------------------------
     def _touch(self, server: Any) -> None:
@@ -406,6 +457,8 @@ class Runner:
         self.result.events.append(event)
         if self.recorder:
             self.recorder.on_event(event)
+        if self.on_event:
+            self.on_event(event, self.result)
 
     async def _query(self, server: Any, coro: Awaitable[T], name: str) -> T:
         self._touch(server)
@@ -413,7 +466,8 @@ class Runner:
             async with asyncio.timeout(self.settings.timeout):
                 return await coro
         except TimeoutError:
-            raise Refusal("timeout", f"{name} was not answered within {self.settings.timeout:g} s") from None
+            who = "the world" if server is self.world else "the mind"
+            raise Refusal("timeout", _timed_out(who, name, self.settings.timeout)) from None
 
     async def _end(self) -> None:
         s = self.settings
@@ -427,6 +481,12 @@ class Runner:
                 self.result.mind_score = await self.mind.end_run(self.result.world_score)
         except (TimeoutError, Refusal) as exc:
             self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
+
+
+def _timed_out(who: str, query: str, seconds: float) -> str:
+    """A time-out's text: which query, which time-out, and where it is set."""
+    return (f"{who} did not answer {query} within {seconds:g} s (the run's time-out: "
+            f"--timeout on wwm run, or run: {{timeout: ...}} in a society document)")
 
 
 async def _given(answer: Suggestion | Refusal) -> Suggestion:

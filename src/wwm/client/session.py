@@ -1,34 +1,127 @@
-"""Running a society from start to end: build its Mind and World, drive them with the client
-algorithm, record the run in the store, show progress, close the connections. Shared by
-``wwm run``, ``wwm demo`` and the portal.
+"""Running a society from start to end: check its servers, build its Mind and World, drive
+them with the client algorithm, record the run in the store, show progress, close the
+connections. Shared by ``wwm run``, ``wwm demo`` and the portal.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
+import time
 from typing import Any, Callable
 
+from ..protocol.errors import Refusal
 from ..store import RunStore, StoreRecorder
-from .runner import RunResult, Runner, RunSettings, Step
-from .society import Society
+from .runner import Event, RunResult, Runner, RunSettings, Step
+from .society import Society, SocietyError
+
+
+class RoleError(SocietyError):
+    """A server whose card says it is a World where a Mind is wanted, or the reverse."""
+
+    def __init__(self, slot: str, url: str, found: str, swapped: bool = False) -> None:
+        self.slot, self.url, self.found, self.swapped = slot, url, found, swapped
+        super().__init__(self.text())
+
+    def text(self, label: str | None = None) -> str:
+        """The message, naming the slot as ``label`` (``--mind``, say) or as the document's."""
+        label = label or f"the society's {self.slot}"
+        hint = " (the mind and the world look swapped)" if self.swapped else ""
+        return f"{self.url} is a {self.found.title()} server; {label} needs a {self.slot.title()} server{hint}"
 
 
 async def run_society(society: Society, *, settings: RunSettings | None = None,
                       store: RunStore | None = None,
-                      on_step: Callable[[Step, RunResult], None] | None = None) -> RunResult:
-    mind, world = society.build()
+                      on_step: Callable[[Step, RunResult], None] | None = None,
+                      on_event: Callable[[Event, RunResult], None] | None = None,
+                      notify: Callable[[str], None] | None = None) -> RunResult:
+    """Run ``society``; ``on_event`` hears of each event as it happens, ``notify`` of the
+    wait for a server still starting. Raises :class:`RoleError` for a server of the wrong
+    role, ``Refusal("unreachable")`` for one that never starts listening."""
     settings = settings or society.settings()
+    await check_servers(society, wait=settings.start_wait, timeout=settings.timeout, notify=notify)
+    mind, world = society.build()
     recorder = None
     if store is not None:
         recorder = StoreRecorder(store, mind_url=_where(society.mind), world_url=_where(society.world),
                                  society=society.model_dump(by_alias=True, exclude_none=True),
                                  settings=settings.as_dict(), name=society.name)
     try:
-        return await Runner(mind, world, settings, recorder=recorder, on_step=on_step).run()
+        return await Runner(mind, world, settings, recorder=recorder, on_step=on_step, on_event=on_event).run()
     finally:
         for server in (mind, world):
             close = getattr(server, "aclose", None)
             if close is not None:
                 await close()
+
+
+async def check_servers(society: Society, *, wait: float = 10.0, timeout: float = 5.0,
+                        notify: Callable[[str], None] | None = None) -> None:
+    """Before a run: read the card of every server the document names (GET ``?format=json``),
+    all at once.
+
+    - The top-level mind and world must not be of the wrong role: a card that says
+      ``"role": "world"`` where the mind is wanted is refused here (:class:`RoleError`) rather
+      than as a puzzling refusal of New run. Only a card that positively states the other role
+      is refused: a server without a readable card (a program behind ``serve-exec`` on an old
+      version, a hand-written server in another language) is let through to the run.
+    - A server where nothing listens yet (connection refused: started in the background a
+      moment ago) is waited for up to ``wait`` seconds, saying so once through ``notify``;
+      still not listening, the run is not started (``Refusal("unreachable")`` naming it).
+    Any other trouble reading a card (a time-out, an HTTP error, not JSON) is not this check's
+    to judge: the run's own queries will meet it and say so."""
+    urls = [url for url in dict.fromkeys(society.servers()) if url.startswith(("http://", "https://"))]
+    if not urls:
+        return
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        cards = dict(zip(urls, await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls))))
+    wrong = [(slot, spec.url, card["role"]) for slot, spec in (("mind", society.mind), ("world", society.world))
+             if (card := cards.get(spec.url or "")) is not None and card["role"] != slot]
+    if wrong:
+        slot, url, found = wrong[0]
+        raise RoleError(slot, url, found, swapped=len(wrong) == 2)
+
+
+async def _card(session: Any, url: str, wait: float, timeout: float,
+                notify: Callable[[str], None] | None) -> dict[str, Any] | None:
+    """The server's card, if it has a World-Wide-Mind one that names its role; None if it has
+    none (or it cannot be read in time). Waits ``wait`` seconds for a server not listening."""
+    import aiohttp
+
+    deadline = time.monotonic() + wait
+    pause, told = 0.05, False
+    while True:
+        try:
+            async with session.get(url, params={"format": "json"}, headers={"Accept": "application/json"},
+                                   timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
+                card = await reply.json(content_type=None) if reply.status == 200 else None
+        except aiohttp.ClientConnectorError as exc:
+            if not _refused(exc.os_error):
+                return None
+            if time.monotonic() + pause > deadline:
+                waited = f", still after waiting {wait:g} s for it to start" if wait else ""
+                raise Refusal("unreachable", f"nothing is listening at {url} (connection refused{waited}); "
+                                             f"is the server started, and on that port?") from None
+            if not told and notify is not None:
+                notify(f"waiting for {url} to start")
+                told = True
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+            continue
+        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+            return None
+        ok = isinstance(card, dict) and "wwm" in card and card.get("role") in ("mind", "world")
+        return card if ok else None
+
+
+def _refused(exc: OSError) -> bool:
+    """Whether connecting failed because nothing listens there (for every address tried)."""
+    if exc.errno == errno.ECONNREFUSED:
+        return True
+    text = str(exc)  # several addresses tried (localhost: ::1 and 127.0.0.1), each refused
+    return text.startswith("Multiple exceptions") and text.count("[Errno") == text.count(f"[Errno {errno.ECONNREFUSED}]")
 
 
 def _where(spec: Any) -> str:

@@ -15,7 +15,9 @@ document runs with ``wwm run society.yaml`` and is what a link to a combination 
     run: {steps: 200, timeout: 2.0, policy: requery}
 
 ``transport`` (``http``, ``ws`` or ``tcp``) picks the binding a remote server is queried over;
-``run.pipeline: false`` sends Inform and the next Get action one round trip each.
+``run.pipeline: false`` sends Inform and the next Get action one round trip each;
+``run.mind_errors`` is how many failed answers in a row (``server-error``) end the run,
+``run.start_wait`` how long a server that is not listening yet is waited for before the run.
 
 A server is a ``url`` (a remote server) or a ``class`` (``module:Class``, made in this
 process). Arguments whose values are server specs are resolved: to URLs under a remote
@@ -67,6 +69,8 @@ class RunSpec(BaseModel):
     keepalive: float | None = Field(default=10.0, gt=0)
     world_wait: float = Field(default=120.0, ge=0)
     mind_wait: float = Field(default=30.0, ge=0)
+    mind_errors: int = Field(default=3, ge=1)
+    start_wait: float = Field(default=10.0, ge=0)
     pipeline: bool = True
     client_url: str | None = None
 
