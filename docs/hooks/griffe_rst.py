@@ -5,7 +5,8 @@ in the copy griffe reads, never in the source:
 - a cross-reference role (``:class:`Mind```, ``:func:`~.remote.connect```) becomes inline
   code of the name (``Mind``, ``connect``);
 - a paragraph ending in ``::`` (the reST mark of a literal block) ends in ``:``;
-- a bullet list that starts right under a line of text gets the blank line Markdown needs.
+- a bullet list that starts right under a line of text, or is followed by one at the margin,
+  gets the blank lines Markdown needs around it.
 """
 
 from __future__ import annotations
@@ -30,12 +31,18 @@ def markdown(text: str) -> str:
     """``text`` with the reST habits above rewritten for Markdown."""
     text = ROLE.sub(_name, text)
     lines: list[str] = []
+    in_list = False
     for line in text.splitlines():
         stripped = line.lstrip()
-        starts_list = stripped.startswith(("- ", "* "))
-        if starts_list and lines and lines[-1].strip() and not lines[-1].lstrip().startswith(("- ", "* ")) \
-                and not lines[-1].startswith(" "):
-            lines.append("")
+        bullet = line.startswith(("- ", "* "))
+        if bullet and not in_list and lines and lines[-1].strip():
+            lines.append("")  # Markdown needs a blank line before a list
+        elif in_list and stripped and not bullet and not line.startswith(" "):
+            lines.append("")  # a line back at the margin ends the list (reST); Markdown needs a gap
+        if bullet:
+            in_list = True
+        elif not stripped or not line.startswith(" "):
+            in_list = False
         if line.rstrip().endswith("::") and not stripped.startswith("::"):
             line = line.rstrip()[:-1]
         lines.append(line)
