@@ -1,8 +1,4 @@
-"""A first World, and a Mind for it: a corridor of cells with a coin on one of them.
-
-State: one line, e.g. "position=3 coin=7 length=10". Actions: left, right, stay.
-Reaching the coin scores +1, and the coin reappears on another cell. The run ends after
-``steps`` actions. Serve the world and the mind with
+"""A first World, and a Mind for it: a corridor with a coin on one cell.
 
     wwm serve examples/getting-started/corridor.py:Corridor --port 8003
     wwm serve examples/getting-started/corridor.py:CoinSeeker --port 8004
@@ -16,8 +12,9 @@ MOVES = {"left": -1, "right": 1, "stay": 0}
 
 
 class Corridor(World):
-    """A corridor of ``length`` cells; a new copy, with the same coins for the same ``seed``,
-    for each client."""
+    """A corridor of `length` cells. Reaching the coin scores +1, and the coin
+    reappears on another cell; the run ends after `steps` actions. Every client
+    gets its own copy, with the same coins for the same `seed`."""
 
     state_format = "position=P coin=C length=N  (cells 0..N-1)"
     action_format = "left | right | stay"
@@ -36,17 +33,20 @@ class Corridor(World):
     async def execute_action(self, action: str) -> Outcome:
         move = MOVES.get(action.strip())
         if move is None:
-            raise Refusal("bad-parameters", f"unknown action {action!r}: use left, right or stay")
+            raise Refusal("bad-parameters",
+                          f"unknown action {action!r}: use left, right or stay")
         if self.taken >= self.steps:
-            raise Refusal("run-ended", f"the corridor ended this run after {self.steps} steps")
+            raise Refusal("run-ended", f"the run ended after {self.steps} steps")
         self.position = min(max(self.position + move, 0), self.length - 1)
         self.taken += 1
         points = 0.0
         if self.position == self.coin:
             points = 1.0
-            self.coin = self.rng.choice([c for c in range(self.length) if c != self.position])
+            others = [c for c in range(self.length) if c != self.position]
+            self.coin = self.rng.choice(others)
         self.score += points
-        return Outcome(await self.get_state(), points, finished=self.taken >= self.steps)
+        return Outcome(await self.get_state(), points,
+                       finished=self.taken >= self.steps)
 
     async def get_current_score(self) -> float:
         return self.score
@@ -61,4 +61,6 @@ class CoinSeeker(Mind):
     async def get_action(self, state: str) -> Suggestion:
         items = dict(item.split("=", 1) for item in state.split())
         position, coin = int(items["position"]), int(items["coin"])
-        return Suggestion("right" if coin > position else "left" if coin < position else "stay")
+        if coin == position:
+            return Suggestion("stay")
+        return Suggestion("right" if coin > position else "left")
