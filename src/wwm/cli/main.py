@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "meta": ("wwm.cli.meta", "meta-execution: Meta(A) and HCH at the terminal"),
     "acl": ("wwm.cli.acl", "agent communication: conversations, commitments, Contract Net"),
     "tworld": ("wwm.cli.tworld", "T-World: the Tileworld, its proxy and its browser view"),
+    "docs": ("wwm.cli.docs", "build and open the documentation site"),
     "portal": ("wwm.cli.portal", "the portal: browse servers, compose, link, run, watch"),
 }
 
