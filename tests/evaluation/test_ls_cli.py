@@ -79,15 +79,16 @@ def test_bad_input_is_named(argv, message, tmp_path):
 def test_more_bad_input_is_named_before_anything_runs(argv, message, tmp_path, capsys):
     assert main(["lambdastar", *argv, "--episodes", "3", "--iterations", "5", "--no-plots",
                  "--out", str(tmp_path / "r")]) == 2
-    assert message in capsys.readouterr().out.replace("\n", " ")
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("wwm lambdastar: ") and len(err.splitlines()) == 1
 
 
 def test_an_unusable_out_folder_is_named_before_the_test_runs(tmp_path, capsys):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     assert main(["lambdastar", "--episodes", "3", "--iterations", "5", "--out", str(blocker)]) == 2
-    out = capsys.readouterr().out.replace("\n", " ")
-    assert f"cannot use --out {blocker}" in out and "Υ" not in out   # refused before the run
+    captured = capsys.readouterr()
+    assert f"cannot use --out {blocker}" in captured.err and "Υ" not in captured.out   # refused before the run
 
 
 def test_a_dead_ray_address_fails_at_once(tmp_path, capsys):
@@ -95,7 +96,7 @@ def test_a_dead_ray_address_fails_at_once(tmp_path, capsys):
     address = f"127.0.0.1:{free_port()}"
     assert main(["lambdastar", "--backend", "ray", "--ray-address", address, "--episodes", "3",
                  "--iterations", "5", "--no-plots", "--out", str(tmp_path)]) == 2
-    assert f"no Ray cluster answers at {address}" in capsys.readouterr().out.replace("\n", " ")
+    assert f"no Ray cluster answers at {address}" in capsys.readouterr().err
 
 
 def test_json_is_strict_with_an_undefined_standard_error(tmp_path):
@@ -106,3 +107,32 @@ def test_json_is_strict_with_an_undefined_standard_error(tmp_path):
         raise AssertionError(f"{name} in results.json")
     row = json.loads((tmp_path / "results.json").read_text(), parse_constant=refuse)[0]
     assert row["stderr"] is None and len(row["scores"]) == 1
+
+
+def test_ctrl_c_leaves_no_empty_folder_and_says_so(tmp_path):
+    """Ctrl-C used to exit silently, leaving an empty --out folder behind."""
+    import signal
+    import time
+
+    out = tmp_path / "never"
+    proc = subprocess.Popen([sys.executable, "-m", "wwm.cli.main", "lambdastar", "--agents", "local",
+                             "--episodes", "200000", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.strip() == f"wwm lambdastar: interrupted; nothing saved in {out}"
+    assert not out.exists()
+
+
+def test_json_goes_to_stdout_alone(tmp_path):
+    done = run_cli("--agents", "random", "--episodes", "5", "--iterations", "10", "--no-plots",
+                   "--json", "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert rows[0]["job"]["agent"] == "random" and "Υ" in done.stderr

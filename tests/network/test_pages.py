@@ -120,7 +120,7 @@ def test_the_grid_display_page_draws_the_grid(grid10):
     assert lines.count("V") == 9 and lines.count("H") == 9        # the lines between 10x10 cells
     assert re.search(rf'<[a-z]+ class="agent" data-x="{items["x"]}" data-y="{items["y"]}"', page)
     assert page.count('class="food"') == 3 and page.count('class="hazard"') == 2
-    assert "step 1 of 100" in page
+    assert "step 1 ·" in page
     grid = json.loads(view)["grid"]                                # the same picture, for programs
     assert grid["columns"] == 10 and grid["marks"]["agent"] == [[int(items["x"]), int(items["y"])]]
 

@@ -14,7 +14,7 @@ from wwm.selection.compare import run_compare
 def test_compare_prints_a_table_saves_a_plot_and_the_scores(tmp_path, capsys):
     plot, scores = tmp_path / "methods.png", tmp_path / "scores.json"
     code = main(["compare", "--world", "ant", "--methods", "w=q,mwu,hierarchical-q", "--seeds", "2",
-                 "--steps", "60", "--train", "300", "--plot", str(plot), "--json", str(scores)])
+                 "--steps", "60", "--train", "300", "--plot", str(plot), "--scores", str(scores)])
     out = capsys.readouterr().out
     assert code == 0
     for name in ("w=q", "min-worst-unhappiness", "hierarchical-q", "mean", "sd"):
@@ -24,6 +24,12 @@ def test_compare_prints_a_table_saves_a_plot_and_the_scores(tmp_path, capsys):
     assert doc["seeds"] == [0, 1] and set(doc["scores"]) == {"w=q", "min-worst-unhappiness", "hierarchical-q"}
     assert all(len(v) == 2 for v in doc["scores"].values())
     assert [row["method"] for row in doc["summary"]][0] in doc["scores"]
+
+
+def test_json_prints_the_scores_alone_on_stdout(capsys):
+    assert main(["compare", "--methods", "w=q", "--seeds", "1", "--steps", "10", "--train", "20", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["scores"].keys() == {"w=q"} and "w=q" in captured.err
 
 
 def test_the_same_seed_gives_the_same_scores():
@@ -61,7 +67,7 @@ def test_bad_strengths_outputs_and_method_lists_are_one_line_errors_before_any_r
         (["--strengths", "1,0,1"], "--strengths must be positive"),
         (["--strengths", "1,inf,1"], "--strengths must be positive"),
         (["--plot", str(tmp_path / "missing" / "x.png")], "the folder " + str(tmp_path / "missing") + " does not exist"),
-        (["--json", str(tmp_path / "missing" / "x.json")], "does not exist"),
+        (["--scores", str(tmp_path / "missing" / "x.json")], "does not exist"),
         (["--plot", str(tmp_path)], "is a folder"),
         (["--methods", ",,"], "no method named in ',,'"),
     ]

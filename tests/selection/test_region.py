@@ -118,7 +118,7 @@ def test_bad_wrappers_are_refused_with_the_reason(minds, region, message):
 
 
 async def average(make_mind, seeds=range(10)) -> float:
-    scores = [(await run(make_mind(), GridWorld(seed=s), FREE)).total_score for s in seeds]
+    scores = [(await run(make_mind(), GridWorld(seed=s, steps=100), FREE)).total_score for s in seeds]
     return sum(scores) / len(scores)
 
 

@@ -98,7 +98,7 @@ def test_same_seed_same_world_and_reset_restores_it():
     ({"size": 2}, "size must be between 3 and 100"),
     ({"size": 3, "food_count": 5, "hazard_count": 4}, "do not fit"),
     ({"chase": 1.5}, "chase must be a probability"),
-    ({"max_steps": 0}, "steps must be at least 1"),
+    ({"max_steps": -1}, r"steps must be 0 \(no limit\) or more"),
     ({"food_count": -1}, "counts of zero or more"),
 ])
 def test_bad_parameters_are_named(kw, message):

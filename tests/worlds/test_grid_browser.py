@@ -65,7 +65,7 @@ async def test_the_display_page_draws_the_grid_and_no_request_fails():
                     "([x, y]) => { const a = document.querySelector('svg.grid .agent');"
                     " return a && a.dataset.x === x && a.dataset.y === y; }", arg=[str(c) for c in where])
                 assert await agent_cell(page, 10) == where
-                assert "step 4 of 100" in await page.locator("#picture").inner_text()
+                assert "step 4 ·" in await page.locator("#picture").inner_text()
                 await page.wait_for_timeout(200)  # late requests (the icon) report in
             finally:
                 await browser.close()

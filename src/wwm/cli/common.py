@@ -1,4 +1,6 @@
-"""Small helpers shared by the command modules: loading ``module:Class`` and ``k=v`` args."""
+"""Small helpers shared by the command modules: loading ``module:Class`` and ``k=v`` args,
+and the conventions every command follows (docs/cli.md): one-line errors, exit codes, the
+line a server prints when it is ready."""
 
 from __future__ import annotations
 
@@ -8,8 +10,43 @@ from pathlib import Path
 from typing import Any
 
 
+# exit statuses (docs/cli.md)
+OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
+
+
 class UsageError(Exception):
     """A command-line mistake: printed as one line, exit status 2."""
+
+
+def fail(command: str, message: object, status: int = FAILED) -> int:
+    """Print ``wwm COMMAND: message`` on stderr, as one line; return ``status``."""
+    text = " ".join(str(message).split()) or "failed"
+    print(f"wwm {command}: {text}", file=sys.stderr)
+    return status
+
+
+def interrupted(command: str, what_was_kept: str) -> int:
+    """The one line a command prints when Ctrl-C stops it: what it kept; status 130."""
+    return fail(command, f"interrupted; {what_was_kept}", INTERRUPTED)
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 meaning any free port."""
+    import argparse
+
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is between 0 and 65535 (0: any free port), not {port}")
+    return port
+
+
+def ready_line(what: str, url: str) -> None:
+    """The line a serving command prints once its port is bound: what it serves and where
+    (printed even with --quiet: with --port 0 it is the only way to learn the URL)."""
+    print(f"serving {what} at {url} (Ctrl-C stops it)", flush=True)
 
 
 def load_target(target: str) -> type:
@@ -23,6 +60,12 @@ def load_target(target: str) -> type:
             raise UsageError(f"no such file: {module_name}")
         sys.path.insert(0, str(path.parent))
         module_name = path.stem
+    else:
+        # the current directory is importable, as under uvicorn, gunicorn and flask: the
+        # console script's sys.path starts with its own bin folder instead
+        here = str(Path.cwd())
+        if here not in sys.path:
+            sys.path.insert(0, here)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

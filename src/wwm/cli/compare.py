@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strengths", default="",
                         help="one mind strength per goal mind, comma-separated (section 10.10)")
     parser.add_argument("--plot", metavar="PNG", help="save a bar chart of the scores here")
-    parser.add_argument("--json", metavar="FILE", help="save every score as JSON here")
+    parser.add_argument("--scores", metavar="FILE", help="save every score as JSON here")
+    parser.add_argument("--json", action="store_true",
+                        help="print every score as JSON on stdout (the table goes to stderr)")
 
 
 def _check_output(option: str, path: str | None) -> None:
@@ -50,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
 
     from ..selection.compare import check_strengths, parse_methods, plot, run_compare
 
-    console = Console()
+    from .common import fail, interrupted
+
+    console = Console(stderr=args.json)  # with --json, stdout carries the JSON alone
     try:
         methods = parse_methods(args.methods)
         if args.seeds < 1:
@@ -61,31 +65,31 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--temperature cannot be negative")
         check_strengths(args.world, args.strengths)
         _check_output("--plot", args.plot)
-        _check_output("--json", args.json)
+        _check_output("--scores", args.scores)
     except ValueError as exc:
         text = str(exc)
-        print(f"wwm compare: {'--' + text if text.startswith('strengths') else text}", file=sys.stderr)
-        return 2
+        return fail("compare", "--" + text if text.startswith("strengths") else text, 2)
     seeds = list(range(args.seeds))
     try:
-        with Progress(console=console, transient=True) as bar:
+        with Progress(console=console, transient=True, disable=args.quiet) as bar:
             task = bar.add_task("comparing", total=len(seeds) * (len(methods) + 1))
             result = run_compare(args.world, methods, seeds, args.steps, args.train,
                                  progress=lambda text: bar.update(task, advance=1, description=text),
                                  temperature=args.temperature, strengths=args.strengths)
     except KeyboardInterrupt:
-        print("wwm compare: interrupted; no scores saved", file=sys.stderr)
-        return 130
+        return interrupted("compare", "no scores saved")
     table = Table(title=f"{args.world} world: {args.steps} steps, {args.seeds} seed(s), childhood {args.train} steps")
     for column in ("method", "mean", "sd", "min", "max"):
-        table.add_column(column, justify="left" if column == "method" else "right")
+        table.add_column(column, justify="left" if column == "method" else "right", overflow="fold")
     for method, mean, sd, low, high in result.rows():
         table.add_row(method, f"{mean:.1f}", f"{sd:.1f}", f"{low:.1f}", f"{high:.1f}")
     console.print(table)
     if args.plot:
-        console.print(f"plot saved to {plot(result, args.plot)}")
-    if args.json:
-        with open(args.json, "w") as out:
+        console.print(f"plot saved to {plot(result, args.plot)}", soft_wrap=True)
+    if args.scores:
+        with open(args.scores, "w") as out:
             json.dump(result.as_dict(), out, indent=2)
-        console.print(f"scores saved to {args.json}")
+        console.print(f"scores saved to {args.scores}", soft_wrap=True)
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
     return 0

@@ -66,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--oracle-hints", action="store_true", help="with --mind: the served world tells Good's next cell")
     a("--out", type=Path, default=Path("lambdastar-results"), help="folder for CSV, JSON and plots")
     a("--no-plots", action="store_true", help="skip the plots")
+    a("--json", action="store_true", help="also print the results as JSON on stdout (the table goes to stderr)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,38 +75,49 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..protocol.errors import Refusal
+    from .common import fail, interrupted
 
-    console = Console() if sys.stdout.isatty() else Console(width=160)
+    # with --json, stdout carries the JSON alone; tables and progress go to stderr
+    console = Console(stderr=args.json)
     try:
         _check_common(args)
-        args.out.mkdir(parents=True, exist_ok=True)  # before the run: a bad --out fails at once
+        _check_out(args.out)  # before the run, without creating anything yet
     except ValueError as exc:
-        console.print(f"[red]error:[/] {exc}")
-        return 2
-    except OSError as exc:
-        console.print(f"[red]error:[/] cannot use --out {args.out}: {exc.strerror or exc}")
-        return 2
+        return fail("lambdastar", exc, 2)
     try:
         results = _remote(args, console) if args.mind else _local(args, console)
+    except KeyboardInterrupt:
+        return interrupted("lambdastar", f"nothing saved in {args.out}")
     except (ValueError, RuntimeError, OSError) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        return 2
+        return fail("lambdastar", exc, 2)
     except Refusal as refusal:
-        console.print(f"[red]error:[/] a server refused: {refusal.code}: {refusal.text}")
-        return 1
+        return fail("lambdastar", f"a server refused: {refusal.code}: {refusal.text}", 1)
     from ..evaluation import report
 
     console.print(report.table(results, title=_title(args)))
     try:
+        args.out.mkdir(parents=True, exist_ok=True)
         saved = [report.write_csv(results, args.out / "results.csv"),
                  report.write_json(results, args.out / "results.json")]
         if not args.no_plots:
             saved += report.plots(results, args.out)
     except OSError as exc:
-        console.print(f"[red]error:[/] cannot write the results into {args.out}: {exc.strerror or exc}")
-        return 2
-    console.print("saved: " + ", ".join(str(p) for p in saved))
+        return fail("lambdastar", f"cannot write the results into {args.out}: {exc.strerror or exc}", 1)
+    console.print("saved: " + ", ".join(str(p) for p in saved), soft_wrap=True)
+    if args.json:
+        sys.stdout.write(report.as_json(results) + "\n")
     return 0
+
+
+def _check_out(out: Path) -> None:
+    """--out is a folder that exists and is writable, or one that can be made."""
+    import os
+
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"cannot use --out {out}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK):
+        raise ValueError(f"cannot use --out {out}: {existing} is not writable")
 
 
 def _check_common(args) -> None:
@@ -125,16 +137,16 @@ def _check_common(args) -> None:
 
 def _title(args) -> str:
     env = "fitness landscape" if args.environment == "landscape" else "Λ*"
-    return (f"{env}, profile {args.profile}, ω={args.episodes}, ϑ={args.iterations}, "
+    return (f"{env}, ω={args.episodes}, ϑ={args.iterations}, "
             f"k={args.observation_range}"
             + (", coordination" if args.coordination else ""))
 
 
-def _progress(console):
+def _progress(console, quiet: bool = False):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=console, transient=True)
+                    TimeRemainingColumn(), console=console, transient=True, disable=quiet)
 
 
 def _local(args, console):
@@ -156,7 +168,7 @@ def _local(args, console):
                       observation_range=args.observation_range, coordination=args.coordination,
                       engine=args.engine, environment=args.environment, k_range=args.k_range,
                       bins=args.bins, gamma=args.gamma, replays=args.replays, drift=args.drift)
-    with _progress(console) as progress:
+    with _progress(console, args.quiet) as progress:
         task = progress.add_task(f"{len(jobs)} test(s), {args.backend}", total=len(jobs) * args.episodes)
         return sweep.run(jobs, backend=args.backend, address=args.ray_address,
                          progress=lambda k: progress.advance(task, k))
@@ -191,7 +203,7 @@ def _remote(args, console):
         url = server.url
         console.print(f"Λ* world served at {url} (state and action formats described there)")
     try:
-        with _progress(console) as progress:
+        with _progress(console, args.quiet) as progress:
             task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
             advance = lambda k: progress.advance(task, k)
             # the settings go with every body's New run, so a --world server set up for

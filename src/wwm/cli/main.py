@@ -7,8 +7,12 @@ heavy imports inside ``run`` so that ``wwm --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import sys
+from typing import NoReturn
+
+from .common import interrupted
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -28,9 +32,53 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """--help shows every option's default, unless its help already says it."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        if action.help is None and _has_default(action):  # an option with no help text
+            action = copy.copy(action)
+            action.help = "(default: %(default)s)"
+        super().add_argument(action)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" not in text and _has_default(action):
+            text += " (default: %(default)s)"
+        return text
+
+
+def _has_default(action: argparse.Action) -> bool:
+    return (bool(action.option_strings) and action.nargs != 0
+            and action.default not in (None, False, [], "", argparse.SUPPRESS))
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad usage is one line, ``wwm COMMAND: what was wrong``, and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("wwm").strip() or "wwm"
+        hint = f"wwm {command} --help" if command != "wwm" else "wwm --help"
+        self.exit(2, f"wwm {command}: {message} (see {hint})\n" if command != "wwm"
+                  else f"wwm: {message} (see {hint})\n")
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """-q and -v on every command (docs/cli.md); on each action of a command that has them
+    (``wwm runs show -q``), where argparse reads options after the action's name."""
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if actions:
+        for child in dict.fromkeys(actions[0].choices.values()):
+            child.formatter_class = HelpFormatter
+            add_common_options(child)
+        return
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or chatter: results and errors only")
+    parser.add_argument("-v", "--verbose", action="store_true", help="say more: every event, and the library's log")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wwm", description="The World-Wide-Mind in Python.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = Parser(prog="wwm", description="The World-Wide-Mind in Python.", formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module_name, help_text) in COMMANDS.items():
         if only is not None and name != only:
             sub.add_parser(name, help=help_text, add_help=False)
@@ -41,9 +89,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             if exc.name != module_name:
                 raise
             continue  # a command not built yet
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
         module.add_arguments(command)
-        command.set_defaults(_module=module)
+        add_common_options(command)
+        command.set_defaults(_module=module, _parser=command)
     return parser
 
 
@@ -51,14 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(only=first if first in COMMANDS else None)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "_module", None) is None:
         parser.print_help()
         return 0 if args.command is None else 2
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:
-        return 130
+        return interrupted(args.command, "nothing was saved")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ with the client algorithm of section 8.2, showing progress, recording the run.""
 from __future__ import annotations
 
 import argparse
-import sys
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "back to back where the binding keeps their order)")
     parser.add_argument("--db", help="SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL or a SQLite file)")
     parser.add_argument("--no-record", action="store_true", help="do not record the run")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout (progress goes to stderr)")
 
 
 def build_society(args: argparse.Namespace):
@@ -46,35 +46,45 @@ def run(args: argparse.Namespace) -> int:
     from ..client.society import SocietyError
     from ..protocol.errors import Refusal
     from ..store import StoreError
-    from .common import UsageError, run_async
+    from .common import UsageError, fail, interrupted, run_async
 
     try:
         society = build_society(args)
     except (UsageError, SocietyError) as exc:
-        print(f"wwm run: {exc}", file=sys.stderr)
-        return 2
+        return fail("run", exc, 2)
     settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy,
                                 pipeline=args.pipeline)
+    seen: dict[str, Any] = {}  # the run as far as it went, for the line Ctrl-C prints
     try:
-        result = run_async(execute(society, settings, db=args.db, record=not args.no_record, quiet=args.quiet))
+        result = run_async(execute(society, settings, db=args.db, record=not args.no_record,
+                                   quiet=args.quiet, as_json=args.json, seen=seen))
+    except KeyboardInterrupt:
+        return interrupted("run", _kept(seen.get("result")))
     except Refusal as exc:
-        print(f"wwm run: {exc.code}: {exc.text}", file=sys.stderr)
-        return 1
+        return fail("run", f"{exc.code}: {exc.text}", 1)
     except RoleError as exc:  # a server of the wrong role, named as the user named it
-        print(f"wwm run: {exc.text(f'--{exc.slot}' if args.mind else None)}", file=sys.stderr)
-        return 2
+        return fail("run", exc.text(f"--{exc.slot}" if args.mind else None), 2)
     except SocietyError as exc:
-        print(f"wwm run: {exc}", file=sys.stderr)
-        return 2
+        return fail("run", exc, 2)
     except StoreError as exc:
-        print(f"wwm run: the run records cannot be used: {exc}", file=sys.stderr)
-        return 2
+        return fail("run", f"the run records cannot be used: {exc}", 2)
     return 0 if result.status in ("completed", "ended by world") else 1
 
 
+def _kept(result: Any) -> str:
+    """What an interrupted run left behind, in words."""
+    if result is None:
+        return "the run had not started; nothing recorded"
+    steps = f"after {len(result.steps)} step{'s' * (len(result.steps) != 1)}"
+    if result.record_id is None:
+        return f"stopped {steps}; the run was not recorded"
+    return f"stopped {steps}; recorded as run {result.record_id} (wwm runs show {result.record_id})"
+
+
 async def execute(society, settings, *, db: str | None = None, record: bool = True, quiet: bool = False,
-                  console=None, summary: bool = True):
-    """Run with a progress bar; print the outcome; return the RunResult."""
+                  console=None, summary: bool = True, as_json: bool = False, seen: dict | None = None):
+    """Run with a progress bar; print the outcome (as JSON with ``as_json``); return the
+    RunResult. ``seen["result"]`` holds the run as far as it went, should it be interrupted."""
     import dataclasses
 
     from ..client.runner import default_client_url
@@ -88,7 +98,8 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     from ..client.session import run_society
     from ..store import RunStore
 
-    console = console or Console()
+    seen = {} if seen is None else seen
+    console = console or Console(stderr=as_json)  # with --json, stdout is the JSON alone
     store = RunStore(db) if record else None
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("score {task.fields[score]:.1f}"), TimeElapsedColumn(),
@@ -96,6 +107,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     task = progress.add_task(society.name, total=settings.steps, score=0.0)
 
     def on_step(step, result) -> None:
+        seen["result"] = result
         progress.update(task, advance=1, score=result.total_score)
 
     def say(text: str) -> None:  # above the progress bar, as it happens, never wrapped mid-word
@@ -103,43 +115,63 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
 
     shown = 0
 
-    def on_event(event, result) -> None:  # the end is in the table; the first 20 others live
+    def on_event(event, result) -> None:  # the end is in the summary; the first 20 others live
         nonlocal shown
-        if event.kind != "run-ended" and shown <= 20:
+        seen["result"] = result
+        if event.kind != "run-ended" and shown <= 20 and not quiet:
             shown += 1
             say(f"step {event.step} {event.kind}: {event.text}" if shown <= 20 else
-                "more events: see the table below and the run record")
+                "more events: see the summary below and the run record")
 
     try:
         with progress:
             result = await run_society(society, settings=settings, store=store, on_step=on_step,
-                                       on_event=on_event, notify=say)
+                                       on_event=on_event, notify=None if quiet else say)
     finally:
         if store is not None:
             store.close()
-    if summary:
+    if as_json:
+        import json
+
+        print(json.dumps({"society": society.name, **summary_of(result)}, indent=2))
+    elif summary:
         print_result(console, society, result)
     return result
 
 
-def print_result(console, society, result) -> None:
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=f"{society.name}: {result.status}", show_header=False)
-    table.add_row("steps", str(len(result.steps)))
-    table.add_row("total score (sum of step scores)", f"{result.total_score:g}")
-    table.add_row("world's score at End run", "-" if result.world_score is None else f"{result.world_score:g}")
-    table.add_row("mind's score at End run", "-" if result.mind_score is None else f"{result.mind_score:g}")
-    table.add_row("seconds", f"{result.seconds:.2f}")
-    if result.steps:
-        table.add_row("steps per second", f"{len(result.steps) / max(result.seconds, 1e-9):,.0f}")
+def summary_of(result) -> dict[str, Any]:
+    """A run's outcome as plain data: what ``--json`` prints and the summary shows."""
     ended = next((e.text for e in reversed(result.events) if e.kind == "run-ended"), None)
-    if ended:
-        table.add_row("why it ended", escape(ended))
-    table.add_row("events", ", ".join(f"{e.kind}@{e.step}" for e in result.events[:8]) or "none")
+    return {"status": result.status, "steps": len(result.steps), "total_score": result.total_score,
+            "world_score": result.world_score, "mind_score": result.mind_score,
+            "seconds": round(result.seconds, 3), "why_it_ended": ended,
+            "events": [{"step": e.step, "kind": e.kind, "text": e.text} for e in result.events],
+            "world_display_url": result.world_display_url, "mind_display_url": result.mind_display_url,
+            "record_id": result.record_id}
+
+
+def print_result(console, society, result) -> None:
+    """The outcome as one "name: value" line each, not a table: it stays readable in 80
+    columns, and URLs and commands stay whole (to click or to copy)."""
+    from rich.markup import escape
+
+    data = summary_of(result)
+    rows = [("steps", str(data["steps"])),
+            ("total score", f"{result.total_score:g} (sum of step scores)"),
+            ("world's score at End run", "-" if result.world_score is None else f"{result.world_score:g}"),
+            ("mind's score at End run", "-" if result.mind_score is None else f"{result.mind_score:g}"),
+            ("seconds", f"{result.seconds:.2f}")]
+    if result.steps:
+        rows.append(("steps per second", f"{len(result.steps) / max(result.seconds, 1e-9):,.0f}"))
+    if data["why_it_ended"]:
+        rows.append(("why it ended", data["why_it_ended"]))
+    rows.append(("events", ", ".join(f"{e.kind}@{e.step}" for e in result.events[:8]) or "none"))
     if result.world_display_url:
-        table.add_row("world display", result.world_display_url)
+        rows.append(("world display", result.world_display_url))
+    if result.mind_display_url:
+        rows.append(("mind display", result.mind_display_url))
     if result.record_id is not None:
-        table.add_row("record", f"wwm runs show {result.record_id}")
-    console.print(table)
+        rows.append(("record", f"wwm runs show {result.record_id}"))
+    console.print(f"[bold]{escape(society.name)}: {escape(result.status)}[/bold]", soft_wrap=True)
+    for name, value in rows:
+        console.print(f"  [dim]{name}:[/dim] {escape(value)}", soft_wrap=True, highlight=False)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from .common import port_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="the class to serve, as module:Class or file.py:Class")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0: any free port)")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
                         help="a default argument for every run (a run's own New run arguments win)")
     parser.add_argument("--state", metavar="FILE",
@@ -22,12 +23,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", choices=["uvicorn", "granian"], default="uvicorn",
                         help="the HTTP server underneath: uvicorn answers one client fastest, "
                              "granian carries more concurrent clients (benchmarks/network.py)")
-    parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                        help="how much the server logs")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..server import build_at_start, serve
-    from .common import UsageError, load_target, parse_pairs
+    from .common import UsageError, fail, load_target, parse_pairs, ready_line
 
     try:
         cls = load_target(args.target)
@@ -35,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(cls, "role", None) not in ("world", "mind"):
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
     except UsageError as exc:
-        print(f"wwm serve: {exc}", file=sys.stderr)
-        return 2
+        return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
 
     try:
@@ -45,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
         build_at_start(cls, defaults)
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
-              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http)
+              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http,
+              on_ready=lambda url: ready_line(f"the {cls.role} {cls.__name__}", url))
     except Refusal as exc:
-        print(f"wwm serve: bad --arg: {exc.text}", file=sys.stderr)
-        return 2
+        return fail("serve", f"bad --arg: {exc.text}", 2)
+    except OSError as exc:
+        return fail("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)
     return 0

@@ -74,7 +74,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
     proxy.add_argument("--host", default="127.0.0.1")
     proxy.add_argument("--port", type=_port, default=3313)
-    proxy.add_argument("-v", "--verbose", action="store_true", help="log connections and pairings")
     proxy.add_argument("-n", "--no-forward", action="store_true", help="do not forward world messages to agents")
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
     batch.add_argument("--agents", default="reactive,deliberative,cautious")

@@ -16,22 +16,27 @@ from .sweep import JobResult
 
 
 def table(results: Sequence[JobResult], title: str = "Λ* test"):
-    """A rich Table: one row per test, one column per band of K."""
+    """A rich Table: one row per test, one column per band of K. Settings shared by every
+    row (grid, seed, profile) go in the title, so the table fits in 80 columns; a cell too
+    wide for the terminal wraps rather than being cut."""
     from rich.table import Table
 
-    t = Table(title=title)
-    for name in ("agent", "n", "grid", "seed", "profile", "Υ", "± s.e."):
-        t.add_column(name, justify="right" if name not in ("agent", "profile") else "left")
+    settings = {"grid": lambda r: f"{r.job.grid}x{r.job.grid}", "seed": lambda r: str(r.job.seed),
+                "profile": lambda r: r.job.profile}
+    varying = [name for name, get in settings.items() if len({get(r) for r in results}) > 1]
+    shared = [f"{name} {settings[name](results[0])}" for name in settings if name not in varying and results]
+    t = Table(title=", ".join([title, *shared]))
+    for name in ("agent", "n", *varying, "Υ ± s.e."):
+        t.add_column(name, justify="left" if name in ("agent", "profile") else "right", overflow="fold")
     band_names = _band_names(results)
     for name in band_names:
-        t.add_column(f"K {name}", justify="right")
+        t.add_column(f"K {name}", justify="right", overflow="fold")
     for r in results:
         bands = {f"{b['k_min']}-{b['k_max']}": b for b in r.bands}
         cells = [f"{bands[n]['score']:+.3f}" if n in bands and bands[n]["episodes"] else ""
                  for n in band_names]
-        t.add_row(r.job.agent, str(r.job.size), f"{r.job.grid}x{r.job.grid}", str(r.job.seed),
-                  r.job.profile,
-                  f"{r.upsilon:+.4f}", f"{r.stderr:.4f}", *cells)
+        t.add_row(r.job.agent, str(r.job.size), *[settings[name](r) for name in varying],
+                  f"{r.upsilon:+.4f} ± {r.stderr:.4f}", *cells)
     return t
 
 
@@ -62,9 +67,13 @@ def write_csv(results: Sequence[JobResult], path: Path) -> Path:
     return path
 
 
-def write_json(results: Sequence[JobResult], path: Path) -> Path:
+def as_json(results: Sequence[JobResult]) -> str:
     """Strict JSON: an undefined figure (the standard error of one episode) is null."""
-    path.write_text(json.dumps(_finite([r.as_dict() for r in results]), indent=1, allow_nan=False))
+    return json.dumps(_finite([r.as_dict() for r in results]), indent=1, allow_nan=False)
+
+
+def write_json(results: Sequence[JobResult], path: Path) -> Path:
+    path.write_text(as_json(results))
     return path
 
 

@@ -1,6 +1,6 @@
 """The server layer: any World or Mind class served over HTTP on one URL.
 
-``serve(cls, port=8000)`` runs it; ``make_app(cls, url=...)`` gives the ASGI app;
+``serve(cls, port=8000)`` runs it (``port=0``: any free port); ``make_app(cls, url=...)`` gives the ASGI app;
 ``build_at_start(cls, defaults)`` checks a server's defaults by building one instance.
 The server knows nothing of any particular mind or world.
 """
@@ -8,6 +8,8 @@ The server knows nothing of any particular mind or world.
 from __future__ import annotations
 
 import logging
+import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from .dispatch import Dispatcher
 from .runs import RunTable
 from .snapshots import SnapshotFile
 
-__all__ = ["ServerApp", "build_at_start", "make_app", "serve"]
+__all__ = ["ServerApp", "build_at_start", "listen", "make_app", "serve"]
 
 
 def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
@@ -31,32 +33,51 @@ def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
     return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body, tcp=tcp)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port). Binding before the
+    server starts makes a busy port an OSError here, and lets the caller say the real URL."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.create_server((host, port), family=family, backlog=1024)
+    # accepted sockets inherit it: answers on a kept-alive connection leave at once
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
 def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
           public_url: str | None = None, log_level: str = "warning", http: str = "uvicorn",
-          tcp_port: int | None = None, **options: Any) -> None:
-    """Serve ``cls`` until interrupted.
+          tcp_port: int | None = None, on_ready: Callable[[str], None] | None = None,
+          **options: Any) -> None:
+    """Serve ``cls`` until interrupted; ``port=0`` takes any free port. ``on_ready(url)`` is
+    called once the port is bound, so a client connecting after it is never refused.
 
     ``http="uvicorn"`` (the default: httptools, uvloop, websockets-sansio) answers one client's
     sequential queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
-    which carries more concurrent clients (measured side by side in ``benchmarks/network.py``
-    on a quiet 2-core machine: one client 4,518 vs 2,672 queries/s; 50 concurrent runs 9,902
-    vs 12,796 queries/s).
+    which carries more concurrent clients (``benchmarks/network.py`` measures both).
     """
+    if http not in ("uvicorn", "granian"):
+        raise ValueError(f"http must be 'granian' or 'uvicorn', not {http!r}")
+    sock = listen(host, port)
+    port = sock.getsockname()[1]
     url = public_url or f"http://{host}:{port}/"
     tcp = (host, tcp_port) if tcp_port else None
     app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     if http == "granian":
+        sock.close()  # Granian's embedded server binds by address and port itself
+        if on_ready:
+            on_ready(url)
         _serve_granian(app, host, port, log_level)
-    elif http == "uvicorn":
-        import uvicorn
+        return
+    import uvicorn
 
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False,
-                    lifespan="on", ws="websockets-sansio", timeout_keep_alive=30,
-                    proxy_headers=False)  # no client address is used: the query names its client
-    else:
-        raise ValueError(f"http must be 'granian' or 'uvicorn', not {http!r}")
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
+        ws="websockets-sansio", timeout_keep_alive=30,
+        proxy_headers=False))  # no client address is used: the query names its client
+    if on_ready:
+        on_ready(url)
+    server.run(sockets=[sock])
 
 
 def _serve_granian(app: ServerApp, host: str, port: int, log_level: str) -> None:

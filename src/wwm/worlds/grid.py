@@ -17,8 +17,9 @@ section 9.1); case and surrounding white space are ignored. Walking into a wall 
 
 **Score**: +1 for each food eaten (the food grows again on a random free cell), -3 each time
 a hazard reaches the body (the hazard then drifts off to a far cell). After each action every
-hazard moves one cell, toward the body with probability ``chase``, else at random. The run
-ends after ``steps`` actions.
+hazard moves one cell, toward the body with probability ``chase``, else at random. The world
+ends the run after ``steps`` actions if ``steps`` is set; by default (0) it never does, and the
+client's step limit (``wwm run --steps``) decides how long a run is.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ class GridEngine:
     food_count: int = 3
     hazard_count: int = 2
     chase: float = 0.5
-    max_steps: int = 100
+    max_steps: int = 0  # 0: no limit of the world's own
     seed: int = 0
     body: Cell = (0, 0)
     food: list[Cell] = field(default_factory=list)
@@ -75,8 +76,8 @@ class GridEngine:
                              f"on a {self.size}x{self.size} grid")
         if not 0.0 <= self.chase <= 1.0:
             raise ValueError(f"chase must be a probability between 0 and 1, got {self.chase}")
-        if self.max_steps < 1:
-            raise ValueError(f"steps must be at least 1, got {self.max_steps}")
+        if self.max_steps < 0:
+            raise ValueError(f"steps must be 0 (no limit) or more, got {self.max_steps}")
         self.reset()
 
     def reset(self) -> None:
@@ -101,7 +102,7 @@ class GridEngine:
 
     @property
     def finished(self) -> bool:
-        return self.step_count >= self.max_steps
+        return 0 < self.max_steps <= self.step_count
 
     def step(self, action: str) -> float:
         """Take one action; return the points it scored."""
@@ -191,7 +192,7 @@ class GridWorld(World):
     action_format: ClassVar[str] = "north | south | east | west | stay  (stay is 'Do nothing')"
 
     def __init__(self, size: int = 8, food: int = 3, hazards: int = 2, chase: float = 0.5,
-                 steps: int = 100, seed: int = 0) -> None:
+                 steps: int = 0, seed: int = 0) -> None:
         self.engine = GridEngine(size=size, food_count=food, hazard_count=hazards, chase=chase,
                                  max_steps=steps, seed=seed)
 
@@ -225,4 +226,4 @@ class GridWorld(World):
         e = self.engine
         return {"columns": e.size, "rows": e.size, "y_up": True,
                 "marks": {"food": e.food, "hazard": e.hazards, "agent": [e.body]},
-                "caption": f"step {e.step_count} of {e.max_steps} · score {e.score:g}"}
+                "caption": f"step {e.step_count}{f' of {e.max_steps}' if e.max_steps else ''} · score {e.score:g}"}
