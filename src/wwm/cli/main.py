@@ -64,14 +64,13 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
-    """-q and -v on every command (docs/cli.md); on each action of a command that has them
-    (``wwm runs show -q``), where argparse reads options after the action's name."""
+    """-q and -v on every command (docs/cli.md), and on each action of a command that has them
+    (``wwm runs show -q``: argparse reads options after the action's name)."""
     actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if actions:
         for child in dict.fromkeys(actions[0].choices.values()):
             child.formatter_class = HelpFormatter
             add_common_options(child)
-        return
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or chatter: results and errors only")
     parser.add_argument("-v", "--verbose", action="store_true", help="say more: every event, and the library's log")
 

@@ -94,6 +94,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     from rich.console import Console
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Column
 
     from ..client.session import run_society
     from ..store import RunStore
@@ -101,9 +102,11 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     seen = {} if seen is None else seen
     console = console or Console(stderr=as_json)  # with --json, stdout is the JSON alone
     store = RunStore(db) if record else None
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("score {task.fields[score]:.1f}"), TimeElapsedColumn(),
-                        console=console, disable=quiet, transient=False)
+    # in 80 columns a long society name wraps; the figures beside it are never cut
+    progress = Progress(TextColumn("[bold]{task.description}", table_column=Column(overflow="fold", ratio=1)),
+                        BarColumn(bar_width=20), MofNCompleteColumn(),
+                        TextColumn("score {task.fields[score]:.1f}", table_column=Column(no_wrap=True)),
+                        TimeElapsedColumn(), console=console, disable=quiet, transient=False)
     task = progress.add_task(society.name, total=settings.steps, score=0.0)
 
     def on_step(step, result) -> None:
