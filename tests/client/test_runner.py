@@ -216,3 +216,27 @@ async def test_a_time_out_names_the_query_the_time_out_and_the_setting():
     assert "Get action" in timeout and "0.05 s" in timeout and "--timeout" in timeout
     ended = result.events[-1].text
     assert "has not answered for 0.2 s" in ended and "mind_wait" in ended and "0.05 s time-out" in ended
+
+
+class Buggy(Mind):
+    """A local mind whose own code raises, as a server's would answer server-error for."""
+
+    async def get_action(self, state: str) -> Suggestion:
+        return Suggestion({"1": "+1"}[state])
+
+
+class BrokenLine(Line):
+    async def execute_action(self, action: str) -> Outcome:
+        raise ZeroDivisionError("division by zero")
+
+
+async def test_local_objects_that_raise_end_the_run_as_servers_that_fail_do():
+    """A Mind or World object in the client's own process (a society's ``class:``) used to
+    end the run in a traceback; now it reads as a server's server-error."""
+    result = await run(Buggy(), Line(), RunSettings(steps=5, keepalive=None))
+    assert result.status == "mind failed"
+    assert result.events[-1].text.endswith("server-error: Buggy.get_action failed: KeyError: '0'")
+    result = await run(Stepper(), BrokenLine(), RunSettings(steps=5, keepalive=None))
+    assert result.status == "world lost" and result.steps == []
+    assert result.events[-1].text == ("the world failed on Execute action: BrokenLine.execute_action "
+                                      "failed: ZeroDivisionError: division by zero")

@@ -286,6 +286,11 @@ class Runner:
                 self._event("mind-down", f"Get action: {refusal}", index)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 2.0)
+            except Exception as exc:  # a local Mind's own error: what a server answers server-error for
+                if task is not None:
+                    task.cancel()
+                self._mind_error(Refusal("server-error", _failed(self.mind, "get_action", exc)), index)
+                return None
 
     def _mind_error(self, refusal: Refusal, index: int) -> None:
         """The Mind answered Get action with ``server-error``: an event now; the run ends as
@@ -388,6 +393,9 @@ class Runner:
             self._event("world-down", self._world_down("Execute action", exc), index)
             await self._wait_for_world(index)
             return None
+        except Exception as exc:  # a local World's own error: what a server answers server-error for
+            raise _Lost("world lost", f"the world failed on Execute action: "
+                                      f"{_failed(self.world, 'execute_action', exc)}") from None
 
     async def _world(self, call: Callable[[], Awaitable[T]], name: str) -> T:
         """A World query that waits out a World that is down."""
@@ -403,6 +411,9 @@ class Runner:
                     raise _Lost("world lost", f"the world refused {name}: {exc}") from None
                 self._event("world-down", self._world_down(name, exc), len(self.result.steps))
                 await self._wait_for_world(len(self.result.steps))
+            except Exception as exc:  # a local World's own error
+                raise _Lost("world lost", f"the world failed on {name}: "
+                                          f"{_failed(self.world, getattr(call, '__name__', name), exc)}") from None
 
     def _world_down(self, name: str, exc: Exception) -> str:
         s = self.settings
@@ -487,6 +498,11 @@ def _timed_out(who: str, query: str, seconds: float) -> str:
     """A time-out's text: which query, which time-out, and where it is set."""
     return (f"{who} did not answer {query} within {seconds:g} s (the run's time-out: "
             f"--timeout on wwm run, or run: {{timeout: ...}} in a society document)")
+
+
+def _failed(server: object, method: str, exc: Exception) -> str:
+    """A local object's error in the words a server uses for its server-error refusal."""
+    return f"{type(server).__name__}.{method} failed: {type(exc).__name__}: {exc}"
 
 
 async def _given(answer: Suggestion | Refusal) -> Suggestion:
