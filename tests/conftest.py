@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 
 import pytest
@@ -16,6 +17,11 @@ def pytest_configure(config):
     if "WWM_DATABASE_URL" not in os.environ:
         folder = tempfile.mkdtemp(prefix="wwm-test-runs-")
         os.environ["WWM_DATABASE_URL"] = f"sqlite:///{folder}/runs.db"
+    # The tests send Ctrl-C (SIGINT) to the commands they start, as a terminal would. A suite
+    # started as a background job (`cmd &` in a script) inherits SIGINT ignored, and so would
+    # every process it starts; a handler of its own here makes them start with the default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
