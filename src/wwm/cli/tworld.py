@@ -128,7 +128,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except _BindError as exc:
+    except (_BindError, OSError) as exc:
         return fail("tworld serve", exc, 1)
     except KeyboardInterrupt:
         return interrupted("tworld serve", f"stopped serving; the recorded games are in {args.recordings}")
@@ -175,7 +175,7 @@ def _proxy(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except _BindError as exc:
+    except (_BindError, OSError) as exc:
         return fail("tworld proxy", exc, 1)
     except KeyboardInterrupt:
         return interrupted("tworld proxy", "stopped serving; the proxy keeps nothing")
