@@ -239,7 +239,7 @@ def _batch(args: argparse.Namespace) -> int:
                 pass
         kept = f"no table written to {out.with_suffix('.csv')}"
         if args.record and played:
-            kept += f"; the {played} game{'s' * (played != 1)} played are recorded in {args.record}"
+            kept += f"; the games finished so far are recorded in {args.record}"
         return interrupted("tworld batch", f"stopped after {played} of {total} games; {kept}")
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(points[0])))
