@@ -101,7 +101,7 @@ def main() -> None:
     proxy = subprocess.Popen([sys.executable, "-m", "wwm.cli.main", "tworld", "proxy", "--port", str(port)],
                              stdout=subprocess.PIPE, text=True)
     try:
-        proxy.stdout.readline()  # "T-World proxy on ..."
+        proxy.stdout.readline()  # "serving the T-World proxy at ..."
         base = asyncio.run(baseline(args.seconds))
         one, one_p99 = asyncio.run(through_proxy(port, 1, args.seconds))
         fifty, fifty_p99 = asyncio.run(through_proxy(port, 50, args.seconds))

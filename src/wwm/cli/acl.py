@@ -9,7 +9,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from .common import fail, interrupted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
             return _protocols(args.files)
         return _demo(args)
     except (AclError, OSError) as exc:
-        print(f"wwm acl {args.acl_command}: {exc}", file=sys.stderr)
-        return 2
+        return fail(f"acl {args.acl_command}", exc, 2)
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -56,9 +56,8 @@ def _show(args: argparse.Namespace) -> int:
     if args.conversation is not None:
         known = sorted({e.message.conversation_id or "" for e in entries})
         if args.conversation not in known:
-            print(f"wwm acl {args.acl_command}: {args.log} holds no message of conversation "
-                  f"{args.conversation!r} (it has: {', '.join(known)})", file=sys.stderr)
-            return 2
+            return fail(f"acl {args.acl_command}", f"{args.log} holds no message of conversation "
+                                                   f"{args.conversation!r} (it has: {', '.join(known)})", 2)
     if args.acl_command == "show":
         print(log.show(entries, args.conversation))
         if args.html:
@@ -106,15 +105,11 @@ def _demo(args: argparse.Namespace) -> int:
     from ..testing import ServerProcess
 
     if args.contractors < 3:
-        print("wwm acl demo: --contractors must be at least 3 (one is silent, one reneges)", file=sys.stderr)
-        return 2
+        return fail("acl demo", "--contractors must be at least 3 (one is silent, one reneges)", 2)
     if not 1 <= args.needed <= args.contractors - 2:
-        print(f"wwm acl demo: --needed must be between 1 and {args.contractors - 2}", file=sys.stderr)
-        return 2
+        return fail("acl demo", f"--needed must be between 1 and {args.contractors - 2}", 2)
     if not math.isfinite(args.deadline) or args.deadline <= 0:
-        print(f"wwm acl demo: --deadline must be a positive number of seconds, not {args.deadline:g}",
-              file=sys.stderr)
-        return 2
+        return fail("acl demo", f"--deadline must be a positive number of seconds, not {args.deadline:g}", 2)
     if args.log:
         open(args.log, "a", encoding="utf-8").close()   # an unwritable log fails before servers start
     console = Console()
@@ -123,14 +118,18 @@ def _demo(args: argparse.Namespace) -> int:
     servers = [ServerProcess("wwm.acl.contractnet:Contractor",
                              args={"name": name, "price": price, "mode": mode, "services": "haulage"})
                for name, price, mode in plan]
-    with Progress(console=console, transient=True) as progress:
-        bar = progress.add_task("starting contractor servers", total=len(servers))
-        with ThreadPoolExecutor(len(servers)) as pool:
-            for _ in pool.map(lambda s: s.start(), servers):
-                progress.advance(bar)
     try:
-        for (name, price, mode), server in zip(plan, servers):
-            console.print(f"  {name:6} {server.url}  price {price:g}  ({mode})")
+        try:
+            with Progress(console=console, transient=True, disable=args.quiet) as progress:
+                bar = progress.add_task("starting contractor servers", total=len(servers))
+                with ThreadPoolExecutor(len(servers)) as pool:
+                    for _ in pool.map(lambda s: s.start(), servers):
+                        progress.advance(bar)
+        except (RuntimeError, TimeoutError) as exc:
+            return fail("acl demo", f"a contractor server did not start: {exc}", 1)
+        if not args.quiet:
+            for (name, price, mode), server in zip(plan, servers):
+                console.print(f"  {name:6} {server.url}  price {price:g}  ({mode})")
 
         async def main():
             directory = Directory()
@@ -138,12 +137,16 @@ def _demo(args: argparse.Namespace) -> int:
                 await directory.register(server.url)
             boss = Agent("boss", log_path=args.log)
             async with serve_agent(boss, encoding=args.encoding) as url:
-                console.print(f"  boss   {url}  (manager, speaking {args.encoding.upper()})\n")
+                if not args.quiet:
+                    console.print(f"  boss   {url}  (manager, speaking {args.encoding.upper()})\n")
                 result = await contract_net(boss, directory.find("haulage"), "(haul crates)",
                                             needed=args.needed, deadline=args.deadline)
             return boss, result
 
         boss, result = asyncio.run(main())
+    except KeyboardInterrupt:
+        return interrupted("acl demo", f"the conversation so far is logged in {args.log}" if args.log
+                           else "nothing saved")
     finally:
         for server in servers:
             server.stop()

@@ -12,24 +12,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--action", help="an action to execute in a world (skipped if not given)")
     parser.add_argument("--encoding", choices=["json", "xml"], default="json")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds allowed per query")
+    parser.add_argument("--json", action="store_true",
+                        help="print the checks as JSON on stdout (name, passed, detail, seconds) instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+    from urllib.parse import urlsplit
+
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ..client.conformance import check_server
-    from .common import run_async
+    from .common import fail, run_async
 
+    if urlsplit(args.url).scheme not in ("http", "https") or not urlsplit(args.url).netloc:
+        return fail("check", f"expected the server's http:// or https:// URL, not {args.url!r}", 2)
     checks = run_async(check_server(args.url, state=args.state, action=args.action,
                                       encoding=args.encoding, timeout=args.timeout))
-    table = Table(title=f"wwm check {args.url} ({args.encoding})")
+    unreachable = "Refusal: unreachable: "
+    if not any(c.passed for c in checks) and all(c.detail.startswith(unreachable) for c in checks):
+        return fail("check", checks[0].detail.removeprefix(unreachable), 1)
+    failed = sum(not c.passed for c in checks)
+    if args.json:
+        print(json.dumps({"url": args.url, "encoding": args.encoding, "passed": len(checks) - failed,
+                          "failed": failed,
+                          "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail,
+                                      "seconds": round(c.seconds, 6)} for c in checks]}, indent=2))
+        return 1 if failed else 0
+    table = Table(title=escape(f"wwm check {args.url} ({args.encoding})"))
     for column in ("check", "result", "detail", "ms"):
         table.add_column(column)
     for c in checks:
-        table.add_row(c.name, "[green]pass[/]" if c.passed else "[red]FAIL[/]", c.detail, f"{c.seconds * 1000:.1f}")
+        table.add_row(escape(c.name), "[green]pass[/]" if c.passed else "[red]FAIL[/]", escape(c.detail),
+                      f"{c.seconds * 1000:.1f}")
     console = Console()
     console.print(table)
-    failed = sum(not c.passed for c in checks)
     console.print(f"{len(checks) - failed} passed, {failed} failed")
     return 1 if failed else 0

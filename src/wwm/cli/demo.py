@@ -10,7 +10,7 @@ prints the scores side by side with the Mind_M server's credit trail.
 from __future__ import annotations
 
 import argparse
-import sys
+from contextlib import nullcontext
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,9 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ..protocol.errors import Refusal
     from ..store import StoreError
     from ..testing import ServerProcess
-    from .common import run_async
+    from .common import fail, interrupted, run_async
 
     console = Console()
     servers = {
@@ -35,13 +36,16 @@ def run(args: argparse.Namespace) -> int:
         "random": ServerProcess("wwm.minds.random_mind:RandomMind"),
         "switch": ServerProcess("wwm.selection.region:RegionMind"),
     }
+    done: list = []   # the societies run so far, for the line Ctrl-C prints
+    seen: dict = {}   # the run under way
     try:
-        with console.status("starting 5 server processes on loopback..."):
+        with nullcontext() if args.quiet else console.status("starting 5 server processes on loopback..."):
             for server in servers.values():
                 server.start()
-        for name, server in servers.items():
-            console.print(f"  [green]up[/] {name:8} {server.url}  (pid {server.process.pid})")
-        code = run_async(_demo(console, servers, args))
+        if not args.quiet:
+            for name, server in servers.items():
+                console.print(f"  [green]up[/] {name:8} {server.url}  (pid {server.process.pid})")
+        code = run_async(_demo(console, servers, args, done, seen))
         if args.keep:
             console.print("Servers keep running; open their URLs in a browser. Ctrl-C ends them.")
             try:
@@ -51,18 +55,34 @@ def run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 pass
         return code
+    except KeyboardInterrupt:
+        return interrupted("demo", _kept(done, seen.get("result")))
     except (RuntimeError, TimeoutError) as exc:
-        print(f"wwm demo: a server did not start: {exc}", file=sys.stderr)
-        return 1
+        return fail("demo", f"a server did not start: {exc}", 1)
+    except Refusal as exc:
+        return fail("demo", f"{exc.code}: {exc.text}", 1)
     except StoreError as exc:
-        print(f"wwm demo: the run records cannot be used: {exc}", file=sys.stderr)
-        return 2
+        return fail("demo", f"the run records cannot be used: {exc}", 2)
     finally:
         for server in servers.values():
             server.stop()
 
 
-async def _demo(console, servers, args) -> int:
+def _kept(done: list, current) -> str:
+    """What an interrupted demo left behind, in words."""
+    records = [r.record_id for r in done if r.record_id is not None]
+    cut = current is not None and all(current is not r for r in done)
+    if cut and current.record_id is not None:
+        records.append(current.record_id)  # the run cut short is recorded as interrupted
+    where = f"stopped during run {len(done) + 1} of 3" if cut or done else "stopped before the first run"
+    if not records:
+        return f"{where}; nothing recorded"
+    if len(records) == 1:
+        return f"{where}; recorded as run {records[0]} (wwm runs show {records[0]})"
+    return f"{where}; recorded as runs {', '.join(map(str, records))} (wwm runs)"
+
+
+async def _demo(console, servers, args, done: list, seen: dict) -> int:
     from rich.table import Table
 
     from ..client.remote import fetch_card_sync
@@ -82,8 +102,11 @@ async def _demo(console, servers, args) -> int:
     for name, mind in societies:
         society = parse({"name": name, "mind": mind, "world": world,
                          "run": {"steps": args.steps, "timeout": 5.0}})
-        result = await execute(society, society.settings(), db=args.db, console=console, summary=False)
+        seen.clear()
+        result = await execute(society, society.settings(), db=args.db, console=console, summary=False,
+                               quiet=args.quiet, seen=seen)
         results.append((name, result))
+        done.append(result)
     table = Table(title=f"Scores in the grid world ({args.steps} steps, seed {args.seed})")
     for column in ("society", "status", "steps", "score", "steps/s", "record"):
         table.add_column(column)

@@ -14,13 +14,15 @@ import os
 import sys
 from pathlib import Path
 
+from .common import fail, interrupted, port_number, ready_line
+
 TOOLS = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python")
-NOT_INSTALLED = "wwm docs: the documentation tools are not installed; pip install -e '.[docs]'"
+NOT_INSTALLED = "the documentation tools are not installed; pip install -e '.[docs]'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port to serve the site on, on 127.0.0.1 (0: any free port; default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000,
+                        help="port to serve the site on, on 127.0.0.1 (0: any free port)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=None,
                         help="folder to build the site into (default: %s)" % _display(default_out()))
     parser.add_argument("--build-only", action="store_true",
@@ -89,38 +91,42 @@ def build(config: Path, out: Path) -> tuple[bool, str]:
 
 def run(args: argparse.Namespace) -> int:
     if tools_missing():
-        print(NOT_INSTALLED, file=sys.stderr)
-        return 2
+        return fail("docs", NOT_INSTALLED, 2)
     config = config_file()
     if not config.is_file():
-        print("wwm docs: the site's sources (mkdocs.yml and docs/) are not here: they come with a clone "
-              "of the repository, not with an installed package", file=sys.stderr)
-        return 2
-    if not 0 <= args.port <= 65535:
-        print(f"wwm docs: --port must be between 0 and 65535, not {args.port}", file=sys.stderr)
-        return 2
+        return fail("docs", "the site's sources (mkdocs.yml and docs/) are not here: they come with a clone "
+                            "of the repository, not with an installed package", 2)
     out = (args.out or default_out()).expanduser().resolve()
     if problem := _usable_out(out):
-        print(f"wwm docs: {problem}", file=sys.stderr)
-        return 2
+        return fail("docs", problem, 2)
     server = None
     if not args.build_only:  # take the port first, so a busy one fails before the build
         try:
             server = _server(out, args.port)
         except OSError as exc:
-            print(f"wwm docs: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-            return 1
+            return fail("docs", f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", 1)
+    existed = out.exists()
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        ok, problems = build(config, out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            ok, problems = build(config, out)
+        except KeyboardInterrupt:
+            if not existed:
+                import shutil
+
+                shutil.rmtree(out, ignore_errors=True)
+                return interrupted("docs", "the site was not built; nothing saved")
+            return interrupted("docs", f"the site in {out} may be half built; wwm docs builds it again")
         if not ok:
-            print(f"wwm docs: the site did not build:\n{problems}", file=sys.stderr)
+            # the headline, then MkDocs's own lines: what to mend
+            fail("docs", "the site did not build; MkDocs says:")
+            print(problems, file=sys.stderr)
             return 1
         if server is None:
             print(out)
             return 0
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        print(f"docs at {url}", flush=True)
+        ready_line("the documentation", url)
         if args.open:
             import webbrowser
 
@@ -128,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            pass
+            return interrupted("docs", f"stopped serving; the site stays built in {out}")
         return 0
     finally:
         if server is not None:

@@ -13,6 +13,8 @@ import asyncio
 import sys
 from contextlib import contextmanager
 
+from .common import fail, interrupted
+
 
 def escape(text: str) -> str:
     """``text`` shown as it is by rich, never read as markup (a reply may well hold ``[/]``)."""
@@ -72,7 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     forget.add_argument("--db", metavar="FILE", required=True)
     # ``wwm meta`` alone: act on "test" with you as A
     _computation_options(parser, top=True)
-    parser.set_defaults(observation="test")
+    # -q and -v are on each subcommand (wwm.cli.main.add_common_options); ``wwm meta`` alone
+    # still needs their values
+    parser.set_defaults(observation="test", quiet=False, verbose=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if command in ("list", "tree", "forget"):
         problem = _not_a_meta_database(db)
         if problem:
-            print(f"wwm meta {command}: {problem}", file=sys.stderr)
-            return 2
+            return fail(f"meta {command}", problem, 2)
     try:
         if command == "list":
             return _list(console, db)
@@ -102,11 +105,13 @@ def run(args: argparse.Namespace) -> int:
         return _run_until_complete(_compute(console, args, command))
     except (SettingsError, KeyError, DatabaseError, EOFError, OutOfLines, DecodeError, Refusal) as exc:
         text, code = _explain(exc, db)
-        print(f"wwm meta: {text}", file=sys.stderr)
-        return code
+        return fail("meta", text, code)
     except KeyboardInterrupt:
-        print("\nwwm meta: interrupted", file=sys.stderr)
-        return 130
+        if sys.stdout.isatty():
+            print()  # off the prompt's line
+        human = command in ("act", "hch") and (args.amplify or "human") == "human"
+        return interrupted("meta", f"the answers typed so far are kept in {db}; the same command resumes"
+                           if human and db else "nothing saved")
 
 
 def _run_until_complete(coroutine):
@@ -158,7 +163,7 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
     if human:
         session.hch.on_step = lambda call, step: step.cached and print(
             f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
-    with _progress(console, session.hch, shown=not human):
+    with _progress(console, session.hch, shown=not human and not args.quiet):
         if command == "hch":
             answer = await session.hch.ask(Message((args.question,)))  # "[]" typed is text, not a slot
             console.print(f"\n[bold]HCH replied[/] {escape(answer.reply.expand())}")
@@ -267,8 +272,7 @@ def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -
     store = Store(db)
     saved = store.computations()
     if not saved:
-        print(f"wwm meta tree: {db} holds no computations", file=sys.stderr)
-        return 2
+        return fail("meta tree", f"{db} holds no computations", 2)
     number = number if number is not None else saved[-1][0]
     calls = store.load_calls(number)
     label = next((label for n, label, _ in saved if n == number), str(number))
@@ -286,8 +290,7 @@ def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -
         try:
             page.save_html(html, theme=None)
         except OSError as exc:
-            print(f"wwm meta tree: cannot write {html}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            return fail("meta tree", f"cannot write {html}: {exc.strerror or exc}", 2)
         console.print(f"wrote {escape(html)}")
     return 0
 
@@ -298,7 +301,6 @@ def _forget(db: str, prefix: str) -> int:
     try:
         gone = Store(db).memo.invalidate(prefix)
     except ValueError as exc:
-        print(f"wwm meta forget: {exc}", file=sys.stderr)
-        return 2
+        return fail("meta forget", exc, 2)
     print(f"forgot {gone} memo answer{'s' if gone != 1 else ''}")
     return 0 if gone else 1

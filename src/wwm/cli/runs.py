@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=_positive, default=20, metavar="N", help="show the latest N runs (default 20)")
     parser.add_argument("--status", default=None, help="only runs with this status")
     parser.add_argument("--json", action="store_true", help="print the list as JSON instead")
+    # -q and -v are on each action (wwm.cli.main.add_common_options); ``wwm runs`` alone lists
+    parser.set_defaults(quiet=False, verbose=False)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.add_parser("list", parents=[common, listing], help="list the latest runs (the default)",
                    description="List the latest recorded runs, newest first.")
@@ -68,20 +70,19 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..store import RunStore, StoreError
+    from .common import fail
 
     console = Console()
     plot = getattr(args, "plot", None)
     if plot is not None and not plot.lower().endswith(".png"):
-        print(f"wwm runs: --plot wants a file name ending in .png, not {plot!r}", file=sys.stderr)
-        return 2
+        return fail("runs", f"--plot wants a file name ending in .png, not {plot!r}", 2)
     try:
         with RunStore(args.db) as store:
             if args.action == "show":
                 return _show(console, store, args)
             return _list(console, store, args.limit, args.status, args.json)
     except StoreError as exc:  # an unknown run, or a database that cannot be read
-        print(f"wwm runs: {exc}", file=sys.stderr)
-        return 1
+        return fail("runs", exc, 1)
 
 
 # ---- list ----------------------------------------------------------------------------------

@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from .common import port_number
 
 MODES = ("per-query", "persistent")
 _SERVED: dict[str, type] = {}   # the classes this process serves, by name, for snapshots
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="per-query: one process per query, state saved to disk (11.4.1); "
                              "persistent: one process per run (11.4.2). Default: per-query")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0: any free port)")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="seconds the program has to answer one query (default: 10)")
     parser.add_argument("--state-dir", metavar="DIR",
@@ -157,7 +158,7 @@ def _restore(name: str, state: dict[str, Any]) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ..server import serve
-    from .common import UsageError, parse_pairs
+    from .common import UsageError, fail, interrupted, parse_pairs, ready_line
 
     try:
         command = resolve_command(list(args.command))
@@ -170,21 +171,28 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--state needs --state-dir too: a restarted server can only resume "
                              "runs whose program state is still where it left it")
     except (ValueError, UsageError) as exc:
-        print(f"wwm serve-exec: {exc}", file=sys.stderr)
-        return 2
+        return fail("serve-exec", exc, 2)
     made = args.state_dir is None
     workdir = Path(tempfile.mkdtemp(prefix="wwm-exec-")) if made else Path(args.state_dir)
     try:
         workdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"wwm serve-exec: cannot use --state-dir {args.state_dir}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return fail("serve-exec", f"cannot use --state-dir {args.state_dir}: {exc.strerror}", 2)
     cls = exec_class(command, role=args.role, mode=args.mode, workdir=workdir, timeout=args.timeout,
                      state_format=args.state_format, action_format=args.action_format,
                      query_sets=query_sets)
+    typed = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
     try:
         serve(cls, host=args.host, port=args.port, defaults=defaults, public_url=args.public_url,
-              log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state)
+              log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state,
+              on_ready=lambda url: ready_line(f"the {args.role} `{typed}` ({args.mode})", url))
+    except OSError as exc:
+        return fail("serve-exec", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)
+    except KeyboardInterrupt:
+        if made:
+            return interrupted("serve-exec", "stopped serving; the program's temporary state directory was removed")
+        kept = f"stopped serving; the program's state is kept in {args.state_dir}"
+        return interrupted("serve-exec", kept + (f" and the runs in {args.state}" if args.state else ""))
     finally:
         if made:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from pathlib import Path
+
+from .common import port_number
 
 
 def _floats(text: str) -> list[float]:
@@ -23,16 +24,6 @@ def _floats(text: str) -> list[float]:
     if not values or min(values) <= 0 or not all(math.isfinite(v) for v in values):
         raise argparse.ArgumentTypeError(f"expected positive numbers separated by commas, got {text!r}")
     return values
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is a whole number from 0 to 65535, got {text!r}")
-    return port
 
 
 def _seconds(text: str) -> float:
@@ -67,13 +58,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="tworld_command", metavar="ACTION", required=True)
     serve = sub.add_parser("serve", help="the browser page and its game server, with the proxy")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=_port, default=8330)
-    serve.add_argument("--proxy-port", type=_port, default=3313, help="run the proxy here (0: any free port)")
+    serve.add_argument("--port", type=port_number, default=8330, help="the page's port (0: any free port)")
+    serve.add_argument("--proxy-port", type=port_number, default=3313, help="run the proxy here (0: any free port)")
     serve.add_argument("--proxy-url", help="use a proxy already running (ws://host:port/) instead")
     serve.add_argument("--recordings", default="tworld-recordings", help="folder for recorded runs")
     proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
     proxy.add_argument("--host", default="127.0.0.1")
-    proxy.add_argument("--port", type=_port, default=3313)
+    proxy.add_argument("--port", type=port_number, default=3313, help="port for agents and robots (0: any free port)")
     proxy.add_argument("-n", "--no-forward", action="store_true", help="do not forward world messages to agents")
     batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
     batch.add_argument("--agents", default="reactive,deliberative,cautious")
@@ -98,34 +89,37 @@ def run(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
-    import socket
 
     import uvicorn
 
     from wwm.proxy.server import Proxy
     from wwm.worlds.tileworld.app import create_app
 
+    from .common import fail, interrupted, ready_line
+
     if problem := _writable_folder(Path(args.recordings)):
-        print(f"wwm tworld serve: {problem}", file=sys.stderr)
-        return 2
+        return fail("tworld serve", problem, 2)
 
     async def main() -> None:
         # bind the page's port first: a busy port is a one-line error before anything starts
-        family = socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.create_server((args.host, args.port), family=family)
-        # accepted sockets inherit it: without it, answers on a kept-alive connection wait for
-        # delayed ACKs (23 instead of ~2,900 page requests a second, measured)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # (listen sets TCP_NODELAY, which accepted sockets inherit: without it, answers on a
+        # kept-alive connection wait for delayed ACKs; 23 instead of ~2,900 page requests a second)
+        sock = _bind(args.host, args.port, "--port")
         port = sock.getsockname()[1]
         proxy_url = args.proxy_url
         proxy = None
         if proxy_url is None:
-            proxy = await Proxy(args.host, args.proxy_port).start()
+            try:
+                proxy = await Proxy(args.host, args.proxy_port).start()
+            except OSError as exc:
+                sock.close()
+                raise _BindError(args.host, args.proxy_port, "--proxy-port", exc) from None
             proxy_url = f"ws://{args.host}:{proxy.port}/"
-            print(f"proxy: agents connect to {args.host}:{proxy.port} and send CONNECT:<magic string>", flush=True)
         app = create_app(proxy_url=proxy_url, recordings=args.recordings)
         server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, log_level="warning"))
-        print(f"T-World page: http://{args.host}:{port}/", flush=True)
+        ready_line("the T-World page", f"http://{args.host}:{port}/")
+        if proxy is not None:
+            print(f"proxy: agents connect to {args.host}:{proxy.port} and send CONNECT:<magic string>", flush=True)
         try:
             await server.serve(sockets=[sock])
         finally:
@@ -134,10 +128,30 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except OSError as exc:
-        print(f"wwm tworld serve: {exc}", file=sys.stderr)
-        return 1
+    except (_BindError, OSError) as exc:
+        return fail("tworld serve", exc, 1)
+    except KeyboardInterrupt:
+        return interrupted("tworld serve", f"stopped serving; the recorded games are in {args.recordings}")
     return 0
+
+
+class _BindError(Exception):
+    """A port that cannot be listened on, and the option that named it."""
+
+    def __init__(self, host: str, port: int, option: str, exc: OSError) -> None:
+        # both socket's and asyncio's name the address again: keep the reason alone
+        reason = (exc.strerror or str(exc)).split(" (while attempting")[0].rsplit(": ", 1)[-1]
+        super().__init__(f"cannot listen on {host}:{port} ({option}): {reason}")
+
+
+def _bind(host: str, port: int, option: str):
+    """A listening socket on ``host:port`` (port 0: any free port), or _BindError."""
+    from wwm.server import listen
+
+    try:
+        return listen(host, port)
+    except OSError as exc:
+        raise _BindError(host, port, option, exc) from None
 
 
 def _proxy(args: argparse.Namespace) -> int:
@@ -146,18 +160,25 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from wwm.proxy.server import Proxy
 
+    from .common import fail, interrupted, ready_line
+
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
 
     async def main() -> None:
-        proxy = await Proxy(args.host, args.port, forward_to_agent=not args.no_forward).start()
-        print(f"T-World proxy on {args.host}:{proxy.port}", flush=True)
+        try:
+            proxy = await Proxy(args.host, args.port, forward_to_agent=not args.no_forward).start()
+        except OSError as exc:
+            raise _BindError(args.host, args.port, "--port", exc) from None
+        ready_line("the T-World proxy", f"ws://{args.host}:{proxy.port}/")
+        print(f"agents connect to {args.host}:{proxy.port} and send CONNECT:<magic string>", flush=True)
         await proxy.serve_forever()
 
     try:
         asyncio.run(main())
-    except OSError as exc:
-        print(f"wwm tworld proxy: {exc}", file=sys.stderr)
-        return 1
+    except (_BindError, OSError) as exc:
+        return fail("tworld proxy", exc, 1)
+    except KeyboardInterrupt:
+        return interrupted("tworld proxy", "stopped serving; the proxy keeps nothing")
     return 0
 
 
@@ -173,24 +194,24 @@ def _batch(args: argparse.Namespace) -> int:
     from wwm.worlds.tileworld.batch import sweep
     from wwm.worlds.tileworld.config import Config, ConfigError
 
+    from .common import fail, interrupted
+
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = [a for a in agents if a not in BUILTIN]
     if unknown or not agents:
-        print(f"wwm tworld batch: unknown agent(s) {unknown}: choose from {', '.join(BUILTIN)}", file=sys.stderr)
-        return 2
+        return fail("tworld batch", f"unknown agent(s) {unknown}: choose from {', '.join(BUILTIN)}", 2)
     if args.trials < 1 or args.time <= 0:
-        print("wwm tworld batch: --trials must be at least 1 and --time positive", file=sys.stderr)
-        return 2
+        return fail("tworld batch", "--trials must be at least 1 and --time positive", 2)
     try:
         base = Config(rows=args.rows, columns=args.columns, seed=args.seed, end={"neutral": {"time": args.time}})
     except ConfigError as exc:
-        print(f"wwm tworld batch: {exc}", file=sys.stderr)
-        return 2
+        return fail("tworld batch", exc, 2)
     out = Path(args.out)
-    for folder in (out.parent, *([Path(args.record)] if args.record else [])):
+    folders = [out.parent, *([Path(args.record)] if args.record else [])]
+    made = [f for f in folders if not f.exists()]
+    for folder in folders:
         if problem := _writable_folder(folder):
-            print(f"wwm tworld batch: {problem}", file=sys.stderr)
-            return 2
+            return fail("tworld batch", problem, 2)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -198,10 +219,28 @@ def _batch(args: argparse.Namespace) -> int:
 
     total = len(agents) * len(args.gammas) * len(args.dynamisms) * args.trials
     console = Console()
-    with Progress(console=console) as progress:
-        task = progress.add_task("Tileworld games", total=total)
-        points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=lambda: progress.advance(task),
-                       record=Path(args.record) if args.record else None)
+    played = 0
+
+    def on_game() -> None:
+        nonlocal played
+        played += 1
+        progress.advance(task)
+
+    try:
+        with Progress(console=console, disable=args.quiet) as progress:
+            task = progress.add_task("Tileworld games", total=total)
+            points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=on_game,
+                           record=Path(args.record) if args.record else None)
+    except KeyboardInterrupt:
+        for folder in made:  # no empty folder left behind
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        kept = f"no table written to {out.with_suffix('.csv')}"
+        if args.record and played:
+            kept += f"; the games finished so far are recorded in {args.record}"
+        return interrupted("tworld batch", f"stopped after {played} of {total} games; {kept}")
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(points[0])))
         writer.writeheader()
@@ -236,10 +275,17 @@ def _replay(args: argparse.Namespace) -> int:
     from wwm.worlds.tileworld.config import ConfigError
     from wwm.worlds.tileworld.recording import Recording, RecordingError, replay
 
+    from .common import fail
+
     try:
-        checked = replay(Recording.load(args.recording))
-    except (OSError, RecordingError, ConfigError) as exc:
-        print(f"wwm tworld replay: {exc}", file=sys.stderr)
-        return 1
+        recording = Recording.load(args.recording)
+    except OSError as exc:
+        return fail("tworld replay", f"cannot read {args.recording}: {exc.strerror or exc}", 2)
+    except (RecordingError, ConfigError) as exc:  # not a recording that can be used
+        return fail("tworld replay", exc, 2)
+    try:
+        checked = replay(recording)
+    except (RecordingError, ConfigError) as exc:  # the replay differs from the recording
+        return fail("tworld replay", exc, 1)
     print(f"{args.recording}: {checked} percepts reproduced exactly")
     return 0

@@ -73,7 +73,7 @@ def test_wwm_run_plays_the_tileworld_with_the_built_in_mind(servers):
                              world_server.url, "--world-arg", "time=20", "--world-arg", "seed=3"],
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
-    score = re.search(r"world's score at End run\s*│\s*(\d+)", result.stdout)
+    score = re.search(r"world's score at End run: (\d+)", result.stdout)
     assert score and int(score.group(1)) > 0
 
 
