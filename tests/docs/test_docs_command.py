@@ -35,7 +35,7 @@ def test_it_serves_the_site_on_the_port_it_prints(tmp_path):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = process.stdout.readline()
-        match = re.fullmatch(r"docs at (http://127\.0\.0\.1:(\d+)/)\n", line)
+        match = re.fullmatch(r"serving the documentation at (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C stops it\)\n", line)
         assert match, (line, process.stderr.read() if process.poll() is not None else "")
         assert int(match.group(2)) > 0
         with urllib.request.urlopen(match.group(1) + "getting-started/", timeout=10) as reply:

@@ -42,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
                                       "seconds": round(c.seconds, 6)} for c in checks]}, indent=2))
         return 1 if failed else 0
     table = Table(title=escape(f"wwm check {args.url} ({args.encoding})"))
-    for column in ("check", "result", "detail", "ms"):
-        table.add_column(column)
+    for column in ("check", "result", "detail", "ms"):  # in 80 columns a detail wraps, never cut
+        table.add_column(column, overflow="fold", no_wrap=column in ("result", "ms"),
+                         justify="right" if column == "ms" else "left")
     for c in checks:
         table.add_row(escape(c.name), "[green]pass[/]" if c.passed else "[red]FAIL[/]", escape(c.detail),
                       f"{c.seconds * 1000:.1f}")

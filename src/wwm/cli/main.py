@@ -63,16 +63,21 @@ class Parser(argparse.ArgumentParser):
                   else f"wwm: {message} (see {hint})\n")
 
 
-def add_common_options(parser: argparse.ArgumentParser) -> None:
+def add_common_options(parser: argparse.ArgumentParser, inherited: bool = False) -> None:
     """-q and -v on every command (docs/cli.md), and on each action of a command that has them
-    (``wwm runs show -q``: argparse reads options after the action's name)."""
+    (``wwm runs show -q``: argparse reads options after the action's name). An action's own
+    flags default to "not given", so ``wwm runs -q show 1`` keeps the command's ``-q``."""
     actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if actions:
         for child in dict.fromkeys(actions[0].choices.values()):
             child.formatter_class = HelpFormatter
-            add_common_options(child)
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars or chatter: results and errors only")
-    parser.add_argument("-v", "--verbose", action="store_true", help="say more: every event, and the library's log")
+            child.set_defaults(_parser=child)  # a mistake after the action names the action
+            add_common_options(child, inherited=True)
+    default = argparse.SUPPRESS if inherited else False
+    parser.add_argument("-q", "--quiet", action="store_true", default=default,
+                        help="no progress bars or chatter: results and errors only")
+    parser.add_argument("-v", "--verbose", action="store_true", default=default,
+                        help="say more: every event, and the library's log")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:
-        return interrupted(args.command, "nothing was saved")
+        return interrupted(args.command, "stopped")
 
 
 if __name__ == "__main__":

@@ -49,8 +49,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=_positive, default=20, metavar="N", help="show the latest N runs (default 20)")
     parser.add_argument("--status", default=None, help="only runs with this status")
     parser.add_argument("--json", action="store_true", help="print the list as JSON instead")
-    # -q and -v are on each action (wwm.cli.main.add_common_options); ``wwm runs`` alone lists
-    parser.set_defaults(quiet=False, verbose=False)
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.add_parser("list", parents=[common, listing], help="list the latest runs (the default)",
                    description="List the latest recorded runs, newest first.")

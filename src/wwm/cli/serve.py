@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
     except Refusal as exc:
         return fail("serve", f"bad --arg: {exc.text}", 2)
     except OSError as exc:
-        return fail("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)
+        return fail("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}".split(" (while")[0], 1)
     return 0
