@@ -19,7 +19,7 @@ from wwm.acl.agent import Agent
 from wwm.acl.message import AID
 from wwm.acl.network import serve_agent
 from wwm.client.remote import RemoteMind
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 
 async def measure(url: str, seconds: float, encoding: str) -> list[tuple[str, float, float]]:

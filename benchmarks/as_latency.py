@@ -103,7 +103,7 @@ def main() -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from wwm.testing import ServerProcess
+    from wwm.server.process import ServerProcess
 
     here = Path(__file__).resolve()
     quick = [ServerProcess(f"{here}:QuickMind") for _ in range(4)]

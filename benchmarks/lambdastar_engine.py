@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from wwm.evaluation import vector
-from wwm.evaluation.battery import BatterySpec, build
-from wwm.evaluation.harness import Setting, play
+from wwm.lambdastar import vector
+from wwm.lambdastar.battery import BatterySpec, build
+from wwm.lambdastar.harness import Setting, play
 
 CPP_REFERENCE = 6000.0  # episodes/s, authors' C++ code, same workload (issue 4)
 TEAMS = (Setting("local", 1), Setting("random", 1))

@@ -37,7 +37,7 @@ from bench_servers import ConstantMind, CounterWorld
 
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.runner import Runner, RunSettings
-from wwm.testing import ServerProcess, free_port
+from wwm.server.process import ServerProcess, free_port
 
 ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
 TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent": 8000}

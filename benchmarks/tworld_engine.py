@@ -1,7 +1,7 @@
 """Benchmark of the Tileworld discrete core, one command:  python benchmarks/tworld_engine.py
 
 Prints world steps per second side by side, all measured in this run:
-- baseline: the project's small grid world (``wwm.worlds.grid.GridEngine``) stepping,
+- baseline: the project's small grid world (``wwm.kit.grid.GridEngine``) stepping,
 - the Tileworld engine stepping (T-World defaults: 9x10, dynamic, γ = 0.35) with random moves,
 - the same plus the T-World percept JSON built for the agent every step (what a networked
   agent costs the world), and with the built-in reactive agent deciding every step,
@@ -15,11 +15,11 @@ import argparse
 import random
 import time
 
-from wwm.worlds.grid import GridEngine
-from wwm.worlds.tileworld import percepts
-from wwm.worlds.tileworld.agents import ReactiveAgent
-from wwm.worlds.tileworld.config import Config, Range
-from wwm.worlds.tileworld.engine import Engine
+from wwm.kit.grid import GridEngine
+from wwm.tileworld import percepts
+from wwm.tileworld.agents import ReactiveAgent
+from wwm.tileworld.config import Config, Range
+from wwm.tileworld.engine import Engine
 
 MOVES = ("north", "south", "east", "west")
 

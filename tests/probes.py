@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from wwm import Mind, Outcome, RunStarted, Suggestion, World
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 TESTS = Path(__file__).resolve().parent
 PROBE_ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}

@@ -19,9 +19,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from wwm.client.exec_transport import PerQueryTransport, PersistentTransport
+from wwm.server.exec import PerQueryTransport, PersistentTransport
 from wwm.client.remote import RemoteMind
-from wwm.testing import ServerProcess, free_port
+from wwm.server.process import ServerProcess, free_port
 
 HERE = Path(__file__).resolve().parent
 STATE = "size=8 step=0 x=4 y=4 fd=2 hd=6 food=4,6;1,1;7,2 hazard=0,0;7,7"
@@ -59,7 +59,7 @@ async def main(seconds: float) -> None:
         rows.append((label, "transport only (no HTTP)", *await rate(RemoteMind(transport), seconds)))
 
     servers = [
-        ("Python FoodSeeker (baseline)", "wwm serve, HTTP", ServerProcess("wwm.minds.grid_minds:FoodSeeker")),
+        ("Python FoodSeeker (baseline)", "wwm serve, HTTP", ServerProcess("wwm.kit.grid_minds:FoodSeeker")),
         ("C, per-query", "serve-exec, HTTP", serve_exec("per-query", str(binary))),
         ("C, persistent", "serve-exec, HTTP", serve_exec("persistent", str(binary))),
         ("JavaScript, persistent", "serve-exec, HTTP", serve_exec("persistent", "node", str(HERE / "mind.js"))),

@@ -8,7 +8,7 @@
  *   wwm serve-exec --mode persistent --port 8104 -- examples/exec/mind
  *
  * It heads for the nearest food, and steps away when a hazard is next to it (see
- * src/wwm/worlds/grid.py for the state and action formats).
+ * src/wwm/kit/grid.py for the state and action formats).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 //   wwm serve-exec --mode persistent --port 8102 -- node examples/exec/mind.js
 //
 // It goes for the nearest food but will not step next to a hazard if it can help it (see
-// src/wwm/worlds/grid.py for the state and action formats).
+// src/wwm/kit/grid.py for the state and action formats).
 "use strict";
 const crypto = require("crypto");
 const readline = require("readline");

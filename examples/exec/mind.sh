@@ -4,7 +4,7 @@
 #   wwm serve-exec --mode per-query --port 8101 -- sh examples/exec/mind.sh
 #
 # It reads one query (XML, up to the line </xml>) on stdin and writes one response on
-# stdout. It walks toward the nearest food (see src/wwm/worlds/grid.py for the state
+# stdout. It walks toward the nearest food (see src/wwm/kit/grid.py for the state
 # format) and keeps a tally of steps and points on disk between queries, in a file named
 # after the run ID it mints in its New run response.
 

@@ -11,7 +11,7 @@ import sys
 
 import wwm
 from wwm.client.runner import RunSettings, run
-from wwm.worlds.grid import GridWorld
+from wwm.kit.grid import GridWorld
 
 from toward_food import TowardFood  # the file beside this one
 

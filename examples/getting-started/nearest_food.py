@@ -2,7 +2,7 @@ from wwm import Mind, Suggestion
 
 
 class NearestFood(Mind):
-    """Steps toward the nearest food in the grid world (wwm.worlds.grid)."""
+    """Steps toward the nearest food in the grid world (wwm.kit.grid)."""
 
     async def get_action(self, state: str) -> Suggestion:
         items = dict(item.split("=", 1) for item in state.split())  # size=8 x=2 y=5 food=1,2;6,6 ...

@@ -1,4 +1,4 @@
-"""A first Mind, for the grid world (wwm.worlds.grid:GridWorld): walk to the
+"""A first Mind, for the grid world (wwm.kit.grid:GridWorld): walk to the
 nearest food, keeping out of reach of the hazards.
 
     wwm serve examples/getting-started/toward_food.py:TowardFood --port 8002

@@ -14,6 +14,9 @@ from .protocol.interfaces import (
     World,
 )
 from .protocol.results import Outcome, RunStarted, Suggestion, Values
+from ._moved import install as _keep_old_module_names
+
+_keep_old_module_names()
 
 __version__ = "0.1.0"
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from wwm.acl.carry import from_text, is_acl, to_text
 from wwm.acl.engine import Engine
 from wwm.acl.message import AID, ACLMessage
-from wwm.worlds.tileworld import Config, Team
-from wwm.worlds.tileworld import Engine as Tileworld
+from wwm.tileworld import Config, Team
+from wwm.tileworld import Engine as Tileworld
 
 
 @settings(max_examples=80, deadline=None)

@@ -18,7 +18,7 @@ from wwm.acl.directory import Directory, listing_from_card, register_with, searc
 from wwm.acl.log import read, replay, show
 from wwm.acl.message import AID, AclError
 from wwm.acl.network import serve_agent
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 

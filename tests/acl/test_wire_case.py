@@ -15,7 +15,7 @@ from wwm.acl.agent import Agent
 from wwm.acl.log import read
 from wwm.acl.message import AID, ACLMessage
 from wwm.acl.network import HttpTransport, serve_agent
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 

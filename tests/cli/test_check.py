@@ -14,7 +14,7 @@ from aiohttp import web
 
 from probes import probe_server
 from wwm.client.conformance import check_server
-from wwm.testing import ServerProcess, free_port
+from wwm.server.process import ServerProcess, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ import pytest
 
 from wwm.cli.main import COMMANDS, build_parser, main
 from wwm.store import RunStore
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = [name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module) is not None]
@@ -77,7 +77,7 @@ def test_a_bogus_flag_is_one_line_and_status_2(capsys, argv):
     assert "(see wwm " in lines[0] and "--help)" in lines[0]
 
 
-SERVERS = [(["serve", "wwm.minds.random_mind:RandomMind"], 8000), (["serve-exec"], 8000),
+SERVERS = [(["serve", "wwm.kit.random_mind:RandomMind"], 8000), (["serve-exec"], 8000),
            (["tworld", "serve"], 8330), (["tworld", "proxy"], 3313), (["docs"], 8000)]
 
 
@@ -158,7 +158,7 @@ def test_serve_on_port_0_imports_module_class_from_the_current_directory(tmp_pat
         stop(process)
 
 
-@pytest.mark.parametrize("argv", [["serve", "wwm.minds.random_mind:RandomMind"],
+@pytest.mark.parametrize("argv", [["serve", "wwm.kit.random_mind:RandomMind"],
                                   ["serve-exec", "--", "sh", str(ROOT / "examples/exec/mind.sh")]],
                          ids=lambda argv: argv[0])
 def test_a_busy_port_is_one_line_and_status_1(capsys, argv):
@@ -176,8 +176,8 @@ def test_a_busy_port_is_one_line_and_status_1(capsys, argv):
 # ---- results: --json on stdout alone, and Ctrl-C in wwm run -----------------------------------
 @pytest.fixture(scope="module")
 def world_and_mind():
-    with ServerProcess("wwm.worlds.grid:GridWorld") as world, \
-            ServerProcess("wwm.minds.random_mind:RandomMind") as mind:
+    with ServerProcess("wwm.kit.grid:GridWorld") as world, \
+            ServerProcess("wwm.kit.random_mind:RandomMind") as mind:
         yield world.url, mind.url
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from wwm.store import RunStore
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,8 +41,8 @@ def test_demo_runs_to_the_end(tmp_path):
 
 @pytest.mark.slow
 def test_run_a_society_file_against_servers(tmp_path):
-    servers = [ServerProcess("wwm.worlds.grid:GridWorld"), ServerProcess("wwm.minds.grid_minds:FoodSeeker"),
-               ServerProcess("wwm.minds.grid_minds:HazardAvoider"), ServerProcess("wwm.selection.region:RegionMind")]
+    servers = [ServerProcess("wwm.kit.grid:GridWorld"), ServerProcess("wwm.kit.grid_minds:FoodSeeker"),
+               ServerProcess("wwm.kit.grid_minds:HazardAvoider"), ServerProcess("wwm.kit.region:RegionMind")]
     text = (ROOT / "examples/societies/region-switch.yaml").read_text()
     try:
         for port, server in zip((8001, 8002, 8003, 8004), servers):

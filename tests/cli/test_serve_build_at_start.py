@@ -15,7 +15,7 @@ import pytest
 from wwm import Refusal, World
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.server import build_at_start
-from wwm.testing import ServerProcess, free_port
+from wwm.server.process import ServerProcess, free_port
 
 AS_MIND = "wwm.selection.mind_as:ActionSelectionMind"
 
@@ -57,7 +57,7 @@ async def test_a_good_value_still_serves() -> None:
 @pytest.mark.slow
 async def test_a_class_each_run_must_complete_still_serves() -> None:
     # RegionMind builds only with the region and minds each run gives: a timeout alone is no fault
-    with ServerProcess("wwm.selection.region:RegionMind", args={"timeout": "5"}) as server:
+    with ServerProcess("wwm.kit.region:RegionMind", args={"timeout": "5"}) as server:
         async with RemoteMind(server.url, region="x<3", minds=["action:a", "action:b"]) as mind:
             await mind.new_run()
             assert (await mind.get_action("x=1")).action == "a"
@@ -67,7 +67,7 @@ async def test_a_class_each_run_must_complete_still_serves() -> None:
 @pytest.mark.slow
 async def test_defaults_may_leave_a_required_argument_to_each_run() -> None:
     # MindAsWorld needs `mind`; a server may default only `opening` (refused at start before)
-    with ServerProcess("wwm.worlds.mind_as_world:MindAsWorld", args={"opening": "Hi there"}) as server:
+    with ServerProcess("wwm.kit.mind_as_world:MindAsWorld", args={"opening": "Hi there"}) as server:
         async with RemoteWorld(server.url) as without:
             with pytest.raises(Refusal) as refused:
                 await without.new_run()

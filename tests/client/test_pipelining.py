@@ -16,7 +16,7 @@ from wwm.client.runner import Runner, RunSettings
 from wwm.protocol import jsoncodec
 from wwm.protocol.errors import Refusal
 from wwm.protocol.messages import Query
-from wwm.testing import free_port
+from wwm.server.process import free_port
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from wwm.client.runner import Runner, RunSettings
 from wwm.protocol.errors import Refusal
 from wwm.server.dispatch import Dispatcher
 from wwm.server.tcp import start as start_tcp
-from wwm.testing import free_port
+from wwm.server.process import free_port
 
 HEADER = struct.Struct(">I")
 

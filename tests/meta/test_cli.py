@@ -181,7 +181,7 @@ def test_an_a_that_cannot_be_reached_is_one_line(url, says, capsys):
 def test_an_a_that_fails_in_the_middle_of_a_computation_is_one_line():
     from pathlib import Path
 
-    from wwm.testing import ServerProcess
+    from wwm.server.process import ServerProcess
 
     here = str(Path(__file__).resolve().parent)
     with ServerProcess("broken_mind:BrokenMind", env={"PYTHONPATH": here}) as a:

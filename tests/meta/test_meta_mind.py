@@ -12,7 +12,7 @@ from wwm import connect
 from wwm.client.runner import RunSettings, run
 from wwm.meta.store import Store
 from wwm.protocol.errors import Refusal
-from wwm.testing import ServerProcess
+from wwm.server.process import ServerProcess
 
 HERE = Path(__file__).resolve().parent
 ENV = {"PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
@@ -27,7 +27,7 @@ def echo_world():
 @pytest.mark.slow
 async def test_meta_mind_drives_a_run_in_a_world_over_http(echo_world, tmp_path):
     db = tmp_path / "meta.db"
-    with ServerProcess("wwm.minds.meta_mind:MetaMind", args={"budget": 100000, "store": db}) as mind:
+    with ServerProcess("wwm.meta.mind:MetaMind", args={"budget": 100000, "store": db}) as mind:
         result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=3, timeout=30))
     assert result.status == "ended by world"
     assert [s.action for s in result.steps] == ["hi", "ok!", "W-W-M"]
@@ -44,8 +44,8 @@ async def test_meta_mind_drives_a_run_in_a_world_over_http(echo_world, tmp_path)
 async def test_an_amplified_listener_talks_with_the_projects_eliza_patient():
     # Every reply is computed by copies of A appending "?" to the patient's words one list
     # cell each, then decoded character by character; the memo makes the copies cheap.
-    with ServerProcess("wwm.worlds.eliza_world:ElizaWorld") as world, \
-            ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": "scripted-listener"}) as mind:
+    with ServerProcess("wwm.kit.eliza_world:ElizaWorld") as world, \
+            ServerProcess("wwm.meta.mind:MetaMind", args={"amplify": "scripted-listener"}) as mind:
         result = await run(connect(mind.url), connect(world.url), RunSettings(steps=4, timeout=60))
     assert [s.action for s in result.steps] == [s.state + "?" for s in result.steps]
     assert all(s.score >= 1 for s in result.steps)  # each reply engaged the patient
@@ -54,8 +54,8 @@ async def test_an_amplified_listener_talks_with_the_projects_eliza_patient():
 
 @pytest.mark.slow
 async def test_a_can_be_any_mind_on_the_network(echo_world):
-    with ServerProcess("wwm.minds.meta_mind:ScriptedMind") as a, \
-            ServerProcess("wwm.minds.meta_mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:
+    with ServerProcess("wwm.meta.mind:ScriptedMind") as a, \
+            ServerProcess("wwm.meta.mind:MetaMind", args={"amplify": a.url, "budget": 10000}) as mind:
         result = await run(connect(mind.url), connect(echo_world.url), RunSettings(steps=1, timeout=60))
         # A goes down in the middle of a run: Meta(A) cannot suggest, and says why.
         meta = connect(mind.url)
@@ -69,7 +69,7 @@ async def test_a_can_be_any_mind_on_the_network(echo_world):
 
 @pytest.mark.slow
 async def test_bad_settings_are_refused_with_the_reason():
-    with ServerProcess("wwm.minds.meta_mind:MetaMind") as server:
+    with ServerProcess("wwm.meta.mind:MetaMind") as server:
         mind = connect(server.url, amplify="telepathy")
         with pytest.raises(Refusal, match="unknown A 'telepathy'"):
             await mind.new_run()
@@ -85,7 +85,7 @@ async def test_when_meta_cannot_read_the_answer_the_mind_cannot_suggest_and_says
     from wwm.meta.agents import FunctionPolicy
     from wwm.meta.session import Session, Settings
     from wwm.meta.store import Store as MetaStore
-    from wwm.minds.meta_mind import MetaMind
+    from wwm.meta.mind import MetaMind
 
     mind = MetaMind(budget=50, retries=1)
     mind.session = Session(Settings(budget=50, retries=1), FunctionPolicy("shrug", lambda o, a: "reply dunno"),

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from wwm import CompetingMind, Mind, RunStarted, Suggestion, Values
-from wwm.minds.learning.rewards import items
+from wwm.selection.learning.rewards import items
 
 
 class TableMind(CompetingMind):

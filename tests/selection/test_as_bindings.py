@@ -16,7 +16,7 @@ from wwm import Refusal
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
 from wwm.protocol.messages import Query
-from wwm.testing import ServerProcess, free_port
+from wwm.server.process import ServerProcess, free_port
 
 pytestmark = pytest.mark.slow
 

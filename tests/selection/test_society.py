@@ -14,7 +14,7 @@ from society_minds import DirectionMind, Forager, Idle, PlainMind, SilentMind, T
 from wwm import Refusal
 from wwm.client.runner import RunSettings, run
 from wwm.selection import METHODS, ActionSelectionMind
-from wwm.worlds.ant import AntWorld
+from wwm.selection.ant import AntWorld
 
 # the hand-computed table of test_as_rules: MBH a0, MWU a1, MCU = MCH a1
 Q = ["a0:5,a1:4,a2:0", "a0:0,a1:3,a2:4", "a0:1,a1:2,a2:0"]
@@ -267,7 +267,7 @@ async def test_a_w_learning_society_with_a_twin_of_a_mind_acts_as_without_it(tmp
     """Section 6 item 5 with learning minds: W-learning minds learn Q alone first, then W in
     the society. A twin of the homer suggests what the homer suggests, so it is never
     overruled when the homer is not, and the society acts exactly as the one without it."""
-    from wwm.minds.learning.qlearning import QLearningMind
+    from wwm.selection.learning.qlearning import QLearningMind
     from wwm.selection.compare import childhood
 
     monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
@@ -305,7 +305,7 @@ async def test_economy_of_mind_pays_the_previous_owner_and_conserves_wealth():
 
 
 async def test_a_temperature_sent_with_the_step_reaches_every_mind():
-    from wwm.minds.learning.qlearning import QLearningMind
+    from wwm.selection.learning.qlearning import QLearningMind
 
     minds = [QLearningMind(reward="score", actions="a,b", q_temperature=50.0, seed=k) for k in range(3)]
     for m in minds:
@@ -368,7 +368,7 @@ async def test_collective_w_learns_who_hurts_the_others_least_by_hand():
 async def test_collective_w_learns_over_frozen_q_learning_minds(tmp_path, monkeypatch):
     """The goal minds of `wwm compare` (frozen after childhood, not asked when they do not
     lead) report their losses, so the AS's W(x,i) fills and more than one mind leads."""
-    from wwm.minds.learning.qlearning import QLearningMind
+    from wwm.selection.learning.qlearning import QLearningMind
     from wwm.selection.compare import WORLDS, childhood
 
     monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))

@@ -18,8 +18,8 @@ from wwm.client.remote import RemoteMind
 from wwm.client.runner import RunSettings, run
 from wwm.protocol.messages import Query
 from wwm.selection import ActionSelectionMind
-from wwm.testing import ServerProcess
-from wwm.worlds.ant import AntWorld
+from wwm.server.process import ServerProcess
+from wwm.selection.ant import AntWorld
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ async def test_a_served_as_over_mind_servers_in_both_encodings(encoding):
     procs = servers(("society_minds:TableMind", {"q": "a:3,b:2.5,c:0"}),
                     ("society_minds:TableMind", {"q": "c:3.1,b:2.5,a:0"}),
                     ("society_minds:TableMind", {"q": "a:1,b:0,c:0"}), (AS, {}),
-                    ("wwm.worlds.ant:AntWorld", {}))
+                    ("wwm.selection.ant:AntWorld", {}))
     a, b, c, as_server, world = procs
     try:
         society = await start_society(as_server.url, encoding, **{
@@ -174,7 +174,7 @@ async def test_a_nested_society_three_levels_deep_over_seven_processes():
             {"key": "p", "value": 0.6, "flee": True}, {"key": "p", "value": 0.3, "flee": True})]
     lower = ServerProcess(AS, env=ENV, args={"minds": f"{forager.url},{homer.url}",
                                              "method": "min-worst-unhappiness", "timeout": 2})
-    region = ServerProcess("wwm.selection.region:RegionMind", env=ENV,
+    region = ServerProcess("wwm.kit.region:RegionMind", env=ENV,
                            args={"minds": f"{lower.url},{fleer.url}", "region": "p==9"})
     top = ServerProcess(AS, env=ENV, args={"minds": f"{region.url},{fleer2.url}", "timeout": 4})
     procs = [forager, homer, fleer, fleer2, lower, region, top]

@@ -136,7 +136,7 @@ async def serve_agent(agent: Agent, *, port: int | None = None, encoding: str = 
     import uvicorn
 
     from ..server import make_app
-    from ..testing import free_port
+    from ..server.process import free_port
 
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"

@@ -102,7 +102,7 @@ def _demo(args: argparse.Namespace) -> int:
     from ..acl.contractnet import contract_net
     from ..acl.directory import Directory
     from ..acl.network import serve_agent
-    from ..testing import ServerProcess
+    from ..server.process import ServerProcess
 
     if args.contractors < 3:
         return fail("acl demo", "--contractors must be at least 3 (one is silent, one reneges)", 2)

@@ -50,33 +50,14 @@ def ready_line(what: str, url: str) -> None:
 
 
 def load_target(target: str) -> type:
-    """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class."""
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        raise UsageError(f"expected module:Class, got {target!r}")
-    if module_name.endswith(".py"):
-        path = Path(module_name).resolve()
-        if not path.exists():
-            raise UsageError(f"no such file: {module_name}")
-        sys.path.insert(0, str(path.parent))
-        module_name = path.stem
-    else:
-        # the current directory is importable, as under uvicorn, gunicorn and flask: the
-        # console script's sys.path starts with its own bin folder instead
-        here = str(Path.cwd())
-        if here not in sys.path:
-            sys.path.insert(0, here)
+    """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class; a UsageError
+    naming what is wrong (see :func:`wwm.targets.load_target`)."""
+    from ..targets import TargetError, load_target as load
+
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"cannot import {module_name!r}: {exc}") from None
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise UsageError(f"{module_name!r} has no {attr!r}") from None
-    return obj
+        return load(target)
+    except TargetError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def parse_pairs(pairs: list[str] | None) -> dict[str, str]:

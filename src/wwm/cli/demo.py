@@ -25,16 +25,16 @@ def run(args: argparse.Namespace) -> int:
 
     from ..protocol.errors import Refusal
     from ..store import StoreError
-    from ..testing import ServerProcess
+    from ..server.process import ServerProcess
     from .common import fail, interrupted, run_async
 
     console = Console()
     servers = {
-        "world": ServerProcess("wwm.worlds.grid:GridWorld"),
-        "seeker": ServerProcess("wwm.minds.grid_minds:FoodSeeker"),
-        "avoider": ServerProcess("wwm.minds.grid_minds:HazardAvoider"),
-        "random": ServerProcess("wwm.minds.random_mind:RandomMind"),
-        "switch": ServerProcess("wwm.selection.region:RegionMind"),
+        "world": ServerProcess("wwm.kit.grid:GridWorld"),
+        "seeker": ServerProcess("wwm.kit.grid_minds:FoodSeeker"),
+        "avoider": ServerProcess("wwm.kit.grid_minds:HazardAvoider"),
+        "random": ServerProcess("wwm.kit.random_mind:RandomMind"),
+        "switch": ServerProcess("wwm.kit.region:RegionMind"),
     }
     done: list = []   # the societies run so far, for the line Ctrl-C prints
     seen: dict = {}   # the run under way

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("lambdastar", exc, 2)
     except Refusal as refusal:
         return fail("lambdastar", f"a server refused: {refusal.code}: {refusal.text}", 1)
-    from ..evaluation import report
+    from ..lambdastar import report
 
     console.print(report.table(results, title=_title(args)))
     try:
@@ -150,8 +150,8 @@ def _progress(console, quiet: bool = False):
 
 
 def _local(args, console):
-    from ..evaluation import sweep
-    from ..evaluation.agents import TEAMS
+    from ..lambdastar import sweep
+    from ..lambdastar.agents import TEAMS
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
     unknown = [x for x in agents if x not in TEAMS]
@@ -177,11 +177,11 @@ def _local(args, console):
 def _remote(args, console):
     import asyncio
 
-    from ..evaluation.battery import bands
-    from ..evaluation.remote import administer
-    from ..evaluation.sweep import Job, JobResult
-    from ..testing import ServerProcess
-    from ..worlds.lambdastar.episodes import generate
+    from ..lambdastar.battery import bands
+    from ..lambdastar.remote import administer
+    from ..lambdastar.sweep import Job, JobResult
+    from ..server.process import ServerProcess
+    from ..lambdastar.episodes import generate
 
     if len(args.grid) != 1 or len(args.seed) != 1:
         raise ValueError("--mind tests one grid size and one seed at a time")
@@ -196,7 +196,7 @@ def _remote(args, console):
     server = None
     url = args.world
     if url is None:
-        server = ServerProcess("wwm.worlds.lambdastar.world:LambdaStarWorld",
+        server = ServerProcess("wwm.lambdastar.world:LambdaStarWorld",
                                args={k: str(v).lower() if isinstance(v, bool) else v
                                      for k, v in world_args.items()})
         server.start()
@@ -227,6 +227,6 @@ def _remote(args, console):
     job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
               episodes=args.episodes, iterations=args.iterations, profile=args.profile,
               observation_range=args.observation_range, coordination=args.coordination, engine="remote")
-    from ..worlds.lambdastar.torus import torus
+    from ..lambdastar.torus import torus
     return [JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(), complexity.tolist(),
                       torus(grid).entropy(), bands_out)]

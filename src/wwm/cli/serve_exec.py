@@ -3,7 +3,7 @@ serve a program in any language that reads one query on stdin and writes one res
 stdout, in the XML of section 11.2.1 (section 11.4: the lowest common denominator).
 
 The server is an ordinary ``wwm serve`` server whose per-run object is a remote Mind or World
-over an exec transport (:mod:`wwm.client.exec_transport`): clients see run IDs the server
+over an exec transport (:mod:`wwm.server.exec`): clients see run IDs the server
 mints; the program sees the run ID it minted itself. With ``--state`` the server snapshots
 each run (the program's run ID and arguments), so a restarted server resumes per-query runs.
 """
@@ -98,7 +98,7 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
                action_format: str | None = None, query_sets: list[str] | tuple[str, ...] = ()) -> type:
     """A Mind or World class whose every instance (one per run) speaks to ``command`` through
     an exec transport in ``mode``; the server layer serves it like any other class."""
-    from ..client.exec_transport import PerQueryTransport, PersistentTransport
+    from ..server.exec import PerQueryTransport, PersistentTransport
     from ..client.remote import RemoteMind, RemoteWorld
 
     if role not in ("mind", "world"):
@@ -144,7 +144,7 @@ def _restore(name: str, state: dict[str, Any]) -> Any:
     """A run taken back from a snapshot after a restart. A per-query program keeps its state
     on disk, so the run goes on under the program's run ID; a persistent program died with
     the old server, so its run answers every query with ``run-ended``."""
-    from ..client.exec_transport import PersistentTransport
+    from ..server.exec import PersistentTransport
 
     cls = _SERVED.get(name)
     if cls is None:

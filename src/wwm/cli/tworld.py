@@ -92,8 +92,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from wwm.proxy.server import Proxy
-    from wwm.worlds.tileworld.app import create_app
+    from wwm.tileworld.proxy import Proxy
+    from wwm.tileworld.app import create_app
 
     from .common import fail, interrupted, ready_line
 
@@ -158,7 +158,7 @@ def _proxy(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
-    from wwm.proxy.server import Proxy
+    from wwm.tileworld.proxy import Proxy
 
     from .common import fail, interrupted, ready_line
 
@@ -190,9 +190,9 @@ def _batch(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from wwm.worlds.tileworld.agents import BUILTIN
-    from wwm.worlds.tileworld.batch import sweep
-    from wwm.worlds.tileworld.config import Config, ConfigError
+    from wwm.tileworld.agents import BUILTIN
+    from wwm.tileworld.batch import sweep
+    from wwm.tileworld.config import Config, ConfigError
 
     from .common import fail, interrupted
 
@@ -272,8 +272,8 @@ def _batch(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from wwm.worlds.tileworld.config import ConfigError
-    from wwm.worlds.tileworld.recording import Recording, RecordingError, replay
+    from wwm.tileworld.config import ConfigError
+    from wwm.tileworld.recording import Recording, RecordingError, replay
 
     from .common import fail
 

@@ -168,13 +168,13 @@ def build_world(spec: ServerSpec) -> World:
 
 
 def _local(spec: ServerSpec, base: type) -> Any:
-    from ..cli.common import UsageError, load_target
-    from ..server.arguments import Arguments
     from ..protocol.errors import Refusal
+    from ..server.arguments import Arguments
+    from ..targets import TargetError, load_target
 
     try:
         cls = load_target(spec.class_ or "")
-    except UsageError as exc:
+    except TargetError as exc:
         raise SocietyError(str(exc)) from None
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise SocietyError(f"{spec.class_} is not a {base.__name__} class")

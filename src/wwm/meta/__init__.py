@@ -2,7 +2,7 @@
 
 ``Meta(HCH(Agent(policy), n))`` is an agent over strings; ``HCH`` runs copies of A on trees
 of immutable messages with pointers, immutable agent snapshots and budgets; ``Store`` keeps
-computations and the memo in SQLite. See ``wwm meta --help`` and ``wwm.minds.meta_mind``.
+computations and the memo in SQLite. See ``wwm meta --help`` and ``wwm.meta.mind``.
 
 Deliberate differences from the original (its semantics otherwise, costs included):
 - prose may contain digits and ``$``; a keyword must end at a word boundary (``viewing`` is

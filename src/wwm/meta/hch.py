@@ -193,7 +193,7 @@ class HCH:
 
     async def _ask(self, agent: HCHAgent, command: P.Ask, budget: int,
                    call: Call) -> tuple[Message, None, int]:
-        recipient = self.base if command.recipient is None else _channel(agent.env, command.recipient).agent
+        recipient = self.base if command.recipient is None else _snapshot(_channel(agent.env, command.recipient))
         question = addressed(agent, _as_message(resolve(command.body, agent.env)))
         default = budget // 10 if self.split == "tenth" else budget - 1
         sub_budget = max(0, min(budget - 1, default if command.budget is None else command.budget))
@@ -251,6 +251,12 @@ def _channel(env: Sequence[Referent], index: int) -> Channel:
     if not isinstance(found, Channel):
         raise AgentError(f"@{index} is not an agent but a message: write #{index} to view it")
     return found
+
+
+def _snapshot(channel: Channel) -> HCHAgent:
+    """The agent a channel points to: channels in an HCH tree point to its own agents."""
+    assert isinstance(channel.agent, HCHAgent)
+    return channel.agent
 
 
 def _as_message(referent: Referent) -> Message:

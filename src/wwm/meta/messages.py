@@ -10,10 +10,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .hch import HCHAgent
+
+class Snapshot(Protocol):
+    """What a channel points to: an agent snapshot (an HCH agent), known by its content key."""
+
+    @property
+    def key(self) -> str: ...
 
 SLOT = "[]"
 
@@ -117,7 +121,7 @@ class Message:
 class Channel:
     """A pointer to one agent snapshot; asking it again forks that snapshot."""
 
-    agent: HCHAgent
+    agent: Snapshot
     symbol = "@"
 
     @property
@@ -140,6 +144,6 @@ class Channel:
 Referent = Message | Channel
 
 
-def addressed(sender: HCHAgent, message: Message) -> Message:
+def addressed(sender: Snapshot, message: Message) -> Message:
     """``@k: <message>``: what an ask delivers and what its reply comes back as."""
     return Message(("", ": "), (Channel(sender),)) + message

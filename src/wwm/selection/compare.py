@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..client.runner import RunSettings, run
-from ..minds.learning.qlearning import QLearningMind
+from .learning.qlearning import QLearningMind
 from ..protocol.interfaces import World
-from ..worlds.ant import AntWorld
-from ..worlds.house_robot import HouseRobotWorld
+from .ant import AntWorld
+from .house_robot import HouseRobotWorld
 from .methods import METHODS, method_class
 from .mind_as import ActionSelectionMind
 

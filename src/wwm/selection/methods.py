@@ -10,16 +10,32 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from ..minds.learning.tables import Temperature
+from .learning.tables import Temperature
 from ..protocol.results import Suggestion, Values
 from . import rules
 from .panel import Member, Panel
 from .tables import CollectiveTable, SwitchTable
 
-if TYPE_CHECKING:
-    from .mind_as import Settings
+@dataclass
+class Settings:
+    """The AS arguments a method reads."""
+
+    method: str
+    timeout: float = 2.0
+    candidates: str = "suggested"
+    actions: tuple[str, ...] = ()
+    q_temperature: float = 1.0
+    run_length: float = 10_000.0
+    w_temperature: float = 0.1
+    gamma: float = 0.9
+    period: int = 1
+    start: str = "random"
+    weights: dict[int, float] = field(default_factory=dict)
+
+    def weight(self, member: Member) -> float:
+        return self.weights.get(member.ident, 1.0)
 
 
 @dataclass

@@ -18,39 +18,18 @@ import asyncio
 import logging
 import random
 import re
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
-from ..worlds.wrappers import parse_keys
+from ..kit.wrappers import parse_keys
 from .links import card_url, check_mind_url, home_url, refuse_self, same_server
-from .methods import METHODS, Decision, Method, method_class
+from .methods import METHODS, Decision, Method, Settings, method_class
 from .panel import Member, Panel
 from .tables import WinnerMemory
 
 log = logging.getLogger("wwm.selection")
-
-
-@dataclass
-class Settings:
-    """The AS arguments a method reads."""
-
-    method: str
-    timeout: float = 2.0
-    candidates: str = "suggested"
-    actions: tuple[str, ...] = ()
-    q_temperature: float = 1.0
-    run_length: float = 10_000.0
-    w_temperature: float = 0.1
-    gamma: float = 0.9
-    period: int = 1
-    start: str = "random"
-    weights: dict[int, float] = field(default_factory=dict)
-
-    def weight(self, member: Member) -> float:
-        return self.weights.get(member.ident, 1.0)
 
 
 def _split(value: str | list[Any] | None, sep: str = ",") -> list[Any]:

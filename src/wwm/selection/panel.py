@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, Mind
 from ..protocol.results import Suggestion, Values
-from ..worlds.wrappers import project
+from ..kit.wrappers import project
 
 log = logging.getLogger("wwm.selection")
 

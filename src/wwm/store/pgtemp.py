@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Self
 from urllib.parse import quote
 
-from ..testing import free_port
+from ..server.process import free_port
 
 
 def pg_bindir() -> Path:

@@ -1,0 +1,35 @@
+"""The built-in Λ* agents and collectives, by key (``random``, ``local``, ``stigmergy``, ...).
+
+``make(key, size, grid, profile, iterations, observation_range, **params)`` builds a team.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profiles import Profile
+from ..torus import Torus
+from .base import LocalSearchTeam, OracleTeam, RandomTeam, Team
+from .collectives import BiddingTeam, CrowdTeam, DictatorTeam, ImitativeTeam, StigmergyTeam
+from .learners import QLearningTeam, SarsaTeam, SharedQTeam, SharedSarsaTeam
+
+TEAMS: dict[str, type[Team]] = {cls.key: cls for cls in (
+    RandomTeam, LocalSearchTeam, OracleTeam, QLearningTeam, SarsaTeam,
+    StigmergyTeam, CrowdTeam, BiddingTeam, DictatorTeam, ImitativeTeam,
+    SharedQTeam, SharedSarsaTeam)}
+
+
+def make(key: str, size: int, grid: Torus, profile: Profile, iterations: int,
+         observation_range: int = 1, **params: Any) -> Team:
+    """A team of ``size`` agents of type ``key``; ``params`` go to the behaviours that take
+    them (``gamma`` for stigmergy, ``replays`` for the learners) and are ignored by others."""
+    cls = TEAMS.get(key)
+    if cls is None:
+        raise ValueError(f"unknown agent type {key!r} (choose from {', '.join(TEAMS)})")
+    import inspect
+    accepted = set(inspect.signature(cls.__init__).parameters)
+    own = {k: v for k, v in params.items() if k in accepted}
+    return cls(size, grid, profile, iterations, observation_range, **own)
+
+
+__all__ = ["TEAMS", "Team", "make"]

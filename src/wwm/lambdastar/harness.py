@@ -1,0 +1,124 @@
+"""The test harness on the plain engine: play every episode of a battery with one team,
+score it by Definitions 2 and 3, and break the score down by pattern complexity K.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .engine import Episode
+from .episodes import EpisodeSet
+from . import agents as agent_types
+from .agents.base import Team
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One test: which agents, how many, and how the episodes are played."""
+
+    agent: str
+    size: int = 1
+    observation_range: int = 1
+    coordination: bool = False
+    gamma: float = 0.5       # stigmergy fake-reward factor (paper profile)
+    replays: int = 100       # learners' training replays per episode
+
+    def team(self, episodes: EpisodeSet) -> Team:
+        return agent_types.make(self.agent, self.size, episodes.grid, episodes.profile,
+                                episodes.iterations, self.observation_range,
+                                gamma=self.gamma, replays=self.replays)
+
+
+@dataclass(frozen=True, slots=True)
+class KBand:
+    k_min: int
+    k_max: int
+    episodes: int
+    score: float
+    stderr: float
+
+
+@dataclass(slots=True)
+class Scores:
+    """Per-episode group scores R̄ (Definition 2) and their complexities."""
+
+    setting: Setting
+    scores: np.ndarray
+    complexity: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def upsilon(self) -> float:
+        """Υ(Π), Definition 3: the mean of the episode scores."""
+        return float(self.scores.mean())
+
+    @property
+    def stderr(self) -> float:
+        n = len(self.scores)
+        return float(self.scores.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+
+    def by_complexity(self, bins: list[tuple[int, int]] | None = None) -> list[KBand]:
+        if bins is None:
+            from .battery import bands
+            bins = bands(int(self.complexity.min()), int(self.complexity.max()), 4)
+        out = []
+        for lo, hi in bins:
+            sel = self.scores[(self.complexity >= lo) & (self.complexity <= hi)]
+            se = float(sel.std(ddof=1) / np.sqrt(len(sel))) if len(sel) > 1 else float("nan")
+            out.append(KBand(lo, hi, len(sel), float(sel.mean()) if len(sel) else float("nan"), se))
+        return out
+
+
+def play(setting: Setting, episodes: EpisodeSet,
+         progress: Callable[[int], None] | None = None) -> Scores:
+    """Play every episode with a fresh team state; the plain, one-step-at-a-time engine."""
+    _check(setting, episodes)
+    team = setting.team(episodes)
+    n = setting.size
+    draws = episodes.all_draws(n)
+    scores = np.empty(len(episodes))
+    for e in range(len(episodes)):
+        if team.replays:
+            training = episodes.training_draws(e, team.replays, n)
+            team.training = True
+            for r in range(team.replays):
+                _run(team, _episode(setting, episodes, e), training[r])
+            team.training = False
+        scores[e] = _run(team, _episode(setting, episodes, e), draws[e])
+        team.end_episode()
+        if progress is not None:
+            progress(1)
+    return Scores(setting, scores, episodes.complexity.copy())
+
+
+def _episode(setting: Setting, episodes: EpisodeSet, e: int) -> Episode:
+    """Λ* or the fitness landscape: each set makes its own episodes."""
+    return Episode(episodes, e, setting.size, observation_range=setting.observation_range,
+                            coordination=setting.coordination)
+
+
+def _run(team: Team, env: Episode, draws: np.ndarray) -> float:
+    team.begin(env)
+    for i in range(env.iterations):
+        actions = team.act(env.observe(), draws[i])
+        rewards = env.step(actions)
+        team.feedback(rewards, env.positions)
+    return env.score()
+
+
+def _check(setting: Setting, episodes: EpisodeSet) -> None:
+    """Refuse settings no engine can play, with the same words in both engines."""
+    if setting.agent == "stigmergy" and not 0.0 < setting.gamma < 1.0:
+        raise ValueError(f"the fake-reward factor γ must be in (0, 1) (got {setting.gamma})")
+    if setting.replays < 0:
+        raise ValueError(f"replays must be 0 or more (got {setting.replays})")
+    k = setting.observation_range
+    if k < 1 or 2 * k + 1 > min(episodes.grid.rows, episodes.grid.cols):
+        raise ValueError(f"observation range {k} does not fit a {episodes.grid.rows}x"
+                         f"{episodes.grid.cols} grid (need 1 <= k and 2k+1 <= the grid side)")
+    if setting.size > episodes.grid.size:
+        raise ValueError(f"{setting.size} agents do not fit on a "
+                         f"{episodes.grid.rows}x{episodes.grid.cols} grid")

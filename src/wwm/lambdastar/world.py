@@ -1,0 +1,250 @@
+"""Λ* as a World-Wide-Mind World server, shared: every client that starts a run gets its own
+agent body in one test, so several minds (anywhere on the network, in any language) can sit
+the test together, as a collective, with ``wwm lambdastar --mind URL [URL ...]``.
+
+Serve it with ``wwm serve wwm.lambdastar.world:LambdaStarWorld --arg agents=2 ...``.
+The first ``agents`` runs form a cohort; the test starts when the cohort is full, and every
+iteration is played when every body of the cohort has sent its action. Later runs form the
+next cohort, which sits the same test again (same seed, same environments).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import World
+from ..protocol.results import Outcome
+from .engine import Episode
+from .episodes import EpisodeSet, generate
+from .torus import ACTION_NAMES
+
+STATE_FORMAT = """JSON object, one per body and iteration:
+{"test": "lambdastar", "cohort": 1, "profile": "paper", "grid": [10, 10], "episode": 1, "episodes": 10,
+ "iteration": 1, "iterations": 100, "agent": 1, "agents": 2,
+ "cell": 46, "cells": [35, 36, 37, 45, 46, 47, 55, 56, 57],
+ "rewards": [0, 0, 0.5, 0, 0, 0.5, 0, 0, 0], "reward": 0.5, "finished": false}
+"iteration" is the iteration about to be played (1..iterations); a new episode starts at
+iteration 1 on a fresh start cell. Cells are numbered 1..rows*cols row-major (cell 1 is the
+upper-left corner). "cells" is the body's range-k Moore neighbourhood (centre included)
+row-major from the upper-left, and "rewards" the reward in each of those cells now; for
+k = 1 the nine cells are in action order. "reward" is what the last action earned (null
+at the start). With oracle hints on, "good next" is Good's cell after this iteration (for
+the expert baseline only). "finished": true when the test is over. "cohort" numbers the
+groups of bodies that sat the test on this server. "marks" (stigmergy through the
+environment): for each of the body's cells, the highest fake reward that bodies left there
+with their last actions, or null where none did."""
+
+ACTION_FORMAT = """One action per iteration: a number 1..9 or its name:
+1 up-left, 2 up, 3 up-right, 4 left, 5 stay, 6 right, 7 down-left, 8 down, 9 down-right.
+Optionally followed by "mark R" (a number): the body leaves the fake reward (reward seen
+there) + R on every cell it observed, for the others to see next iteration, e.g. "6 mark 0.5".
+The torus wraps at the edges. The answer comes when every body of the cohort has acted."""
+
+
+def parse_action(text: str) -> tuple[int, float | None]:
+    """Action text -> (0..8, the mark it leaves or None); a clear refusal otherwise."""
+    words = str(text).strip().lower().split()
+    mark = None
+    if len(words) == 3 and words[1] == "mark":
+        try:
+            mark = float(words[2])
+        except ValueError:
+            raise Refusal("bad-parameters", f"the mark in {text!r} is not a number") from None
+        if not np.isfinite(mark):
+            raise Refusal("bad-parameters", f"the mark in {text!r} is not a finite number")
+        words = words[:1]
+    word = words[0] if len(words) == 1 else ""
+    if word.isdigit() and 1 <= int(word) <= 9:
+        return int(word) - 1, mark
+    if word in ACTION_NAMES:
+        return ACTION_NAMES.index(word), mark
+    raise Refusal("bad-parameters", f"action {text!r} is not 1..9 or one of "
+                  f"{', '.join(ACTION_NAMES)}, optionally followed by 'mark NUMBER'")
+
+
+class Cohort:
+    """The bodies sitting one test together, and the engine they share."""
+
+    def __init__(self, world: LambdaStarWorld, number: int) -> None:
+        self.world = world
+        self.number = number
+        self.set: EpisodeSet = world.episodes
+        self.size = world.agents
+        self.bodies: list[Body] = []
+        self.full = asyncio.Event()
+        self.episode = 0
+        self.env: Episode | None = None
+        self.pending: dict[int, int] = {}
+        self.deposits: list[tuple[int, float]] = []     # (body, r̂) of this iteration
+        self.marks = np.full(self.set.grid.size, np.nan)  # shown during the next iteration
+        self.played = asyncio.Condition()
+        self.tick = 0
+        self.finished = False
+        self.last_rewards = np.zeros(self.size)
+
+    def add(self, body: Body) -> None:
+        self.bodies.append(body)
+        if len(self.bodies) == self.size:
+            self.env = self._new_episode()
+            self.full.set()
+
+    def _new_episode(self) -> Episode:
+        return Episode(self.set, self.episode, self.size, observation_range=self.world.observation_range,
+                       coordination=self.world.coordination)
+
+    def state(self, j: int, reward: float | None) -> str:
+        w = self.world
+        doc: dict[str, Any] = {"test": "lambdastar", "cohort": self.number,
+                               "profile": w.profile, "grid": [w.grid, w.grid],
+                               "episode": self.episode + 1, "episodes": w.episodes_count,
+                               "agent": j + 1, "agents": self.size, "reward": reward,
+                               "iterations": w.iterations, "finished": self.finished}
+        if not self.finished and self.env is not None:
+            obs = self.env.observe()[j]
+            marks = self.marks[obs.cells]
+            doc.update({"iteration": self.env.iteration + 1, "cell": obs.cell + 1,
+                        "cells": (obs.cells + 1).tolist(), "rewards": obs.rewards.tolist(),
+                        "marks": [None if np.isnan(m) else float(m) for m in marks]})
+            if w.oracle_hints:
+                doc["good next"] = int(self.env.good[self.env.iteration + 1]) + 1
+        return json.dumps(doc)
+
+    async def act(self, j: int, action: int, mark: float | None = None) -> tuple[float, bool]:
+        """Record body j's action; play the iteration once all have acted; its reward."""
+        if self.finished:
+            raise Refusal("run-ended", "the test is over for this cohort; end the run")
+        if j in self.pending:
+            raise Refusal("bad-parameters", "this body has already acted in this iteration; "
+                          "wait for the answer before sending the next action")
+        async with self.played:
+            self.pending[j] = action
+            if mark is not None:
+                self.deposits.append((j, mark))
+            tick = self.tick
+            if len(self.pending) == self.size:
+                self._play()
+            else:
+                await self.played.wait_for(lambda: self.tick != tick)
+        return float(self.last_rewards[j]), self.finished
+
+    def _lay_marks(self) -> None:
+        """Replace the marks with this iteration's deposits: each depositor leaves R(c) + r̂ on
+        the cells it observed (the highest stays where they overlap), as in Algorithm 2."""
+        self.marks[:] = np.nan
+        observations = self.env.observe() if self.deposits else []
+        for j, rhat in self.deposits:
+            obs = observations[j]
+            self.marks[obs.cells] = np.fmax(self.marks[obs.cells], obs.rewards + rhat)
+        self.deposits.clear()
+
+    def _play(self) -> None:
+        actions = [self.pending[j] for j in range(self.size)]
+        self.pending.clear()
+        self._lay_marks()
+        self.last_rewards = self.env.step(actions)
+        for body, r in zip(self.bodies, self.last_rewards):
+            body.total += float(r)
+            body.iterations += 1
+        if self.env.done:
+            self.episode += 1
+            if self.episode >= len(self.set):
+                self.finished = True
+            else:
+                self.env = self._new_episode()
+            self.marks[:] = np.nan  # trails do not outlive their episode
+        self.tick += 1
+        self.played.notify_all()
+
+
+class Body(World):
+    """One client's agent in a shared Λ* test."""
+
+    state_format: ClassVar[str] = STATE_FORMAT
+    action_format: ClassVar[str] = ACTION_FORMAT
+
+    def __init__(self, cohort: Cohort, index: int) -> None:
+        self.cohort = cohort
+        self.index = index
+        self.total = 0.0
+        self.iterations = 0
+        self.last: float | None = None
+
+    async def _ready(self) -> None:
+        try:
+            await asyncio.wait_for(self.cohort.full.wait(), self.cohort.world.wait_seconds)
+        except TimeoutError:
+            raise Refusal("busy", f"the test starts when {self.cohort.size} bodies have joined; only "
+                          f"{len(self.cohort.bodies)} joined within "
+                          f"{self.cohort.world.wait_seconds:g} s") from None
+
+    async def get_state(self) -> str:
+        await self._ready()
+        return self.cohort.state(self.index, self.last)
+
+    async def execute_action(self, action: str) -> Outcome:
+        move, mark = parse_action(action)
+        await self._ready()
+        reward, finished = await self.cohort.act(self.index, move, mark)
+        self.last = reward
+        return Outcome(self.cohort.state(self.index, reward), reward, finished)
+
+    async def get_current_score(self) -> float | None:
+        """This body's mean reward per iteration so far."""
+        return self.total / self.iterations if self.iterations else 0.0
+
+    async def reset_score(self) -> None:
+        self.total, self.iterations = 0.0, 0
+
+    async def end_run(self) -> float | None:
+        return await self.get_current_score()
+
+
+class LambdaStarWorld(World):
+    """The Λ* test as a shared world: each run is an agent body; see the state and action
+    formats. Arguments: grid side, iterations ϑ, episodes ω, agents per cohort, profile
+    ("paper" or "original"), seed, observation range k, coordination (Good pays only when
+    two or more agents are next to it), oracle hints (Good's next cell in the state)."""
+
+    sharing: ClassVar[str] = "shared"
+    state_format: ClassVar[str] = STATE_FORMAT
+    action_format: ClassVar[str] = ACTION_FORMAT
+    wait_seconds: float = 60.0
+
+    def __init__(self, grid: int = 10, iterations: int = 100, episodes: int = 10, agents: int = 1,
+                 profile: str = "paper", seed: int = 0, observation_range: int = 1,
+                 coordination: bool = False, oracle_hints: bool = False) -> None:
+        if agents < 1:
+            raise ValueError(f"agents must be at least 1 (got {agents})")
+        if observation_range < 1 or 2 * observation_range + 1 > grid:
+            raise ValueError(f"observation range {observation_range} does not fit a {grid}x{grid} grid")
+        self.config = dict(grid=grid, iterations=iterations, episodes=episodes, agents=agents,
+                           profile=profile, seed=seed, observation_range=observation_range,
+                           coordination=coordination, oracle_hints=oracle_hints)
+        self.grid, self.iterations, self.episodes_count = grid, iterations, episodes
+        self.agents, self.profile, self.seed = agents, profile, seed
+        self.observation_range, self.coordination = observation_range, coordination
+        self.oracle_hints = oracle_hints
+        self.episodes = generate(grid, iterations, episodes, profile, seed)
+        self.cohort: Cohort | None = None
+
+    async def join(self, client_url: str | None = None, **args: Any) -> World:
+        differ = {k: v for k, v in args.items() if k in self.config and self.config[k] != v}
+        unknown = [k for k in args if k not in self.config]
+        if differ or unknown:
+            raise Refusal("bad-parameters", "this shared Λ* world is set up as "
+                          + ", ".join(f"{k}={v}" for k, v in self.config.items())
+                          + (f"; it cannot take {differ}" if differ else "")
+                          + (f"; unknown {unknown}" if unknown else ""))
+        if self.cohort is None or len(self.cohort.bodies) >= self.cohort.size:
+            self.cohort = Cohort(self, 1 if self.cohort is None else self.cohort.number + 1)
+        body = Body(self.cohort, len(self.cohort.bodies))
+        self.cohort.add(body)
+        return body
+
+    async def get_state(self) -> str:
+        raise Refusal("unsupported-query", "start a run to get a body in the test")

@@ -1,1 +1,0 @@
-"""minds layer of wwm."""

@@ -1,1 +1,0 @@
-"""proxy layer of wwm."""

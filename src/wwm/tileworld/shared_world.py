@@ -1,0 +1,110 @@
+"""One real-time Tileworld shared by several WWM clients, each driving its own robot.
+
+A shared, asynchronous World: the server's clock advances it with wall-clock time (× ``speed``)
+once every robot has a client; each "New run" joins a :class:`RobotBody` (robots in join
+order, teams from ``teams``, e.g. ``"0,1;2,3"``); an action waits out the robot's previous move
+cost (350 ms, 1000 ms for a bad move or a filled hole, T-World's) and is applied at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from typing import Any, ClassVar
+
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import World
+from ..protocol.results import Outcome
+from . import percepts
+from .actions import ActionError, parse_action
+from .config import Config, ConfigError
+from .engine import Engine
+from .live import COST_SECONDS
+
+
+class SharedTileworld(World):
+    """The one instance the server keeps; clients never query it directly, only bodies."""
+
+    sharing: ClassVar[str] = "shared"
+    clock: ClassVar[str] = "asynchronous"
+    tick_seconds: ClassVar[float] = 0.05
+    state_format: ClassVar[str] = "T-World percept JSON for this client's robot"
+    action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"
+
+    def __init__(self, robots: int = 2, teams: str = "", rows: int = 9, columns: int = 10, seed: int = 0,
+                 time: float = 60.0, speed: float = 1.0, battery: bool = False, config: str = "") -> None:
+        settings: dict[str, Any] = {"rows": rows, "columns": columns, "seed": seed, "agents": robots,
+                                    "battery": battery, "end": {"neutral": {"time": time}}}
+        try:
+            if teams.strip():
+                groups = [[int(m) for m in g.split(",") if m.strip()] for g in teams.split(";") if g.strip()]
+                settings["teams"] = [{"name": f"team {i}", "members": g} for i, g in enumerate(groups)]
+            if config:
+                settings.update(json.loads(config))
+            self.config = Config.from_dict(settings)
+        except (ConfigError, ValueError) as exc:
+            raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
+        if not (math.isfinite(speed) and speed > 0):
+            raise Refusal("bad-parameters", f"speed must be a positive number, got {speed}")
+        self.speed = speed
+        self.engine = Engine(self.config)
+        self.bodies: list[RobotBody] = []
+
+    @property
+    def started(self) -> bool:
+        return len(self.bodies) == self.config.agents
+
+    async def join(self, client_url: str | None = None, **args: Any) -> World:
+        if self.started:
+            raise Refusal("busy", f"all {self.config.agents} robots of this Tileworld have clients")
+        body = RobotBody(self, len(self.bodies))
+        body.client_url = client_url
+        self.bodies.append(body)
+        return body
+
+    async def advance(self, seconds: float) -> None:
+        if self.started and not self.engine.finished:
+            self.engine.advance(seconds * self.speed)
+
+
+class RobotBody(World):
+    """One client's robot in a :class:`SharedTileworld`."""
+
+    state_format: ClassVar[str] = SharedTileworld.state_format
+    action_format: ClassVar[str] = SharedTileworld.action_format
+
+    def __init__(self, world: SharedTileworld, robot: int) -> None:
+        self.world, self.robot = world, robot
+        self.header = "start"
+        self.busy_until = 0.0  # world time when the previous move is over
+
+    async def get_state(self) -> str:
+        engine = self.world.engine
+        return percepts.percept(engine, self.robot, "end" if engine.finished else self.header).rstrip("\n")
+
+    async def execute_action(self, action: str) -> Outcome:
+        engine = self.world.engine
+        try:
+            parsed = parse_action(action)
+        except ActionError as exc:
+            raise Refusal("bad-parameters", f"Execute action: {exc}") from None
+        if engine.finished:
+            raise Refusal("run-ended", f"the shared Tileworld is over at {engine.time:.0f} s")
+        while not (self.world.started and engine.time >= self.busy_until) and not engine.finished:
+            await asyncio.sleep(self.world.tick_seconds)  # waiting for the others, or for the last move
+        if engine.finished:  # the run ended while this action waited its turn
+            return Outcome(await self.get_state(), score=0.0, finished=True)
+        team = engine.teams[engine.agents[self.robot].team]
+        before = team.score
+        result = engine.act(self.robot, parsed)
+        if result.kind in ("good_move", "bad_move"):
+            self.busy_until = engine.time + COST_SECONDS["filled_hole" if result.filled else result.kind]
+            self.header = "ready_for_next_action"
+        elif not parsed.is_message:
+            self.header = "percept"
+        return Outcome(await self.get_state(), score=float(team.score - before), finished=engine.finished)
+
+    async def get_current_score(self) -> float | None:
+        engine = self.world.engine
+        return float(engine.teams[engine.agents[self.robot].team].score)

@@ -1,1 +1,0 @@
-"""worlds layer of wwm."""

@@ -1,0 +1,144 @@
+"""The architecture, checked (docs/architecture.md): imports point down the layers only,
+features reach each other only where declared, nothing imports the command line, and no two
+modules import each other, even through others or inside a function."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# Lowest first. A module may import its own package and anything in a lower layer.
+LAYERS: list[set[str]] = [
+    {"wwm.protocol"},
+    {"wwm.targets", "wwm._moved"},
+    {"wwm.server"},
+    {"wwm.store"},
+    {"wwm.client"},
+    {"wwm.kit"},
+    {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta"},
+    {"wwm.cli"},
+]
+# A feature that uses another as a library, declared here rather than found by accident.
+BETWEEN_FEATURES = {("wwm.lambdastar", "wwm.acl")}   # the ACL collective of Λ* speaks the ACL
+# The package's front door: what users import as ``wwm``.
+ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in SRC.rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The wwm modules ``name`` imports, anywhere in the file; ``from pkg import mod`` counts as
+    an import of ``pkg.mod`` when that is a module."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found |= {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in known}
+    return {t for t in found if t == "wwm" or t.startswith("wwm.")} - {name}
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {name: imports(name, path, set(mods)) & set(mods) for name, path in mods.items()}
+
+
+def top(name: str) -> str:
+    return ".".join(name.split(".")[:2])
+
+
+def layer(name: str) -> int:
+    return next(i for i, group in enumerate(LAYERS) if top(name) in group)
+
+
+def test_every_package_has_a_layer():
+    unplaced = {top(name) for name in modules()} - set().union(*LAYERS) - {"wwm"}
+    assert not unplaced, f"put these packages in a layer of tests/test_layers.py: {sorted(unplaced)}"
+
+
+def test_imports_point_down_and_features_meet_only_where_declared():
+    wrong = []
+    for source, targets in graph().items():
+        for target in targets:
+            if source == "wwm":
+                if top(target) not in ROOT_IMPORTS:
+                    wrong.append(f"{source} -> {target}")
+                continue
+            if target == "wwm" or top(source) == top(target):
+                continue
+            up = layer(target) > layer(source)
+            sideways = layer(target) == layer(source) and (top(source), top(target)) not in BETWEEN_FEATURES
+            if up or sideways:
+                wrong.append(f"{source} -> {target}")
+    assert not wrong, "imports that point up or sideways:\n" + "\n".join(sorted(wrong))
+
+
+def test_nothing_outside_the_command_line_imports_it():
+    wrong = [f"{s} -> {t}" for s, ts in graph().items() for t in ts
+             if top(t) == "wwm.cli" and top(s) != "wwm.cli"]
+    assert not wrong, "\n".join(wrong)
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_circles():
+    # a package's __init__ re-exporting its modules is not a circle with them
+    edges = {s: {t for t in ts if not s.startswith(t + ".")} for s, ts in graph().items()}
+    found = cycles(edges)
+    assert not found, "modules that import each other:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_check_sees_a_wrong_import():
+    """The checks above can fail: an upward import and a circle in a made-up graph are found."""
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert layer("wwm.cli.run") > layer("wwm.kit.grid") > layer("wwm.protocol.errors")

@@ -1,0 +1,90 @@
+"""The browser view in Debian's chromium (Playwright): the page loads, a configured world
+with a built-in robot and a Python agent attached by magic string is drawn and changes as it
+runs, and the recorded run plays back. Saves a screenshot (WWM_UPDATE_SCREENSHOTS=1 also
+writes docs/tworld.png)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wwm.server.process import ServerProcess, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    port, proxy_port = free_port(), free_port()
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port),
+               "--proxy-port", str(proxy_port), "--recordings", str(tmp_path / "recordings")]
+    with ServerProcess("tworld", port=port, command=command) as server:
+        agent = subprocess.Popen([sys.executable, str(ROOT / "examples/tileworld/python/agent.py"), "127.0.0.1",
+                                  str(proxy_port), "py-1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+                page = browser.new_page(viewport={"width": 1100, "height": 760})
+                page.goto(server.url)
+                assert page.title() == "T-World · wwm"
+                page.fill("#agents", "builtin:reactive\nproxy:py-1")
+                page.fill("#time", "16")
+                page.fill("#speed", "4")
+                page.check("#team")
+                page.check("#battery")
+                page.fill("#extra", '{"rows": 0}')
+                page.click("#start")
+                page.wait_for_function("document.getElementById('error').textContent.includes('rows and columns')")
+                page.fill("#extra", '{"dynamism": [4, 8], "hostility": [3, 9], '
+                                    '"teams": [{"name": "<i>us</i> & co", "members": [0, 1]}]}')
+                page.click("#start")
+                page.wait_for_function("Number(document.getElementById('grid').dataset.time) > 2", timeout=15000)
+                first = page.evaluate("document.getElementById('grid').toDataURL()")
+                frames = int(page.get_attribute("#grid", "data-frames"))
+                page.wait_for_function("Number(document.getElementById('grid').dataset.time) > 6", timeout=15000)
+                assert page.evaluate("document.getElementById('grid').toDataURL()") != first  # it changes
+                assert int(page.get_attribute("#grid", "data-frames")) > frames
+                view = page.evaluate("window.lastView")
+                assert len(view["environment"]["agents"]) == 2 and view["totals"]["total_holes"] > 0
+                assert view["battery"] and len(view["environment"]["battery_chargers"]) == 1
+                assert "running" in page.inner_text("#status") and "proxy:py-1" in page.inner_text("#status")
+                assert page.locator("#teams tr").count() == 2  # header + the one team
+                assert "<i>us</i> & co" in page.inner_text("#teams")  # a name is text, not markup
+                assert page.locator("#teams i").count() == 0
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(tmp_path / "tworld.png"))
+                if os.environ.get("WWM_UPDATE_SCREENSHOTS"):
+                    shutil.copy(tmp_path / "tworld.png", ROOT / "docs" / "tworld.png")
+                page.click("#pause")
+                page.wait_for_function("document.getElementById('status').textContent.startsWith('paused')")
+                paused_at = page.get_attribute("#grid", "data-time")
+                page.wait_for_timeout(600)  # 2.4 world seconds if the clock ran
+                assert page.get_attribute("#grid", "data-time") == paused_at
+                page.click("#pause")
+                page.wait_for_function("document.getElementById('status').textContent.startsWith('over')",
+                                       timeout=20000)
+                page.wait_for_selector("button.play", timeout=10000)
+                final = page.evaluate("window.lastView")
+                assert final["time"] == 16 and sum(a["good_moves"] for a in final["agents"]) > 10
+                page.click("button.play")
+                page.wait_for_function("document.getElementById('status').textContent.startsWith('playing back')")
+                played = int(page.get_attribute("#grid", "data-frames"))
+                page.wait_for_function(f"Number(document.getElementById('grid').dataset.frames) > {played + 20}")
+                assert float(page.get_attribute("#grid", "data-time")) < 16  # the start of the run again
+                browser.close()
+            out, err = agent.communicate(timeout=20)
+            assert agent.returncode == 0, err
+            assert "END score=" in out
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+    assert (tmp_path / "tworld.png").stat().st_size > 10_000

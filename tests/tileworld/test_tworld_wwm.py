@@ -1,0 +1,141 @@
+"""The Tileworld on the WWM network: served by ``wwm serve`` (state = percept JSON, action =
+action string), played by a remote Mind, by ``wwm run``, and refusing bad input clearly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+import wwm
+from wwm.protocol.errors import Refusal
+from wwm.server.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+WORLD = "wwm.tileworld.wwm_world:TileworldWorld"
+MIND = "wwm.tileworld.wwm_world:TileworldMind"
+
+
+@pytest.fixture(scope="module")
+def servers():
+    with ServerProcess(WORLD) as world, ServerProcess(MIND) as mind:
+        yield world, mind
+
+
+async def test_a_remote_mind_plays_the_remote_tileworld(servers):
+    world_server, mind_server = servers
+    world = wwm.connect(world_server.url, seed=4, time=30, gamma=0.5, opponents="deliberative")
+    mind = wwm.connect(mind_server.url, agent="reactive")
+    await world.new_run()
+    await mind.new_run()
+    state = await world.get_state()
+    first = json.loads(state)
+    assert first["header"] == "start" and len(first["data"]["environment"]["agents"]) == 2
+    steps, total = 0, 0.0
+    while True:
+        suggestion = await mind.get_action(state)
+        outcome = await world.execute_action(suggestion.action)
+        steps, total, state = steps + 1, total + (outcome.score or 0), outcome.state
+        if outcome.finished:
+            break
+    assert steps == 60 and json.loads(state)["header"] == "end"
+    assert total == await world.get_current_score() > 0
+    with pytest.raises(Refusal) as info:
+        await world.execute_action("north")
+    assert info.value.code == "run-ended"
+
+
+async def test_bad_actions_and_settings_are_refused_with_reasons(servers):
+    world_server, mind_server = servers
+    world = wwm.connect(world_server.url)
+    await world.new_run()
+    with pytest.raises(Refusal) as info:
+        await world.execute_action("fly away")
+    assert info.value.code == "bad-parameters" and 'invalid action "fly away"' in str(info.value)
+    outcome = await world.execute_action("team_message:nobody listens")  # not an action: no step
+    assert json.loads(outcome.state)["data"]["environment"]["time"] == 0
+    bad = wwm.connect(world_server.url, config='{"rows": 0}')
+    with pytest.raises(Refusal, match="rows and columns"):
+        await bad.new_run()
+    mind = wwm.connect(mind_server.url)
+    await mind.new_run()
+    with pytest.raises(Refusal, match="not a T-World percept"):
+        await mind.get_action("hello")
+
+
+def test_wwm_run_plays_the_tileworld_with_the_built_in_mind(servers):
+    world_server, mind_server = servers
+    result = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", "--mind", mind_server.url, "--world",
+                             world_server.url, "--world-arg", "time=20", "--world-arg", "seed=3"],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    score = re.search(r"world's score at End run: (\d+)", result.stdout)
+    assert score and int(score.group(1)) > 0
+
+
+async def test_several_clients_share_one_real_time_tileworld_as_a_team():
+    from wwm.tileworld.wwm_world import TileworldMind
+
+    args = {"robots": 2, "teams": "0,1", "time": 12, "speed": 6, "seed": 2}
+    with ServerProcess("wwm.tileworld.shared_world:SharedTileworld", args=args) as server:
+        bodies = [wwm.connect(server.url) for _ in range(2)]
+        for body in bodies:
+            await body.new_run()
+        extra = wwm.connect(server.url)
+        with pytest.raises(Refusal) as info:
+            await extra.new_run()
+        assert info.value.code == "busy" and "all 2 robots" in str(info.value)
+
+        async def play(body, mind) -> tuple[int, dict]:
+            state, moves = await body.get_state(), 0
+            while True:
+                outcome = await body.execute_action((await mind.get_action(state)).action)
+                state, moves = outcome.state, moves + 1
+                if outcome.finished:
+                    return moves, json.loads(state)
+
+        minds = [TileworldMind("reactive"), TileworldMind("deliberative", seed=1)]
+        results = await asyncio.wait_for(asyncio.gather(*(play(b, m) for b, m in zip(bodies, minds))), 30)
+        (moves0, last0), (moves1, last1) = results
+        assert moves0 > 10 and moves1 > 10
+        assert moves0 < 12 / 0.35 + 2  # a move costs 350 ms of world time: no faster than that
+        ids = {last0["data"]["agent"]["id"], last1["data"]["agent"]["id"]}
+        assert ids == {0, 1} and last0["data"]["agent"]["score"] == last1["data"]["agent"]["score"]  # one team
+        assert await bodies[0].get_current_score() == last0["data"]["agent"]["score"]
+        with pytest.raises(Refusal) as info:
+            await bodies[1].execute_action("north")
+        assert info.value.code == "run-ended"
+
+
+@pytest.mark.parametrize("config, words", [
+    ("[1]", "config must be a JSON object"),
+    ("nope", "config is not JSON"),
+    ('{"agents": 3}', r"agents is 1 \+ the number of opponents"),
+    ('{"rows": 1, "columns": 1, "initial_state": [["X"]]}', "unknown code 'X'"),
+    ('{"rows": 1, "columns": 2, "agents": 3}', "agents must be between 1 and the 2 cells"),
+    ('{"rows": 1, "columns": 1, "num_holes": 0, "num_obstacles": 0, "battery": true}', "no free cell left"),
+])
+def test_bad_world_settings_are_refusals_naming_the_problem(config, words):
+    from wwm.tileworld.wwm_world import TileworldWorld
+
+    with pytest.raises(Refusal, match=words) as info:
+        TileworldWorld(config=config)
+    assert info.value.code == "bad-parameters"
+
+
+@pytest.mark.parametrize("args, words", [
+    ({"speed": float("nan")}, "speed must be a positive number"),
+    ({"speed": 0}, "speed must be a positive number"),
+    ({"teams": "0;x"}, "shared Tileworld"),
+    ({"robots": 2, "teams": "0"}, "teams must put each"),
+])
+def test_bad_shared_world_settings_are_refusals(args, words):
+    from wwm.tileworld.shared_world import SharedTileworld
+
+    with pytest.raises(Refusal, match=words) as info:
+        SharedTileworld(**args)
+    assert info.value.code == "bad-parameters"
