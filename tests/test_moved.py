@@ -1,0 +1,48 @@
+"""Old module names still import after the move to one package per feature, as the same
+module objects (not second copies), saying where the module is now."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from wwm._moved import MOVED, new_name
+
+
+def test_an_old_name_is_the_module_at_its_new_name_with_a_warning():
+    import wwm.kit.grid
+    import wwm.tileworld.engine
+
+    with pytest.warns(DeprecationWarning, match="wwm.worlds.grid is now wwm.kit.grid"):
+        old = importlib.import_module("wwm.worlds.grid")
+    assert old is wwm.kit.grid and old.GridWorld is wwm.kit.grid.GridWorld
+    with pytest.warns(DeprecationWarning):
+        assert importlib.import_module("wwm.worlds.tileworld.engine") is wwm.tileworld.engine
+    assert new_name("wwm.evaluation.agents.base") == "wwm.lambdastar.agents.base"
+    assert new_name("wwm.kit.grid") is None
+
+
+def test_every_old_name_leads_somewhere():
+    for new in MOVED.values():
+        importlib.import_module(new)
+
+
+def test_old_targets_still_serve_and_load():
+    from wwm.targets import load_target
+
+    with pytest.warns(DeprecationWarning):
+        cls = load_target("wwm.minds.random_mind:RandomMind")
+    assert cls.__module__ == "wwm.kit.random_mind"
+
+
+def test_the_package_itself_uses_no_old_name():
+    """Every module of wwm imports without going through an old name."""
+    code = ("import pkgutil, importlib, warnings, wwm\n"
+            "warnings.simplefilter('error', DeprecationWarning)\n"
+            "for m in pkgutil.walk_packages(wwm.__path__, 'wwm.'):\n"
+            "    importlib.import_module(m.name)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
