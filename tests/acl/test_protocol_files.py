@@ -93,4 +93,4 @@ def test_a_registered_protocol_runs_in_the_engine(tmp_path) -> None:
             assert v.accepted, v.reason
         assert e.talk("c", "a", "b").state == "acknowledged"
     finally:
-        PROTOCOLS.pop("fipa-request-when")
+        PROTOCOLS.unregister("fipa-request-when")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from ..registry import Registry, UnknownName
 from . import acts as A
 from .tracker import FINAL_STATES, Rejected, Thread, Tracker
 
@@ -153,9 +154,10 @@ FIPA_SUBSCRIBE = Protocol("fipa-subscribe", "start", _arcs([
 ]), {"start": 1, "requested": 2, "agreed": 3, "refused": 8, "cancelled": 8, "failed": 7,
      "reneged": 7, "cancelled-team": 9}, ("subscribe",))
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (
-    CONVERSATION_FOR_ACTION, FIPA_REQUEST, FIPA_QUERY, FIPA_CONTRACT_NET,
-    FIPA_ITERATED_CONTRACT_NET, FIPA_SUBSCRIBE)}
+PROTOCOLS: Registry[Protocol] = Registry("protocol", group="wwm.acl_protocols")
+for _protocol in (CONVERSATION_FOR_ACTION, FIPA_REQUEST, FIPA_QUERY, FIPA_CONTRACT_NET,
+                  FIPA_ITERATED_CONTRACT_NET, FIPA_SUBSCRIBE):
+    PROTOCOLS.register(_protocol)
 DEFAULT_PROTOCOL = CONVERSATION_FOR_ACTION.name
 
 
@@ -163,8 +165,8 @@ def protocol_named(name: str | None) -> Protocol:
     if name is None:
         return PROTOCOLS[DEFAULT_PROTOCOL]
     try:
-        return PROTOCOLS[name.lower()]
-    except KeyError:
+        return PROTOCOLS.lookup(name)
+    except UnknownName:
         raise Rejected(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})") from None
 
 
@@ -359,6 +361,7 @@ def load(path: str) -> Protocol:
 
 
 def register(protocol: Protocol) -> Protocol:
-    """Make a protocol known to every engine in this process, by its name."""
-    PROTOCOLS[protocol.name] = protocol
-    return protocol
+    """Make a protocol known to every engine in this process, by its name (the same as
+    ``PROTOCOLS.register(protocol)``; another package adds one by an entry point in the
+    ``wwm.acl_protocols`` group)."""
+    return PROTOCOLS.register(protocol)

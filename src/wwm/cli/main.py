@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("wwm.cli.demo", "start a world, several minds and a Mind_M on loopback and run a society"),
     "serve": ("wwm.cli.serve", "serve a Python World or Mind class: wwm serve module:Class --port N"),
     "serve-exec": ("wwm.cli.serve_exec", "serve a program in any language that reads stdin and writes stdout"),
+    "list": ("wwm.cli.listing", "what can be named: worlds and minds to serve, AS methods, protocols, agents"),
     "check": ("wwm.cli.check", "check that a server at URL (in any language) answers the protocol correctly"),
     "run": ("wwm.cli.run", "run a mind in a world (a society file, or --mind URL --world URL)"),
     "runs": ("wwm.cli.runs", "list and show recorded runs"),

@@ -8,7 +8,8 @@ from .common import port_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", help="the class to serve, as module:Class or file.py:Class")
+    parser.add_argument("target", help="the class to serve: a name from `wwm list` (grid, random, ...), "
+                                       "module:Class or file.py:Class")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0: any free port)")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from .common import UsageError, fail, load_target, parse_pairs, ready_line
 
     try:
-        cls = load_target(args.target)
+        cls = named_class(args.target) if ":" not in args.target else load_target(args.target)
         defaults = parse_pairs(args.arg)
         if getattr(cls, "role", None) not in ("world", "mind"):
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
@@ -53,3 +54,19 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}".split(" (while")[0], 1)
     return 0
+
+
+def named_class(name: str) -> type:
+    """The world or mind registered as ``name`` (``wwm list``), or a UsageError listing them."""
+    from ..registry import MINDS, WORLDS, PluginError, UnknownName
+    from .common import UsageError
+
+    for registry in (WORLDS, MINDS):
+        try:
+            return registry.lookup(name)
+        except UnknownName:
+            continue
+        except PluginError as exc:
+            raise UsageError(str(exc)) from None
+    raise UsageError(f"no world or mind is called {name!r}: give module:Class or file.py:Class, "
+                     f"or one of: {', '.join([*WORLDS, *MINDS])} (wwm list)")

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from .learning.tables import Temperature
 from ..protocol.results import Suggestion, Values
+from ..registry import Registry
 from . import rules
 from .panel import Member, Panel
 from .tables import CollectiveTable, SwitchTable
@@ -482,19 +483,20 @@ class RandomMind(OneMind):
         return shuffled
 
 
-METHODS: dict[str, type[Method]] = {cls.name: cls for cls in [
+METHODS: Registry[type[Method]] = Registry("method", group="wwm.as_methods")
+for _method in [
     HierarchicalQ, HighestW, DynamicW, WLearning, WLearningSubspaces, WLearningFull, StochasticW,
     WEqualsQ, MaxBestHappiness, Economy, NegotiatedW, MinWorstUnhappiness, MinCollectiveUnhappiness,
     MaxCollectiveHappiness, CollectiveW, StochasticCollectiveW, NegotiatedCollectiveW,
     CollectiveEquality, ProductMCH, Damn, MostPopular, Rotation, RandomMind,
-]}
-ALIASES = {"mwu": "min-worst-unhappiness", "mcu": "min-collective-unhappiness",
-           "mch": "max-collective-happiness", "mbh": "max-best-happiness", "hq": "hierarchical-q"}
+]:
+    METHODS.register(_method)
+for _alias, _name in {"mwu": "min-worst-unhappiness", "mcu": "min-collective-unhappiness",
+                      "mch": "max-collective-happiness", "mbh": "max-best-happiness",
+                      "hq": "hierarchical-q"}.items():
+    METHODS.alias(_alias, _name)
 
 
 def method_class(name: str) -> type[Method]:
-    key = ALIASES.get(name.strip().lower(), name.strip().lower())
-    try:
-        return METHODS[key]
-    except KeyError:
-        raise ValueError(f"unknown method {name!r}; choose one of {', '.join(METHODS)}") from None
+    """The method called ``name`` (or an alias: ``mwu``, ``hq``, ...), built in or a plugin's."""
+    return METHODS.lookup(name)

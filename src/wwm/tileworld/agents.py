@@ -14,6 +14,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..registry import Registry, UnknownName
+
 Cell = tuple[int, int]
 MOVES: dict[str, Cell] = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 
@@ -270,12 +272,15 @@ class CautiousAgent(DeliberativeAgent):
         super().__init__(seed=seed, reconsider=2)
 
 
-BUILTIN: dict[str, type] = {"reactive": ReactiveAgent, "deliberative": DeliberativeAgent, "cautious": CautiousAgent}
+BUILTIN: Registry[type] = Registry("built-in agent", group="wwm.tileworld_agents")
+BUILTIN.register(ReactiveAgent, name="reactive")
+BUILTIN.register(DeliberativeAgent, name="deliberative")
+BUILTIN.register(CautiousAgent, name="cautious")
 
 
 def make_agent(name: str, seed: int = 0) -> Agent:
     """A built-in agent by name (``reactive``, ``deliberative`` = bold, or ``cautious``)."""
     try:
-        return BUILTIN[name](seed=seed)
-    except KeyError:
+        return BUILTIN.lookup(name)(seed=seed)
+    except UnknownName:
         raise ValueError(f"no built-in agent {name!r}: choose {', '.join(BUILTIN)}") from None

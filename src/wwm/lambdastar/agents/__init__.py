@@ -7,16 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...registry import Registry
+
 from ..profiles import Profile
 from ..torus import Torus
 from .base import LocalSearchTeam, OracleTeam, RandomTeam, Team
 from .collectives import BiddingTeam, CrowdTeam, DictatorTeam, ImitativeTeam, StigmergyTeam
 from .learners import QLearningTeam, SarsaTeam, SharedQTeam, SharedSarsaTeam
 
-TEAMS: dict[str, type[Team]] = {cls.key: cls for cls in (
-    RandomTeam, LocalSearchTeam, OracleTeam, QLearningTeam, SarsaTeam,
-    StigmergyTeam, CrowdTeam, BiddingTeam, DictatorTeam, ImitativeTeam,
-    SharedQTeam, SharedSarsaTeam)}
+TEAMS: Registry[type[Team]] = Registry("agent type", group="wwm.lambdastar_agents",
+                                      name_of=lambda cls: cls.key)
+for _team in (RandomTeam, LocalSearchTeam, OracleTeam, QLearningTeam, SarsaTeam, StigmergyTeam,
+              CrowdTeam, BiddingTeam, DictatorTeam, ImitativeTeam, SharedQTeam, SharedSarsaTeam):
+    TEAMS.register(_team)
 
 
 def make(key: str, size: int, grid: Torus, profile: Profile, iterations: int,
