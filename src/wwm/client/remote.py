@@ -10,7 +10,6 @@ and its arguments, and decodes the response into the value a local object would 
 from __future__ import annotations
 
 import json
-import urllib.request
 from typing import Any
 
 from ..protocol import queries as Q
@@ -18,17 +17,11 @@ from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
+from ..protocol.transport import Transport, settle
 from ..server.trail import current_server
-from .tcp_transport import TcpTransport
-from .transport import (
-    DEFAULT_TIMEOUT,
-    HttpTransport,
-    Transport,
-    WebSocketTransport,
-    settle,
-    settled,
-    unreachable,
-)
+from .bindings import open_transport
+from .cards import fetch_card, fetch_card_sync
+from .transport import DEFAULT_TIMEOUT
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
 
@@ -70,25 +63,8 @@ class _Remote:
                  timeout: float | None = DEFAULT_TIMEOUT, **args: Any) -> None:
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
                          "timeout": timeout}
-        if isinstance(target, str):
-            if target.startswith("tcp://"):
-                transport = "tcp"
-            elif target.startswith(("ws://", "wss://")):
-                transport = "ws"
-            if transport == "http":
-                self.transport: Transport = HttpTransport(target, encoding=encoding, timeout=timeout)
-            elif transport in ("ws", "websocket"):
-                self.transport = WebSocketTransport(target, encoding=encoding, timeout=timeout)
-            elif transport == "tcp":
-                tcp_url = target if target.startswith("tcp://") else fetch_card_sync(target).get("bindings", {}).get("tcp")
-                if not tcp_url:
-                    raise Refusal("unsupported-query", f"{target} offers no TCP binding (serve it with --tcp-port)")
-                self.transport = TcpTransport(tcp_url, encoding=encoding, timeout=timeout,
-                                              server_url=None if target.startswith("tcp://") else target)
-            else:
-                raise ValueError(f"transport must be 'http', 'ws' or 'tcp', not {transport!r}")
-        else:
-            self.transport = target
+        self.transport: Transport = (open_transport(target, transport, encoding=encoding, timeout=timeout)
+                                     if isinstance(target, str) else target)
         self.url: str = self.transport.url
         self._target = target
         self.args = args
@@ -116,7 +92,7 @@ class _Remote:
     def pipelines(self) -> bool:
         """Whether :meth:`query_in_order` sends its queries in one round trip (an ordered
         binding: TCP, WebSocket, or HTTP/1.1 pipelining on plain http://)."""
-        return bool(getattr(self.transport, "pipelines", False))
+        return self.transport.pipelines
 
     async def query_in_order(self, *calls: tuple[str, dict[str, Any]], within: float | None = None) -> list[Any]:
         """Send several queries back to back, each ``(method, arguments)``; the server answers
@@ -125,11 +101,7 @@ class _Remote:
         shorter than this object's time-out). Without an ordered binding they are sent one by
         one."""
         built = [self._build(method, kwargs) for method, kwargs in calls]
-        queries = [query for _, query in built]
-        if self.pipelines:
-            replies = await self.transport.exchange_in_order(queries, within=within)  # type: ignore[attr-defined]
-        else:
-            replies = [await settled(self.transport.exchange(query)) for query in queries]
+        replies = await self.transport.exchange_in_order([query for _, query in built], within=within)
         return [reply if isinstance(reply, Refusal) else settle(self._result, spec, reply)
                 for (spec, _), reply in zip(built, replies)]
 
@@ -308,31 +280,6 @@ def _restore(cls: type, target: str, options: dict[str, Any], args: dict[str, An
     remote.run_id = state["run_id"]
     remote.display_url = state["display_url"]
     return remote
-
-
-async def fetch_card(url: str) -> dict[str, Any]:
-    """The JSON card a server publishes at its URL (GET with Accept: application/json)."""
-    import aiohttp
-
-    try:
-        async with aiohttp.ClientSession() as session:
-            async with session.get(url, headers={"Accept": "application/json"},
-                                   timeout=aiohttp.ClientTimeout(total=10)) as reply:
-                if reply.status != 200:
-                    raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
-                return await reply.json(content_type=None)
-    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise unreachable(url, exc) from None
-
-
-def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
-    """The server's JSON card, fetched without an event loop."""
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as reply:
-            return json.loads(reply.read())
-    except (OSError, ValueError) as exc:
-        raise Refusal("unreachable", f"{url} could not be described: {exc}") from None
 
 
 async def aconnect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:

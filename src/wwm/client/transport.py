@@ -1,38 +1,29 @@
-"""How a query reaches a server and its response comes back.
+"""The HTTP and WebSocket bindings (:class:`~wwm.protocol.transport.Transport`).
 
-A :class:`Transport` exchanges one :class:`~wwm.protocol.messages.Query` for one
-:class:`~wwm.protocol.messages.Response`. :class:`HttpTransport` POSTs to the server's URL over
-a keep-alive connection pool (aiohttp's client: measured in ``benchmarks/`` at a fraction of
-httpx's CPU per request); :class:`WebSocketTransport` keeps one connection open per remote
-object for clients that want speed. A server that cannot be reached or does not answer in
-time surfaces as ``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
+:class:`HttpTransport` POSTs each query to the server's URL: over the lean keep-alive client
+of :mod:`.http11` for ``http://`` (with HTTP/1.1 pipelining for queries sent in order), over
+aiohttp for ``https://``. :class:`WebSocketTransport` keeps one connection open per remote
+object. A server that cannot be reached or does not answer in time surfaces as
+``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import aiohttp
 
 from ..protocol import encoding, jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
+from ..protocol.transport import one_at_a_time, settle
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
 
 DEFAULT_TIMEOUT = 60.0
-T = TypeVar("T")
-
-
-class Transport(Protocol):
-    url: str
-
-    async def exchange(self, query: Query) -> Response: ...
-
-    async def close(self) -> None: ...
 
 
 class _Sessions:
@@ -117,8 +108,8 @@ class HttpTransport:
         """Send ``queries`` back to back on one connection (HTTP/1.1 pipelining; the server
         answers them in the order sent) and return each one's response or refusal, in order,
         waiting at most ``within`` seconds for each (when shorter than the transport's own)."""
-        if self._lean is None:
-            return [await settled(self.exchange(q)) for q in queries]
+        if self._lean is None:  # https://: one at a time
+            return await one_at_a_time(self.exchange, queries, within)
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
         timeout = shortest(self.timeout, within)
         return [settle(self._lean_response, q, r, timeout) for q, r in zip(queries, replies)]
@@ -158,22 +149,6 @@ class HttpTransport:
 def unreachable(url: str, exc: BaseException) -> Refusal:
     """The refusal for a server that could not be reached, naming what went wrong."""
     return Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}")
-
-
-async def settled(call: Awaitable[T]) -> T | Refusal:
-    """What ``call`` gives, or the :class:`Refusal` it raised (for answers kept in a list)."""
-    try:
-        return await call
-    except Refusal as refusal:
-        return refusal
-
-
-def settle(call: Callable[..., T], *args: Any) -> T | Refusal:
-    """``call(*args)``, or the :class:`Refusal` it raised."""
-    try:
-        return call(*args)
-    except Refusal as refusal:
-        return refusal
 
 
 class WebSocketTransport:

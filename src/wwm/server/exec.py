@@ -30,13 +30,14 @@ from pathlib import Path
 from ..protocol import xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
+from ..protocol.transport import OneAtATime
 
 MAX_OUTPUT = 1 << 20      # bytes a program may print in answer to one query
 STDERR_TAIL = 2000        # characters of a program's error output kept for refusal texts
 END_GRACE = 2.0           # seconds a persistent program has to exit after End run
 
 
-class ExecTransport:
+class ExecTransport(OneAtATime):
     """What both modes share: the command, its working directory, time-outs, and turning a
     program's output into a :class:`Response` or a refusal that names the program."""
 
