@@ -56,7 +56,7 @@ def main() -> None:
             fast = [vector.play(s, episodes) for s in TEAMS]
             best = min(best, time.perf_counter() - t0)
         vector_rate = args.episodes / best
-        same = all(np.array_equal(a.scores, b.scores) for a, b in zip(plain, fast))
+        same = all(np.array_equal(a.scores, b.scores) for a, b in zip(plain, fast, strict=True))
         end_to_end = args.episodes / (battery + best)
         print(f"{profile:9} {battery:10.3f} {plain_rate:12,.0f} {vector_rate:13,.0f} "
               f"{vector_rate / plain_rate:12.1f}x {vector_rate / CPP_REFERENCE:10.1f}x "

@@ -64,7 +64,7 @@ def unbuffered(url: str, records: list[StepRecord]) -> float:
         t0 = time.perf_counter()
         for r in records:
             with store.engine.begin() as conn:
-                conn.execute(insert(schema.steps), [dict(zip(STEP_COLUMNS, step_row(run_id, r)))])
+                conn.execute(insert(schema.steps), [dict(zip(STEP_COLUMNS, step_row(run_id, r), strict=True))])
         seconds = time.perf_counter() - t0
         store.finish_run(run_id, "completed")
     return len(records) / seconds

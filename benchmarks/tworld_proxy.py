@@ -17,11 +17,11 @@ import time
 
 from websockets.asyncio.client import connect
 
-from wwm.tileworld.proxy import CONNECTED
 from wwm.server.process import free_port
 from wwm.tileworld import percepts
 from wwm.tileworld.config import Config
 from wwm.tileworld.engine import Engine
+from wwm.tileworld.proxy import CONNECTED
 
 PERCEPT = percepts.percept(Engine(Config(seed=1)), 0)
 

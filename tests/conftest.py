@@ -7,7 +7,6 @@ import signal
 import tempfile
 
 import pytest
-
 from probes import probe_server
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from wwm.server.exec import PerQueryTransport, PersistentTransport
 from wwm.client.remote import RemoteMind
+from wwm.server.exec import PerQueryTransport, PersistentTransport
 from wwm.server.process import ServerProcess, free_port
 
 HERE = Path(__file__).resolve().parent

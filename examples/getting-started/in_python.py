@@ -9,11 +9,11 @@ World's). The run loop cannot tell the difference.
 import asyncio
 import sys
 
+from toward_food import TowardFood  # the file beside this one
+
 import wwm
 from wwm.client.runner import RunSettings, run
 from wwm.kit.grid import GridWorld
-
-from toward_food import TowardFood  # the file beside this one
 
 
 async def main(mind_url: str, world_url: str) -> None:

@@ -4,6 +4,7 @@ AI minds and worlds run as servers; anyone composes other people's minds into a 
 runs it in other people's worlds, and measures how intelligent the result is.
 """
 
+from ._moved import install as _keep_old_module_names
 from .protocol.errors import Refusal
 from .protocol.interfaces import (
     CompetingMind,
@@ -14,7 +15,6 @@ from .protocol.interfaces import (
     World,
 )
 from .protocol.results import Outcome, RunStarted, Suggestion, Values
-from ._moved import install as _keep_old_module_names
 
 _keep_old_module_names()
 

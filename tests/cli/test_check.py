@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-
 from probes import probe_server
+
 from wwm.client.conformance import check_server
 from wwm.server.process import ServerProcess, free_port
 
@@ -55,7 +55,7 @@ class Sloppy:
         return web.Response(text='<xml><response name="x"><data name="mind run ID">7</data>'
                                  '<data name="action">a</data></response></xml>', content_type="application/xml")
 
-    def __enter__(self) -> "Sloppy":
+    def __enter__(self) -> Sloppy:
         ready = threading.Event()
 
         def serve() -> None:

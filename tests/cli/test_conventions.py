@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from wwm.cli.main import COMMANDS, build_parser, main
-from wwm.store import RunStore
 from wwm.server.process import ServerProcess
+from wwm.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = [name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module) is not None]

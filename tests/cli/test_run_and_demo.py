@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from wwm.store import RunStore
 from wwm.server.process import ServerProcess
+from wwm.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +45,7 @@ def test_run_a_society_file_against_servers(tmp_path):
                ServerProcess("wwm.kit.grid_minds:HazardAvoider"), ServerProcess("wwm.kit.region:RegionMind")]
     text = (ROOT / "examples/societies/region-switch.yaml").read_text()
     try:
-        for port, server in zip((8001, 8002, 8003, 8004), servers):
+        for port, server in zip((8001, 8002, 8003, 8004), servers, strict=True):
             server.start()
             text = text.replace(f"http://127.0.0.1:{port}/", server.url)
         society = tmp_path / "society.yaml"

@@ -7,11 +7,10 @@ import threading
 import time
 
 import pytest
+from probes import probe_server
 
 from wwm.cli.main import main
 from wwm.store import RunStore
-
-from probes import probe_server
 
 pytestmark = pytest.mark.slow
 

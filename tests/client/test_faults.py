@@ -6,12 +6,11 @@ from __future__ import annotations
 import threading
 
 import pytest
+from probes import probe_server
 
 from wwm.client import RemoteMind, RemoteWorld
-from wwm.client.runner import RunSettings, Runner
+from wwm.client.runner import Runner, RunSettings
 from wwm.store import RunStore, StoreRecorder
-
-from probes import probe_server
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,8 @@ from wwm.client import RemoteMind
 from wwm.client.runner import Runner, RunSettings
 from wwm.protocol.errors import Refusal
 from wwm.server.dispatch import Dispatcher
-from wwm.server.tcp import start as start_tcp
 from wwm.server.process import free_port
+from wwm.server.tcp import start as start_tcp
 
 HEADER = struct.Struct(">I")
 

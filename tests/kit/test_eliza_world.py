@@ -7,8 +7,8 @@ import pytest
 from wwm import Refusal
 from wwm.client.runner import RunSettings, run
 from wwm.kit.eliza import ElizaMind
-from wwm.kit.random_mind import RandomMind
 from wwm.kit.eliza_world import ALL_TOPICS, ENGAGED, NEW_TOPIC, TOPICS, ElizaWorld
+from wwm.kit.random_mind import RandomMind
 
 FREE = RunSettings(steps=None, keepalive=None, timeout=5.0)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from wwm import Outcome, Refusal
-from wwm.kit.grid import (ACTIONS, FOOD_REWARD, STING_PENALTY, GridEngine, GridView, GridWorld,
-                             distance, nearest)
+from wwm.kit.grid import ACTIONS, FOOD_REWARD, STING_PENALTY, GridEngine, GridView, GridWorld, distance, nearest
 
 
 def engine(**kw) -> GridEngine:

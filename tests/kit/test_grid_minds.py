@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from wwm import Refusal
-from wwm.kit.grid_minds import FoodSeeker, HazardAvoider
 from wwm.kit.grid import GridEngine, GridView, distance
+from wwm.kit.grid_minds import FoodSeeker, HazardAvoider
 
 
 def state(body, food=(), hazards=(), size=8) -> str:

@@ -12,9 +12,9 @@ from wwm import Mind, Suggestion
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
 from wwm.kit.eliza import ElizaMind
+from wwm.kit.mind_as_world import MindAsWorld
 from wwm.kit.random_mind import RandomMind
 from wwm.server.process import ServerProcess
-from wwm.kit.mind_as_world import MindAsWorld
 
 SETTINGS = RunSettings(steps=6, keepalive=None, timeout=10.0)
 

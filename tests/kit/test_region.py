@@ -12,11 +12,10 @@ import pytest
 from wwm import Mind, Refusal, Suggestion
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
-from wwm.kit.grid_minds import FoodSeeker, HazardAvoider
-from wwm.kit.region import (FixedAction, RegionError, RegionMind, parse_region,
-                                  state_variables)
-from wwm.server.process import ServerProcess
 from wwm.kit.grid import GridWorld
+from wwm.kit.grid_minds import FoodSeeker, HazardAvoider
+from wwm.kit.region import FixedAction, RegionError, RegionMind, parse_region, state_variables
+from wwm.server.process import ServerProcess
 
 FREE = RunSettings(steps=None, keepalive=None, timeout=10.0)
 GRID = "size=8 step=3 x=2 y=5 fd=3 hd=1 food=1,2;6,6 hazard=2,4"

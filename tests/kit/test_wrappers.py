@@ -11,9 +11,9 @@ import pytest
 from wwm import Mind, Refusal, Suggestion
 from wwm.client.remote import RemoteWorld
 from wwm.client.runner import RunSettings, run
-from wwm.server.process import ServerProcess
-from wwm.selection.ant import AntWorld
 from wwm.kit.wrappers import SubspaceWorld, parse_keys, project
+from wwm.selection.ant import AntWorld
+from wwm.server.process import ServerProcess
 
 
 def test_project_keeps_the_named_items_in_the_worlds_order():

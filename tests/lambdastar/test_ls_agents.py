@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from wwm.lambdastar.agents import make
-from wwm.lambdastar.harness import Setting, play
 from wwm.lambdastar.engine import Episode, Observation
 from wwm.lambdastar.episodes import EpisodeSet
+from wwm.lambdastar.harness import Setting, play
 from wwm.lambdastar.profiles import ORIGINAL, PAPER
 from wwm.lambdastar.torus import torus
 

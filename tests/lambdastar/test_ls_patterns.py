@@ -21,7 +21,7 @@ def test_original_patterns_are_palindromic_walks():
         assert s.complexity[e] == lempel_ziv(seq[:L].tolist())   # K on the segment
     assert np.array_equal(s.evil, (s.good + 1 + 100 // 3) % 100)   # linear shift by N/3 + 1
     assert np.all(g.distance[s.good, s.evil] == 4)                 # always 4 apart on 10x10
-    assert 2 <= s.complexity.min() and s.complexity.max() <= 2 * n - 1
+    assert s.complexity.min() >= 2 and s.complexity.max() <= 2 * n - 1
 
 
 def test_paper_patterns_repeat_a_closed_segment_cyclically():
@@ -91,6 +91,6 @@ def test_original_patterns_match_the_reference_statistics():
     for n, (mean_c, (d_lo, d_hi)) in reference.items():
         s = generate(n, 2 * n, 10_000, "original", seed=n)
         assert s.complexity.mean() == pytest.approx(mean_c, abs=0.08), n
-        assert 2 <= s.complexity.min() and s.complexity.max() <= 2 * n - 1
+        assert s.complexity.min() >= 2 and s.complexity.max() <= 2 * n - 1
         d = s.grid.distance[s.good, s.evil]
         assert (d.min(), d.max()) == (d_lo, d_hi), n

@@ -63,7 +63,7 @@ def test_original_first_observation_shows_only_cell_1():
     s = handmade(ORIGINAL, 5, [12, 12, 12], [20, 20, 20], [1])
     ep = Episode(s, 0, 1)
     first = ep.observe()[0]
-    assert dict(zip(first.cells.tolist(), first.rewards.tolist()))[0] == -0.5
+    assert dict(zip(first.cells.tolist(), first.rewards.tolist(), strict=True))[0] == -0.5
     assert (first.rewards != 0).sum() == 1
     ep.step([4])
     assert ep.observe()[0].rewards.max() == 0.5   # from iteration 2 on, the true field

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from wwm.protocol.errors import Refusal
 from wwm.lambdastar.world import LambdaStarWorld, parse_action
+from wwm.protocol.errors import Refusal
 
 
 def test_action_text():
@@ -31,7 +31,7 @@ async def test_marks_are_laid_on_the_cells_the_depositor_saw():
     assert seen[0]["cells"] == first[0]["cells"]
     assert seen[0]["marks"] == [r + 0.5 for r in first[0]["rewards"]]
     overlap = set(first[0]["cells"]) & set(seen[1]["cells"])
-    for cell, mark in zip(seen[1]["cells"], seen[1]["marks"]):
+    for cell, mark in zip(seen[1]["cells"], seen[1]["marks"], strict=True):
         assert (mark is not None) == (cell in overlap)
     await asyncio.gather(a.execute_action("5"), b.execute_action("5"))
     assert json.loads(await a.get_state())["marks"] == [None] * 9   # trails last one iteration

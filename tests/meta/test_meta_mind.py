@@ -83,9 +83,9 @@ async def test_bad_settings_are_refused_with_the_reason():
 
 async def test_when_meta_cannot_read_the_answer_the_mind_cannot_suggest_and_says_why():
     from wwm.meta.agents import FunctionPolicy
+    from wwm.meta.mind import MetaMind
     from wwm.meta.session import Session, Settings
     from wwm.meta.store import Store as MetaStore
-    from wwm.meta.mind import MetaMind
 
     mind = MetaMind(budget=50, retries=1)
     mind.session = Session(Settings(budget=50, retries=1), FunctionPolicy("shrug", lambda o, a: "reply dunno"),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from wwm import Refusal
-from wwm.selection.learning.qlearning import QLearningMind
 from wwm.selection.ant import AntEngine, AntWorld, direction
+from wwm.selection.learning.qlearning import QLearningMind
 
 
 def test_directions_are_compass_sectors():

@@ -7,10 +7,10 @@ import pytest
 
 from wwm import Refusal
 from wwm.client.runner import RunSettings, run
-from wwm.selection.learning.qlearning import QLearningMind
-from wwm.selection.learning.rewards import REWARDS, items
 from wwm.selection import ActionSelectionMind
 from wwm.selection.house_robot import HouseEngine, HouseRobotWorld
+from wwm.selection.learning.qlearning import QLearningMind
+from wwm.selection.learning.rewards import REWARDS, items
 
 KEYS = ["dirt", "full", "plug", "wall", "human", "class", "smoke", "wallinway"]
 

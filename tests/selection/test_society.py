@@ -267,8 +267,8 @@ async def test_a_w_learning_society_with_a_twin_of_a_mind_acts_as_without_it(tmp
     """Section 6 item 5 with learning minds: W-learning minds learn Q alone first, then W in
     the society. A twin of the homer suggests what the homer suggests, so it is never
     overruled when the homer is not, and the society acts exactly as the one without it."""
-    from wwm.selection.learning.qlearning import QLearningMind
     from wwm.selection.compare import childhood
+    from wwm.selection.learning.qlearning import QLearningMind
 
     monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
     client = await childhood("ant", seed=1, steps=1500)
@@ -368,8 +368,8 @@ async def test_collective_w_learns_who_hurts_the_others_least_by_hand():
 async def test_collective_w_learns_over_frozen_q_learning_minds(tmp_path, monkeypatch):
     """The goal minds of `wwm compare` (frozen after childhood, not asked when they do not
     lead) report their losses, so the AS's W(x,i) fills and more than one mind leads."""
-    from wwm.selection.learning.qlearning import QLearningMind
     from wwm.selection.compare import WORLDS, childhood
+    from wwm.selection.learning.qlearning import QLearningMind
 
     monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(tmp_path))
     client = await childhood("ant", seed=1, steps=1500)

@@ -18,8 +18,8 @@ from wwm.client.remote import RemoteMind
 from wwm.client.runner import RunSettings, run
 from wwm.protocol.messages import Query
 from wwm.selection import ActionSelectionMind
-from wwm.server.process import ServerProcess
 from wwm.selection.ant import AntWorld
+from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 

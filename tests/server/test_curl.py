@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 from xml.etree import ElementTree
 
-
 NEW_RUN = """<xml>
 <query name="New run">
 <data name="world run ID"> 40031 </data>

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from wwm import Refusal
-from wwm.server.exec import PerQueryTransport, PersistentTransport
 from wwm.client.remote import RemoteMind
 from wwm.protocol.messages import Query
+from wwm.server.exec import PerQueryTransport, PersistentTransport
 
 BEHAVE = Path(__file__).with_name("behave.sh")
 

@@ -17,9 +17,9 @@ import pytest
 from wwm import Refusal
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
+from wwm.kit.grid import ACTIONS
 from wwm.kit.random_mind import RandomMind
 from wwm.server.process import ServerProcess, free_port
-from wwm.kit.grid import ACTIONS
 
 pytestmark = pytest.mark.slow
 

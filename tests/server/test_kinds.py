@@ -8,11 +8,10 @@ import json
 import urllib.request
 
 import pytest
+from probes import probe_server
 
 from wwm import Refusal
 from wwm.client import RemoteMind, RemoteWorld
-
-from probes import probe_server
 
 
 def get(url: str, accept: str = "text/html") -> tuple[int, str]:

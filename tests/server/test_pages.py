@@ -9,12 +9,11 @@ import re
 import urllib.request
 
 import pytest
+from probes import probe_server
 
 from wwm.client import RemoteWorld
 from wwm.server.arguments import Arguments
 from wwm.server.process import ServerProcess
-
-from probes import probe_server
 
 GRID = "wwm.kit.grid:GridWorld"
 

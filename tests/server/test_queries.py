@@ -103,6 +103,7 @@ async def test_websocket_binding_answers_the_same(probe_world, encoding):
 @ENCODINGS
 async def test_tcp_binding_answers_the_same(encoding):
     from probes import probe_server
+
     from wwm.server.process import free_port
 
     port = free_port()

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from wwm.tileworld.proxy import Proxy
 from wwm.tileworld.config import Config, Team
 from wwm.tileworld.links import ProxyLink
 from wwm.tileworld.live import Game
+from wwm.tileworld.proxy import Proxy
 from wwm.tileworld.recording import Recording, replay
 
 pytestmark = pytest.mark.slow
@@ -22,7 +22,7 @@ async def play(commands: list[list[str]], config: Config, mode: str = "discrete"
     magics = [f"agent-{i}" for i in range(len(commands))]
     procs = [await asyncio.create_subprocess_exec(*cmd, "127.0.0.1", str(proxy.port), magic,
                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-             for cmd, magic in zip(commands, magics)]
+             for cmd, magic in zip(commands, magics, strict=True)]
     game = Game(config, [ProxyLink(f"ws://127.0.0.1:{proxy.port}/", m) for m in magics], mode=mode, speed=speed)
     try:
         result = await asyncio.wait_for(game.run(), 60)
@@ -32,7 +32,7 @@ async def play(commands: list[list[str]], config: Config, mode: str = "discrete"
             if p.returncode is None:
                 p.kill()
         await proxy.close()
-    return game, result, [(p.returncode, out.decode(), err.decode()) for p, (out, err) in zip(procs, outputs)]
+    return game, result, [(p.returncode, out.decode(), err.decode()) for p, (out, err) in zip(procs, outputs, strict=True)]
 
 
 @pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])

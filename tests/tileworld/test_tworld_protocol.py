@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from wwm.tileworld.proxy import Proxy
 from wwm.tileworld import percepts
 from wwm.tileworld.actions import ActionError, parse_action
 from wwm.tileworld.agents import DeliberativeAgent, ReactiveAgent
@@ -16,6 +15,7 @@ from wwm.tileworld.config import Config, Team
 from wwm.tileworld.engine import Engine
 from wwm.tileworld.links import BuiltinLink, ProxyLink
 from wwm.tileworld.live import Game
+from wwm.tileworld.proxy import Proxy
 from wwm.tileworld.recording import Recording, RecordingError, frames, replay
 
 

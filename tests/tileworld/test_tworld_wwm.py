@@ -99,7 +99,7 @@ async def test_several_clients_share_one_real_time_tileworld_as_a_team():
                     return moves, json.loads(state)
 
         minds = [TileworldMind("reactive"), TileworldMind("deliberative", seed=1)]
-        results = await asyncio.wait_for(asyncio.gather(*(play(b, m) for b, m in zip(bodies, minds))), 30)
+        results = await asyncio.wait_for(asyncio.gather(*(play(b, m) for b, m in zip(bodies, minds, strict=True))), 30)
         (moves0, last0), (moves1, last1) = results
         assert moves0 > 10 and moves1 > 10
         assert moves0 < 12 / 0.35 + 2  # a move costs 350 ms of world time: no faster than that

@@ -130,7 +130,7 @@ class Agent:
         results = await asyncio.gather(*(self.transport.deliver(msg, to) for to in msg.receivers),
                                        return_exceptions=True)
         failures = []
-        for to, result in zip(msg.receivers, results):
+        for to, result in zip(msg.receivers, results, strict=True):
             if isinstance(result, BaseException):  # a refusal, an unreachable server, no such agent
                 if isinstance(result, asyncio.CancelledError):
                     raise result

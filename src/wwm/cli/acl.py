@@ -128,7 +128,7 @@ def _demo(args: argparse.Namespace) -> int:
         except (RuntimeError, TimeoutError) as exc:
             return fail("acl demo", f"a contractor server did not start: {exc}", 1)
         if not args.quiet:
-            for (name, price, mode), server in zip(plan, servers):
+            for (name, price, mode), server in zip(plan, servers, strict=True):
                 console.print(f"  {name:6} {server.url}  price {price:g}  ({mode})")
 
         async def main():

@@ -4,11 +4,7 @@ line a server prints when it is ready."""
 
 from __future__ import annotations
 
-import importlib
 import sys
-from pathlib import Path
-from typing import Any
-
 
 # exit statuses (docs/cli.md)
 OK, FAILED, USAGE, INTERRUPTED = 0, 1, 2, 130
@@ -52,7 +48,8 @@ def ready_line(what: str, url: str) -> None:
 def load_target(target: str) -> type:
     """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class; a UsageError
     naming what is wrong (see :func:`wwm.targets.load_target`)."""
-    from ..targets import TargetError, load_target as load
+    from ..targets import TargetError
+    from ..targets import load_target as load
 
     try:
         return load(target)

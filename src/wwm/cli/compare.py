@@ -4,7 +4,6 @@ several seeds, and print a table (and save a plot) of the scores with their spre
 from __future__ import annotations
 
 import argparse
-import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from ..selection.compare import check_strengths, parse_methods, plot, run_compare
-
     from .common import fail, interrupted
 
     console = Console(stderr=args.json)  # with --json, stdout carries the JSON alone

@@ -24,8 +24,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..protocol.errors import Refusal
-    from ..store import StoreError
     from ..server.process import ServerProcess
+    from ..store import StoreError
     from .common import fail, interrupted, run_async
 
     console = Console()

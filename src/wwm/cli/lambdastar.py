@@ -178,10 +178,10 @@ def _remote(args, console):
     import asyncio
 
     from ..lambdastar.battery import bands
+    from ..lambdastar.episodes import generate
     from ..lambdastar.remote import administer
     from ..lambdastar.sweep import Job, JobResult
     from ..server.process import ServerProcess
-    from ..lambdastar.episodes import generate
 
     if len(args.grid) != 1 or len(args.seed) != 1:
         raise ValueError("--mind tests one grid size and one seed at a time")

@@ -98,8 +98,8 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
                action_format: str | None = None, query_sets: list[str] | tuple[str, ...] = ()) -> type:
     """A Mind or World class whose every instance (one per run) speaks to ``command`` through
     an exec transport in ``mode``; the server layer serves it like any other class."""
-    from ..server.exec import PerQueryTransport, PersistentTransport
     from ..client.remote import RemoteMind, RemoteWorld
+    from ..server.exec import PerQueryTransport, PersistentTransport
 
     if role not in ("mind", "world"):
         raise ValueError(f"role must be 'mind' or 'world', not {role!r}")

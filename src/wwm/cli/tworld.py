@@ -92,8 +92,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from wwm.tileworld.proxy import Proxy
     from wwm.tileworld.app import create_app
+    from wwm.tileworld.proxy import Proxy
 
     from .common import fail, interrupted, ready_line
 

@@ -16,12 +16,11 @@ async def fetch_card(url: str) -> dict[str, Any]:
     import aiohttp
 
     try:
-        async with aiohttp.ClientSession() as session:
-            async with session.get(url, headers={"Accept": "application/json"},
-                                   timeout=aiohttp.ClientTimeout(total=10)) as reply:
-                if reply.status != 200:
-                    raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
-                return await reply.json(content_type=None)
+        async with aiohttp.ClientSession() as session, session.get(url, headers={"Accept": "application/json"},
+                               timeout=aiohttp.ClientTimeout(total=10)) as reply:
+            if reply.status != 200:
+                raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
+            return await reply.json(content_type=None)
     except (aiohttp.ClientError, OSError, TimeoutError) as exc:
         raise unreachable(url, exc) from None
 

@@ -6,8 +6,9 @@ shape, end runs, and refuse bad input with the right codes? ``wwm check URL`` ru
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal

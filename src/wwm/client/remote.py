@@ -103,7 +103,7 @@ class _Remote:
         built = [self._build(method, kwargs) for method, kwargs in calls]
         replies = await self.transport.exchange_in_order([query for _, query in built], within=within)
         return [reply if isinstance(reply, Refusal) else settle(self._result, spec, reply)
-                for (spec, _), reply in zip(built, replies)]
+                for (spec, _), reply in zip(built, replies, strict=True)]
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
         spec = _spec(self.role, method)

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World

@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import errno
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..protocol.errors import Refusal
 from ..store import RunStore, StoreRecorder
-from .runner import Event, RunResult, Runner, RunSettings, Step
+from .runner import Event, Runner, RunResult, RunSettings, Step
 from .society import Society, SocietyError
 
 
@@ -76,7 +77,7 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
     import aiohttp
 
     async with aiohttp.ClientSession() as session:
-        cards = dict(zip(urls, await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls))))
+        cards = dict(zip(urls, await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls)), strict=True))
     wrong = [(slot, spec.url, card["role"]) for slot, spec in (("mind", society.mind), ("world", society.world))
              if (card := cards.get(spec.url or "")) is not None and card["role"] != slot]
     if wrong:

@@ -86,7 +86,7 @@ class TcpTransport:
         waiters = conn.send_frames([self.codec.encode(q) for q in queries])
         out: list[Response | Refusal] = []
         try:
-            for query, waiter in zip(queries, waiters):
+            for query, waiter in zip(queries, waiters, strict=True):
                 try:
                     frame = await self._answer(conn, waiter, query, shortest(self.timeout, within))
                     out.append(decode_response(self.url, query, None, frame))

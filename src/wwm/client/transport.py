@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Sequence
-from typing import Any
 
 import aiohttp
 
@@ -112,7 +111,7 @@ class HttpTransport:
             return await one_at_a_time(self.exchange, queries, within)
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
         timeout = shortest(self.timeout, within)
-        return [settle(self._lean_response, q, r, timeout) for q, r in zip(queries, replies)]
+        return [settle(self._lean_response, q, r, timeout) for q, r in zip(queries, replies, strict=True)]
 
     async def _lean_replies(self, bodies: list[bytes], within: float | None = None
                             ) -> list[tuple[int, dict[str, str], bytes] | Exception]:

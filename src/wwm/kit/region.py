@@ -210,7 +210,7 @@ class Region:
 
         def test(v: Variables) -> bool:
             values = [o(v) for o in operands]
-            for op, a, b in zip(ops, values, values[1:], strict=False):
+            for op, a, b in zip(ops, values, values[1:], strict=True):
                 if op in ("==", "=", "!="):
                     same = a == b
                     if (op == "!=") == same:

@@ -32,7 +32,7 @@ def bands(k_min: int, k_max: int, bins: int) -> list[tuple[int, int]]:
         raise ValueError(f"empty complexity range [{k_min}, {k_max}]")
     bins = max(1, min(bins, k_max - k_min + 1))
     edges = np.linspace(k_min, k_max + 1, bins + 1).round().astype(int)
-    return [(int(lo), int(hi) - 1) for lo, hi in zip(edges[:-1], edges[1:])]
+    return [(int(lo), int(hi) - 1) for lo, hi in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def possible_range(spec: BatterySpec) -> tuple[int, int]:
@@ -59,7 +59,7 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
     pool = generate(spec.grid, spec.iterations, max(4 * spec.episodes, 200), spec.profile, spec.seed)
     for attempt in range(attempts):
         chosen = []
-        for (lo, hi), count in zip(wanted, quota):
+        for (lo, hi), count in zip(wanted, quota, strict=True):
             hits = np.flatnonzero((pool.complexity >= lo) & (pool.complexity <= hi))
             if len(hits) < count:
                 break

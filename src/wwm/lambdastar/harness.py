@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import Episode
-from .episodes import EpisodeSet
 from . import agents as agent_types
 from .agents.base import Team
+from .engine import Episode
+from .episodes import EpisodeSet
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,7 +135,7 @@ class StigmergyMind(LambdaStarMind):
         layer = _FAKE[self.team]
         rewards = np.asarray(doc["rewards"], dtype=float)
         rhat = self.gamma * rewards.max() + (1 - self.gamma) * rewards.min()
-        for cell, r in zip(doc["cells"], rewards):
+        for cell, r in zip(doc["cells"], rewards, strict=True):
             layer[cell] = max(layer.get(cell, -np.inf), r + rhat)
         fake = np.array([layer[c] for c in doc["cells"]])
         return self.towards(doc, doc["cells"][self.pick(fake)])

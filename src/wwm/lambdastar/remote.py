@@ -45,7 +45,7 @@ async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dic
     try:
         for w in worlds:
             await w.new_run()
-        for m, w in zip(minds, worlds):
+        for m, w in zip(minds, worlds, strict=True):
             await m.new_run(world_run_id=w.run_id)
         states = await asyncio.gather(*(w.get_state() for w in worlds))
         docs = [json.loads(s) for s in states]
@@ -53,14 +53,14 @@ async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dic
         iterations = docs[0]["iterations"]
         while not docs[0].get("finished"):
             episode = docs[0]["episode"]
-            suggestions = await asyncio.gather(*(m.get_action(s) for m, s in zip(minds, states)))
-            for url, s in zip(mind_urls, suggestions):
+            suggestions = await asyncio.gather(*(m.get_action(s) for m, s in zip(minds, states, strict=True)))
+            for url, s in zip(mind_urls, suggestions, strict=True):
                 if s.action is None:
                     raise Refusal("server-error",
                                   f"the mind at {url} could not suggest an action: {s.reason}")
             outcomes = await asyncio.gather(*(w.execute_action(s.action)
-                                              for w, s in zip(worlds, suggestions)))
-            await asyncio.gather(*(m.inform(o.state, o.score) for m, o in zip(minds, outcomes)))
+                                              for w, s in zip(worlds, suggestions, strict=True)))
+            await asyncio.gather(*(m.inform(o.state, o.score) for m, o in zip(minds, outcomes, strict=True)))
             row = totals.setdefault(episode, np.zeros(len(minds)))
             row += [o.score or 0.0 for o in outcomes]
             states = [o.state for o in outcomes]

@@ -159,4 +159,4 @@ def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[Job
 
 def same_results(a: Sequence[JobResult], b: Sequence[JobResult]) -> bool:
     return len(a) == len(b) and all(x.job == y.job and np.array_equal(x.scores, y.scores)
-                                    for x, y in zip(a, b))
+                                    for x, y in zip(a, b, strict=True))

@@ -14,9 +14,9 @@ from functools import lru_cache
 import numpy as np
 
 from .episodes import EpisodeSet
+from .harness import Scores, Setting, _check
 from .profiles import profile as get_profile
 from .torus import torus
-from .harness import Scores, Setting, _check
 
 Q_TABLE_BYTES = 256 * 2 ** 20  # memory for the learners' Q-tables of one chunk of episodes
 SUPPORTED = ("random", "local", "oracle", "stigmergy", "woc", "bidding", "dictator", "imitative",

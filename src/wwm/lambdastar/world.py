@@ -147,7 +147,7 @@ class Cohort:
         self.pending.clear()
         self._lay_marks()
         self.last_rewards = self.env.step(actions)
-        for body, r in zip(self.bodies, self.last_rewards):
+        for body, r in zip(self.bodies, self.last_rewards, strict=True):
             body.total += float(r)
             body.iterations += 1
         if self.env.done:

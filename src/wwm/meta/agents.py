@@ -54,7 +54,7 @@ class Transcript:
         return len(self.actions)
 
     def steps(self) -> list[tuple[str, str]]:
-        return list(zip(self.observations, self.actions))
+        return list(zip(self.observations, self.actions, strict=True))
 
 
 def _histories(node: Transcript | None) -> tuple[Chain[str], Chain[str]]:

@@ -75,7 +75,7 @@ class Message:
     def render(self, start: int = 0) -> str:
         """Top-level text with the slots numbered from ``start``: ``is #3 empty?``."""
         out = [self.texts[0]]
-        for i, (arg, text) in enumerate(zip(self.args, self.texts[1:])):
+        for i, (arg, text) in enumerate(zip(self.args, self.texts[1:], strict=True)):
             out.append(f"{arg.symbol}{start + i}")
             out.append(text)
         return "".join(out)
@@ -92,7 +92,7 @@ class Message:
                 out.append(item.expand())
             else:
                 pieces: list[Referent | str] = [item.texts[0]]
-                for arg, text in zip(item.args, item.texts[1:]):
+                for arg, text in zip(item.args, item.texts[1:], strict=True):
                     pieces += ["(", arg, ")", text] if isinstance(arg, Message) else [arg, text]
                 stack.extend(reversed(pieces))
         return "".join(out)

@@ -10,13 +10,13 @@ Meta(A) whose A sits across the network can be tried end to end.
 
 from __future__ import annotations
 
+from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind
+from ..protocol.results import RunStarted, Suggestion
 from .agents import parse_transcript
 from .meta import DecodeError
 from .scripted import ScriptedPolicy
 from .session import Session, Settings, SettingsError
-from ..protocol.errors import Refusal
-from ..protocol.interfaces import Mind
-from ..protocol.results import RunStarted, Suggestion
 
 
 class MetaMind(Mind):

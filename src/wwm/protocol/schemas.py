@@ -6,12 +6,11 @@ drift from the code: JSON Schema for the JSON encoding and XML Schema for the XM
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
-
-import importlib
 
 from .errors import CODES
 from .queries import PROTOCOL_VERSION, QUERIES, Kind, QuerySpec, Returns

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..client.runner import RunSettings, run
-from .learning.qlearning import QLearningMind
 from ..protocol.interfaces import World
 from .ant import AntWorld
 from .house_robot import HouseRobotWorld
+from .learning.qlearning import QLearningMind
 from .methods import METHODS, method_class
 from .mind_as import ActionSelectionMind
 
@@ -54,7 +54,7 @@ class Comparison:
     def as_dict(self) -> dict:
         return {"world": self.world, "steps": self.steps, "train": self.train, "seeds": self.seeds,
                 "scores": self.scores,
-                "summary": [dict(zip(("method", "mean", "sd", "min", "max"), r)) for r in self.rows()]}
+                "summary": [dict(zip(("method", "mean", "sd", "min", "max"), r, strict=True)) for r in self.rows()]}
 
 
 def parse_methods(text: str) -> list[str]:

@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .learning.tables import Temperature
 from ..protocol.results import Suggestion, Values
 from ..registry import Registry
 from . import rules
+from .learning.tables import Temperature
 from .panel import Member, Panel
 from .tables import CollectiveTable, SwitchTable
+
 
 @dataclass
 class Settings:

@@ -20,10 +20,10 @@ import random
 import re
 from typing import Any, ClassVar
 
+from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
-from ..kit.wrappers import parse_keys
 from .links import card_url, check_mind_url, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, Settings, method_class
 from .panel import Member, Panel
@@ -119,7 +119,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise ValueError("strengths must be positive")
         self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
                                  w_temperature, gamma, period, start,
-                                 {m.ident: w for m, w in zip(self.members, weight_list)})
+                                 {m.ident: w for m, w in zip(self.members, weight_list, strict=True)})
         if cls.name == "w-learning-subspaces" and not view_list:
             raise ValueError("w-learning-subspaces needs 'views': one sub-space per mind")
         if cls.name == "w-learning-full" and any(v.strip() not in ("", "*") for v in view_list):
@@ -233,7 +233,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         if failed:
             await self._close([m for m in self.members if m not in dict(failed)])
             raise Refusal("mind-url-invalid", "; ".join(f"{m.url}: {why}" for m, why in failed))
-        for m, s in zip(self.members, self.strengths):
+        for m, s in zip(self.members, self.strengths, strict=True):
             try:
                 await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
             except Exception as exc:  # (not a cancellation of this New run: that goes on up)

@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..kit.wrappers import project
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, Mind
 from ..protocol.results import Suggestion, Values
-from ..kit.wrappers import project
 
 log = logging.getLogger("wwm.selection")
 

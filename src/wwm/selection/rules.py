@@ -33,7 +33,7 @@ def unhappiness(q: Matrix, best: Sequence[float] | None = None) -> list[list[flo
     """U_i(x,c) = Q_i(x,a_i) - Q_i(x,c); ``best`` defaults to each mind's best candidate."""
     if best is None:
         best = [max(row) for row in q]
-    return [[b - v for v in row] for row, b in zip(q, best)]
+    return [[b - v for v in row] for row, b in zip(q, best, strict=True)]
 
 
 def _columns(m: Matrix) -> list[list[float]]:
@@ -73,7 +73,7 @@ def damn(q: Matrix, weights: Sequence[float]) -> int:
     """DAMN-style weighted voting (10.14): MAX_a SUM_i w_i Q_i(x,a)."""
     if len(weights) != len(q):
         raise ValueError(f"{len(q)} minds but {len(weights)} weights")
-    return _argbest([sum(w * v for w, v in zip(weights, col)) for col in _columns(q)], True)
+    return _argbest([sum(w * v for w, v in zip(weights, col, strict=True)) for col in _columns(q)], True)
 
 
 def collective_equality(u: Matrix) -> int:

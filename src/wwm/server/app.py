@@ -23,7 +23,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response as HTTPResponse
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 
 from ..protocol import encoding, jsoncodec

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any
-
 from types import ModuleType
+from typing import Any
 
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q

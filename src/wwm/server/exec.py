@@ -23,8 +23,8 @@ import shlex
 import signal
 import weakref
 from collections import deque
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..protocol import xmlcodec

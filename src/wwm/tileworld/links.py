@@ -15,8 +15,8 @@ from typing import Protocol
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from .proxy import CONNECTED, DISCONNECTED
 from .agents import Agent
+from .proxy import CONNECTED, DISCONNECTED
 
 
 class LinkClosed(ConnectionError):

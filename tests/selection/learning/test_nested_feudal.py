@@ -9,8 +9,8 @@ import pytest
 
 from wwm import CompetingMind, Outcome, Suggestion, World
 from wwm.client.runner import RunSettings, run
-from wwm.selection.learning import FeudalQMind, NestedMind
 from wwm.selection import ActionSelectionMind
+from wwm.selection.learning import FeudalQMind, NestedMind
 
 
 @pytest.fixture(autouse=True)

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from wwm import Refusal
+from wwm.selection.ant import AntWorld
 from wwm.selection.learning.knowledge import KnowledgeStore
 from wwm.selection.learning.qlearning import QLearningMind
 from wwm.selection.learning.tables import Temperature, boltzmann_choice
-from wwm.selection.ant import AntWorld
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...registry import Registry
-
 from ..profiles import Profile
 from ..torus import Torus
 from .base import LocalSearchTeam, OracleTeam, RandomTeam, Team

@@ -7,9 +7,9 @@ local-search choice becomes everyone's target. The same decisions as the bidding
 
 from __future__ import annotations
 
-from .base import Team
 from ...acl.engine import Engine
 from ...acl.message import AID, ACLMessage
+from .base import Team
 
 PROTOCOL = "fipa-contract-net"
 

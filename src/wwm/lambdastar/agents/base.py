@@ -77,7 +77,7 @@ class LocalSearchTeam(Team):
     key, label = "local", "Local search"
 
     def act(self, observations, draws):
-        return [self.towards(self.local_choice(o, u), o.cell) for o, u in zip(observations, draws[:, 0])]
+        return [self.towards(self.local_choice(o, u), o.cell) for o, u in zip(observations, draws[:, 0], strict=True)]
 
 
 class OracleTeam(Team):

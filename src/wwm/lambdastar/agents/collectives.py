@@ -42,7 +42,7 @@ class StigmergyTeam(Team):
                 rhat = self.gamma * o.rewards.max() + (1 - self.gamma) * o.rewards.min()
                 self.fake[o.cells] = np.maximum(self.fake[o.cells], o.rewards + rhat)
         return [self.towards(int(o.cells[pick_best(self.fake[o.cells], u)]), o.cell)
-                for o, u in zip(observations, draws[:, 0])]
+                for o, u in zip(observations, draws[:, 0], strict=True)]
 
 
 class CrowdTeam(Team):
@@ -60,7 +60,7 @@ class CrowdTeam(Team):
             seen = o.rewards != 0
             cells = o.cells[seen]
             self.map[cells] = (self.map[cells] + o.rewards[seen]) / 2
-        return [self.towards(pick_best(self.map, u), o.cell) for o, u in zip(observations, draws[:, 0])]
+        return [self.towards(pick_best(self.map, u), o.cell) for o, u in zip(observations, draws[:, 0], strict=True)]
 
 
 class BiddingTeam(Team):
@@ -78,7 +78,7 @@ class BiddingTeam(Team):
     def act(self, observations, draws):
         if not self.profile.bidding_ratchets:  # the paper profile: a fresh auction
             self.highest = -np.inf
-        for o, u in zip(observations, draws[:, 0]):
+        for o, u in zip(observations, draws[:, 0], strict=True):
             bid = o.rewards.max()
             if bid >= self.highest:
                 self.highest, self.target = bid, self.local_choice(o, u)
@@ -115,7 +115,7 @@ class ImitativeTeam(Team):
         if not self.profile.imitative_moves_per_agent:
             self.oracle = int(step())
         actions = []
-        for o, u in zip(observations, draws[:, 0]):
+        for o, u in zip(observations, draws[:, 0], strict=True):
             if self.profile.imitative_moves_per_agent:
                 self.oracle = int(step())
             if self.grid.distance[o.cell, self.oracle] <= 1:

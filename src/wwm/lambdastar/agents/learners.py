@@ -46,7 +46,7 @@ class QLearningTeam(Team):
         self.slice = observations[0].iteration - 1
         self.before = [o.cell for o in observations]
         self.actions = [pick_best(self.table(j)[self.slice, o.cell], u)
-                        for j, (o, u) in enumerate(zip(observations, draws[:, 0]))]
+                        for j, (o, u) in enumerate(zip(observations, draws[:, 0], strict=True))]
         return self.actions
 
     def next_slice(self) -> int | None:
@@ -86,7 +86,7 @@ class SarsaTeam(QLearningTeam):
     def act(self, observations, draws):
         actions = super().act(observations, draws)
         if self.training:
-            self.actions = [p if p is not None else a for p, a in zip(self.planned, actions)]
+            self.actions = [p if p is not None else a for p, a in zip(self.planned, actions, strict=True)]
         self.draws = draws
         return self.actions
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
+from ...kit.wrappers import parse_keys, project
 from ...protocol.errors import Refusal
 from ...protocol.interfaces import CompetingMind, LearningMind
 from ...protocol.results import RunStarted, Suggestion, Values
-from ...kit.wrappers import parse_keys, project
 from .knowledge import KnowledgeStore
 from .rewards import items
 from .rewards import reward as find_reward

@@ -6,13 +6,13 @@ Plain data with a JSON form, so knowledge can be stored per client and read back
 
 from __future__ import annotations
 
-from ...protocol.errors import Refusal
-
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ...protocol.errors import Refusal
 
 
 def boltzmann_choice(values: Sequence[float], temperature: float, rng: random.Random) -> int:
