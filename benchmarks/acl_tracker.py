@@ -24,12 +24,13 @@ from wwm.acl.tracker import Tracker
 
 def conversation(n: int) -> list[ACLMessage]:
     a, b, c = AID("boss"), AID(f"w{n % 50}"), f"c{n}"
+    same = {"conversation_id": c, "protocol": "fipa-request"}
     return [
-        ACLMessage("request", a, (b,), content="(do it)", conversation_id=c, reply_with=f"{c}.1", protocol="fipa-request"),
-        ACLMessage("agree", b, (a,), conversation_id=c, reply_with=f"{c}.2", in_reply_to=f"{c}.1", protocol="fipa-request"),
-        ACLMessage("inform", b, (a,), content="(done)", conversation_id=c, reply_with=f"{c}.3", in_reply_to=f"{c}.2", protocol="fipa-request"),
-        ACLMessage("inform", a, (b,), content="(ok)", conversation_id=c, reply_with=f"{c}.4", in_reply_to=f"{c}.3",
-                   protocol="fipa-request", user=(("X-act", "declare"),)),
+        ACLMessage("request", a, (b,), content="(do it)", reply_with=f"{c}.1", **same),
+        ACLMessage("agree", b, (a,), reply_with=f"{c}.2", in_reply_to=f"{c}.1", **same),
+        ACLMessage("inform", b, (a,), content="(done)", reply_with=f"{c}.3", in_reply_to=f"{c}.2", **same),
+        ACLMessage("inform", a, (b,), content="(ok)", reply_with=f"{c}.4", in_reply_to=f"{c}.3", **same,
+                   user=(("X-act", "declare"),)),
     ]
 
 

@@ -57,7 +57,10 @@ async def main(url: str, connections: int, seconds: float) -> None:
                                     for _ in range(connections)))
     elapsed = time.perf_counter() - start
     latencies.sort()
-    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
+
+    def pick(q: float) -> float:
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
+
     print(json.dumps({"requests": sum(counts), "seconds": elapsed, "p50_ms": pick(0.5), "p99_ms": pick(0.99)}))
 
 

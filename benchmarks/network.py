@@ -30,15 +30,14 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
+# bench_servers.py sits beside this script, and Python puts the script's folder first on sys.path
 from bench_servers import ConstantMind, CounterWorld
 
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.runner import Runner, RunSettings
 from wwm.server.process import ServerProcess, free_port
 
+HERE = Path(__file__).resolve().parent
 ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
 TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent": 8000}
 
@@ -86,7 +85,8 @@ async def timed(seconds: float, one) -> float:
 
 async def in_process_steps(seconds: float) -> float:
     world, mind = CounterWorld(), ConstantMind()
-    await world.new_run(); await mind.new_run()
+    await world.new_run()
+    await mind.new_run()
 
     async def step():
         s = await mind.get_action(await world.get_state())
@@ -119,7 +119,8 @@ async def full_steps(world_url: str, mind_url: str, seconds: float, transport: s
         await task
     except asyncio.CancelledError:
         pass
-    await world.aclose(); await mind.aclose()
+    await world.aclose()
+    await mind.aclose()
     if len(done) < 2:
         return 0.0
     return (len(done) - 1) / (done[-1] - done[0])
@@ -147,7 +148,8 @@ def machine_note() -> str:
         parts.append(f"cpuidle {driver}")
     poll = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns")
     if poll is not None:
-        parts.append("guest halt polling " + ("off: each cross-core wake-up is a VM exit" if poll == "0" else f"{poll} ns"))
+        polling = "off: each cross-core wake-up is a VM exit" if poll == "0" else f"{poll} ns"
+        parts.append("guest halt polling " + polling)
     return ", ".join(parts)
 
 
@@ -183,25 +185,32 @@ def main() -> None:
                            echo_round_trips(port, sec))
         measure(status, "floor", "in-process loop, full steps (no network)", in_process_steps(sec), baseline=echo)
         tcp_port, mind_tcp_port = free_port(), free_port()
-        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", str(tcp_port)]) as world, \
-                ServerProcess("bench_servers:ConstantMind", env=ENV, extra=["--tcp-port", str(mind_tcp_port)]) as mind:
+        with ServerProcess("bench_servers:CounterWorld", env=ENV,
+                           extra=["--tcp-port", str(tcp_port)]) as world, \
+                ServerProcess("bench_servers:ConstantMind", env=ENV,
+                              extra=["--tcp-port", str(mind_tcp_port)]) as mind:
             g = "one client, HTTP"
-            measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"), TARGETS["http_query"], echo)
+            measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"),
+                    TARGETS["http_query"], echo)
             measure(status, g, "full steps (Inform + next Get action in one round trip)",
                     full_steps(world.url, mind.url, sec), TARGETS["http_step"], echo)
             measure(status, g, "full steps, one query per round trip (--no-pipeline)",
                     full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
             g = "one client, persistent binding"
-            measure(status, g, "WebSocket: Execute action queries", single_queries(world.url, sec, "ws"), TARGETS["ws_query"], echo)
-            measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"), TARGETS["ws_query"], echo)
+            measure(status, g, "WebSocket: Execute action queries", single_queries(world.url, sec, "ws"),
+                    TARGETS["ws_query"], echo)
+            measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"),
+                    TARGETS["ws_query"], echo)
             measure(status, g, "TCP: full steps", full_steps(world.url, mind.url, sec, "tcp"), None, echo)
             g = "50 concurrent runs, 1 server process"
             status.update("50 concurrent runs")
             c = concurrent(world.url, sec)
-            rows.append((g, f"HTTP (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)", c["rate"], TARGETS["concurrent"], echo))
+            rows.append((g, f"HTTP (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)", c["rate"],
+                         TARGETS["concurrent"], echo))
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--http", "granian"]) as other:
             g = "the same server on granian"
-            measure(status, g, "1 client, Execute action queries", single_queries(other.url, sec, "http"), None, echo)
+            measure(status, g, "1 client, Execute action queries", single_queries(other.url, sec, "http"),
+                    None, echo)
             status.update("granian, 50 concurrent runs")
             u = concurrent(other.url, sec)
             rows.append((g, f"50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, echo))
@@ -213,12 +222,16 @@ def main() -> None:
             try:
                 g = "client and servers on one core"
                 with EchoProcess() as port:
-                    echo1 = measure(status, g, "bare round trip between two processes (echo)", echo_round_trips(port, sec))
+                    echo1 = measure(status, g, "bare round trip between two processes (echo)",
+                                    echo_round_trips(port, sec))
                 tcp_port = free_port()
-                with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", str(tcp_port)]) as world, \
+                with ServerProcess("bench_servers:CounterWorld", env=ENV,
+                                   extra=["--tcp-port", str(tcp_port)]) as world, \
                         ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
-                    measure(status, g, "HTTP: Execute action queries", single_queries(world.url, sec, "http"), None, echo1)
-                    measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"), None, echo1)
+                    measure(status, g, "HTTP: Execute action queries", single_queries(world.url, sec, "http"),
+                            None, echo1)
+                    measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"),
+                            None, echo1)
                     measure(status, g, "HTTP: full steps", full_steps(world.url, mind.url, sec), None, echo1)
             finally:
                 os.sched_setaffinity(0, cores)
@@ -234,8 +247,12 @@ def main() -> None:
         if g != group:
             table.add_row(f"[bold]{g}[/bold]", "", "", "", "")
             group = g
-        table.add_row("  " + name, f"{rate:,.0f}", f"{rate / baseline:.2f}" if baseline else "1.00" if g != "floor" or "echo" in name else "",
-                      f"{target:,}" if target else "", "" if target is None else ("yes" if rate >= target else "no"))
+        if baseline:
+            vs_echo = f"{rate / baseline:.2f}"
+        else:
+            vs_echo = "1.00" if g != "floor" or "echo" in name else ""
+        met = "" if target is None else ("yes" if rate >= target else "no")
+        table.add_row("  " + name, f"{rate:,.0f}", vs_echo, f"{target:,}" if target else "", met)
     console.print(table)
     console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms); machine after: {machine_note()}")
     console.print("'vs echo' divides by the bare round trip between two processes measured above "

@@ -17,7 +17,12 @@ _aid = st.builds(AID, st.one_of(_word, st.text(min_size=1, max_size=10)),
                  st.just(()), st.lists(st.tuples(_word.map(lambda w: "X-" + w), _text), max_size=1).map(tuple))
 _time = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9998, 1, 1),
                      timezones=st.sampled_from([UTC]))
-_opt = lambda s: st.none() | s
+
+
+def _opt(s):
+    return st.none() | s
+
+
 messages = st.builds(
     ACLMessage, st.sampled_from(PERFORMATIVES), _opt(_aid), st.lists(_aid, max_size=3).map(tuple),
     st.lists(_aid, max_size=1).map(tuple), _opt(_text), _opt(_word), _opt(_text), _opt(_text),

@@ -48,7 +48,7 @@ async def test_show_writes_a_web_page(logged, tmp_path, capsys) -> None:
     rounds = {e.message.conversation_id for e in read(logged)}
     assert text.count('<div class="conv">conversation ') == len(rounds)   # named where each begins
     assert "renege" in text and "reneged (violated)" in text and "team: a, boss" in text
-    assert text.count("<tr") == 1 + len([l for l in logged.read_text().splitlines() if l])
+    assert text.count("<tr") == 1 + len([line for line in logged.read_text().splitlines() if line])
 
 
 async def test_the_web_page_marks_a_refused_message(tmp_path) -> None:

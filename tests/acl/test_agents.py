@@ -125,7 +125,8 @@ def test_crossing_messages_reach_the_same_state_on_both_sides() -> None:
     # A withdraws while B reports done: participant first, so 3 -4- then A's withdraw 4→9
     a, b, agree = start()
     cancel = ACLMessage("cancel", AID("A"), (AID("B"),), conversation_id="c", reply_with="m3", in_reply_to="m2")
-    done = ACLMessage("inform", AID("B"), (AID("A"),), content="(done)", conversation_id="c", reply_with="m4", in_reply_to="m2")
+    done = ACLMessage("inform", AID("B"), (AID("A"),), content="(done)", conversation_id="c", reply_with="m4",
+                      in_reply_to="m2")
     a.handle(cancel), b.handle(done)
     [va], [vb] = a.handle(done), b.handle(cancel)
     assert va.crossed and va.accepted and vb.accepted

@@ -186,7 +186,8 @@ def test_reply_keeps_the_conversation() -> None:
     a, b = AID("a", ("http://a/",)), AID("b")
     m = ACLMessage("request", a, (b,), content="x", conversation_id="c1", reply_with="r1", protocol="fipa-request")
     r = m.reply("agree", sender=b, act="promise")
-    assert (r.receivers, r.conversation_id, r.in_reply_to, r.protocol, r.act) == ((a,), "c1", "r1", "fipa-request", "promise")
+    assert (r.receivers, r.conversation_id, r.in_reply_to, r.protocol, r.act) == (
+        (a,), "c1", "r1", "fipa-request", "promise")
 
 
 def test_a_relative_reply_by_is_read_as_an_absolute_time() -> None:

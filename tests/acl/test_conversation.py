@@ -70,13 +70,15 @@ def test_the_tracker_alone_accepts_exactly_the_arcs(state: int) -> None:
 NAMED_PATHS = [  # (path as in the paper, acts, final state, outcome)
     ("1-2-8", ["A:request", "B:refuse"], 8, "refused"),
     ("1-2-8 (A withdraws)", ["A:request", "A:withdraw"], 8, "withdrawn"),
-    ("1-(2-6)*-2*-8", ["A:request", "B:counter", "A:counter-counter", "B:counter", "A:reject"], 8, "countered-rejected"),
+    ("1-(2-6)*-2*-8", ["A:request", "B:counter", "A:counter-counter", "B:counter", "A:reject"], 8,
+     "countered-rejected"),
     ("1-(2-6)*-2-8", ["A:request", "B:counter", "A:counter-counter", "B:refuse"], 8, "refused"),
     ("1-2-6-8 (B withdraws)", ["A:request", "B:counter", "B:withdraw-offer"], 8, "countered-rejected"),
     ("3-7", PATH_TO[3] + ["B:renege"], 7, "reneged"),
     ("3-9", PATH_TO[3] + ["A:withdraw"], 9, "withdrawn"),
     ("3-(4-3)*-7", PATH_TO[3] + ["B:assert", "A:declare-not", "B:renege"], 7, "reneged"),
-    ("3-(4-3)*-9", PATH_TO[3] + ["B:assert", "A:declare-not", "B:assert", "A:declare-not", "A:withdraw"], 9, "withdrawn"),
+    ("3-(4-3)*-9", PATH_TO[3] + ["B:assert", "A:declare-not", "B:assert", "A:declare-not", "A:withdraw"], 9,
+     "withdrawn"),
     ("3-(4-3)*-5", PATH_TO[3] + ["B:assert", "A:declare-not", "B:assert", "A:declare"], 5, "success"),
     ("1-(2-6)*-3-4-5", ["A:request", "B:counter", "A:accept", "B:assert", "A:declare"], 5, "success"),
     ("4-9", PATH_TO[4] + ["A:withdraw"], 9, "withdrawn"),
@@ -191,7 +193,7 @@ def test_every_act_reads_in_plain_words() -> None:
 def test_a_new_act_composed_by_sequencing_gets_its_meaning_for_free() -> None:
     # "promise and report": a CONFIRM then an ASSERT of DONE in one message, never hand-coded
     tracker = Tracker()
-    thread = tracker.apply(A.request("A", "B", "ship"), "c", "m1")
+    tracker.apply(A.request("A", "B", "ship"), "c", "m1")
     quick = A.confirm("B", "A", "ship").then(A.report_done("B", "A", "ship"), "promise-and-report")
     assert tracker.apply(quick, "c", "m2").state == 4
     assert {r.kind for r in tracker.obligations("B")} == {"pwag", "duty"}

@@ -52,7 +52,8 @@ async def test_mind_killed_and_restarted_mid_run(policy, tmp_path):
         assert [s.state for s in result.steps] == [f"n={i}" for i in range(40)]   # no step lost or doubled
         assert any(e.kind in ("mind-down", "timeout") for e in result.events)
         assert result.world_score == 40.0
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()
 
 
 async def test_mind_killed_for_good_ends_the_run_as_mind_lost(tmp_path):
@@ -74,7 +75,8 @@ async def test_mind_killed_for_good_ends_the_run_as_mind_lost(tmp_path):
         # action in one round trip) already holds the mind's action for step 11.
         assert mind.pipelines
         assert len(result.steps) == 12 and result.world_score == 12.0   # the world's account agrees
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()
 
 
 async def test_world_killed_and_restarted_resumes_the_run_where_it_was():
@@ -95,4 +97,5 @@ async def test_world_killed_and_restarted_resumes_the_run_where_it_was():
         assert [s.state for s in result.steps] == [f"n={i}" for i in range(30)]  # resumed at step 16
         assert "world-down" in [e.kind for e in result.events] and "world-back" in [e.kind for e in result.events]
         assert result.world_score == 30.0
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()

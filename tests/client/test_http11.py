@@ -71,7 +71,8 @@ async def test_pipelined_chunked_and_sized_replies_each_reach_their_request(drib
     finally:
         client.close()
         server.close()
-    assert [body for _status, _headers, body in replies] == [b'{"n": %d, "pad": "%s"}' % (n, b"x" * n) for n in range(1, 6)]
+    expected = [b'{"n": %d, "pad": "%s"}' % (n, b"x" * n) for n in range(1, 6)]
+    assert [body for _status, _headers, body in replies] == expected
     assert again[2].startswith(b'{"n": 6')
 
 

@@ -56,7 +56,8 @@ async def test_run_pipelines_inform_with_the_next_get_action_and_keeps_their_ord
         counting = Counting(mind)
         assert mind.pipelines
         result = await Runner(mind, world, RunSettings(steps=200, keepalive=None)).run()
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()
     assert result.status == "completed" and not result.events
     assert [s.note for s in result.steps] == [None] * 200
     assert [s.action for s in result.steps] == ["+1"] * 200
@@ -71,7 +72,8 @@ async def test_ignore_late_policy_asks_one_query_at_a_time():
         counting = Counting(mind)
         settings = RunSettings(steps=20, keepalive=None, policy="ignore-late")
         result = await Runner(mind, world, settings).run()
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()
     assert counting.calls == 0 and result.mind_score == 20.0 and result.world_score == 20.0
 
 
@@ -172,7 +174,8 @@ async def test_a_society_document_picks_the_tcp_binding_and_can_turn_pipelining_
         settings = society.settings()
         assert settings.pipeline is False
         result = await Runner(mind, world, settings).run()
-        await world.aclose(); await mind.aclose()
+        await world.aclose()
+        await mind.aclose()
     assert counting.calls == 0 and result.mind_score == 30.0 and result.world_score == 30.0
 
 
@@ -213,7 +216,8 @@ async def test_a_server_that_drops_pipelined_queries_gets_one_query_at_a_time():
             world, mind = RemoteWorld(world_server.url), RemoteMind(f"http://127.0.0.1:{port}/")
             settings = RunSettings(steps=30, timeout=0.5, keepalive=None)
             result = await Runner(mind, world, settings).run()
-            await world.aclose(); await mind.aclose()
+            await world.aclose()
+            await mind.aclose()
     finally:
         server.close()
     assert result.status == "completed" and len(result.steps) == 30

@@ -73,7 +73,7 @@ async def test_a_chain_of_wrapper_servers_runs_a_mind_and_credits_the_world():
         assert result.status == "completed" and len(result.steps) == 40
         assert all(s.new_state.startswith("n=") for s in result.steps)
         assert "n=8" in {s.new_state for s in result.steps}  # it got home through two bodies
-        assert {l["url"] for l in card(second.url)["credit_trail"]["calls"]} == {first.url}
-        assert {l["url"] for l in card(first.url)["credit_trail"]["calls"]} == {world.url}
-        assert first.url in {l["url"] for l in card(world.url)["credit_trail"]["called_by"]}
+        assert {link["url"] for link in card(second.url)["credit_trail"]["calls"]} == {first.url}
+        assert {link["url"] for link in card(first.url)["credit_trail"]["calls"]} == {world.url}
+        assert first.url in {link["url"] for link in card(world.url)["credit_trail"]["called_by"]}
         assert "keep" in json.dumps(card(second.url)["arguments"])

@@ -106,7 +106,8 @@ def test_the_loop_goes_on_with_the_next_observation_and_the_state_it_left():
             "[Remaining budget is 100000000]\n>>> view #0    (answered from the memo)") in later
     # its state #0 is what the first act's A chose
     assert "the state of an agent who has seen #2 and output #3\n[Remaining budget is 99999999]" in later
-    assert "is #0 empty? (respond yes/no)\n[Remaining budget is 100000000]\n>>> reply yes    (answered from the memo)" in later
+    assert ("is #0 empty? (respond yes/no)\n[Remaining budget is 100000000]\n"
+            ">>> reply yes    (answered from the memo)") in later
     assert "2 calls to A, 3 answered from the memo" in later
     assert "──── a copy of A that has typed 1 line ────" in later
 

@@ -57,7 +57,8 @@ def test_strengths_reach_the_minds_and_a_wrong_count_is_refused(capsys):
     assert plain.scores == again.scores            # strength 1 is the mind as it is
     assert plain.scores != homer_first.scores      # a strong homer changes what the ant does
     assert main(["compare", "--strengths", "1,2"]) == 2
-    assert "--strengths needs 3 numbers, one per goal mind (ant.food, ant.nest, ant.predator)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--strengths needs 3 numbers, one per goal mind (ant.food, ant.nest, ant.predator)" in err
 
 
 def test_bad_strengths_outputs_and_method_lists_are_one_line_errors_before_any_run(tmp_path, capsys):
@@ -66,7 +67,8 @@ def test_bad_strengths_outputs_and_method_lists_are_one_line_errors_before_any_r
         (["--strengths", "a,b,c"], "--strengths must be numbers, got 'a'"),
         (["--strengths", "1,0,1"], "--strengths must be positive"),
         (["--strengths", "1,inf,1"], "--strengths must be positive"),
-        (["--plot", str(tmp_path / "missing" / "x.png")], "the folder " + str(tmp_path / "missing") + " does not exist"),
+        (["--plot", str(tmp_path / "missing" / "x.png")],
+         "the folder " + str(tmp_path / "missing") + " does not exist"),
         (["--scores", str(tmp_path / "missing" / "x.json")], "does not exist"),
         (["--plot", str(tmp_path)], "is a folder"),
         (["--methods", ",,"], "no method named in ',,'"),

@@ -124,8 +124,8 @@ async def test_broken_links_the_run_goes_on_and_the_score_declines_gradually(tmp
                 lost.append(order.pop(0))
                 lost[-1].kill()
 
-        result = await run(as_, AntWorld(seed=11, foods=8), RunSettings(steps=segment * 10, keepalive=None, timeout=5.0),
-                           on_step=on_step)
+        settings = RunSettings(steps=segment * 10, keepalive=None, timeout=5.0)
+        result = await run(as_, AntWorld(seed=11, foods=8), settings, on_step=on_step)
         assert result.status == "completed" and len(result.steps) == segment * 10
         scores = result.step_scores
         for k in range(10):
@@ -185,8 +185,8 @@ async def test_a_nested_society_three_levels_deep_over_seven_processes():
         result = await run(society, AntWorld(seed=3), RunSettings(steps=60, keepalive=None, timeout=10))
         assert result.status == "completed" and all(s.action is not None for s in result.steps)
         assert result.total_score != 0 or any(s.new_state.startswith("i=1") for s in result.steps)
-        calls = {p.url: {l["url"] for l in card(p.url)["credit_trail"]["calls"]} for p in procs}
-        called_by = {p.url: {l["url"] for l in card(p.url)["credit_trail"]["called_by"]} for p in procs}
+        calls = {p.url: {link["url"] for link in card(p.url)["credit_trail"]["calls"]} for p in procs}
+        called_by = {p.url: {link["url"] for link in card(p.url)["credit_trail"]["called_by"]} for p in procs}
         assert calls[top.url] == {region.url, fleer2.url}
         assert calls[region.url] == {lower.url, fleer.url}
         assert calls[lower.url] == {forager.url, homer.url}
@@ -217,7 +217,7 @@ async def test_a_winner_may_answer_with_a_passive_minds_url():
             assert (await society.get_action("x")).action == "p"
             await society.end_run()
             # this AS runs in the test's process, so its client's URL is the caller on record
-            assert "http://client.example/" in {l["url"] for l in card(passive.url)["credit_trail"]["called_by"]}
+            assert "http://client.example/" in {link["url"] for link in card(passive.url)["credit_trail"]["called_by"]}
             assert len(rival.told) == 1 and rival.told[-1]["obeyed"] is False
 
 

@@ -39,13 +39,16 @@ CASES = [
     ("entity bomb", BOMB, "application/xml", "forbidden-xml", "forbidden"),
     ("external entity", EXTERNAL, "application/xml", "forbidden-xml", "forbidden"),
     ("10 MB body", b"<xml>" + b" " * (10 * 1024 * 1024) + b"</xml>", "application/xml", "too-large", "at most"),
-    ("unknown run ID", xml_query("Get state", **{"world run ID": "no-such-run"}), "application/xml", "unknown-run", "no-such-run"),
+    ("unknown run ID", xml_query("Get state", **{"world run ID": "no-such-run"}), "application/xml",
+     "unknown-run", "no-such-run"),
     ("unknown query", xml_query("Make coffee"), "application/xml", "unknown-query", "Make coffee"),
     ("mind query to a world", xml_query("Get action", state="x"), "application/xml", "unknown-query", "mind query"),
     ("wrong type in New run", xml_query("New run", start="five"), "application/xml", "bad-parameters", "start"),
     ("unknown argument", xml_query("New run", colour="red"), "application/xml", "bad-parameters", "colour"),
-    ("bad client URL", xml_query("New run", **{"client URL": "not a url"}), "application/xml", "client-url-invalid", "not a URL"),
-    ("unsupported version", b'<xml wwm="9"><query name="Get state"/></xml>', "application/xml", "unsupported-version", "9"),
+    ("bad client URL", xml_query("New run", **{"client URL": "not a url"}), "application/xml",
+     "client-url-invalid", "not a URL"),
+    ("unsupported version", b'<xml wwm="9"><query name="Get state"/></xml>', "application/xml",
+     "unsupported-version", "9"),
     ("unreadable encoding", b"hello", "text/plain", "unsupported-encoding", "XML or JSON"),
     ("empty body", b"", "application/octet-stream", "malformed-message", "empty"),
 ]
@@ -124,6 +127,7 @@ async def test_object_failure_is_a_refusal_and_the_run_survives(probe_world):
 
 async def test_too_large_is_refused_in_the_declared_encoding(probe_world):
     async with aiohttp.ClientSession() as session:
-        status, reply_type, payload = await post(session, probe_world.url, b"<xml>" + b" " * (2 << 20) + b"</xml>", "text/xml")
+        too_large = b"<xml>" + b" " * (2 << 20) + b"</xml>"
+        status, reply_type, payload = await post(session, probe_world.url, too_large, "text/xml")
     assert status == 413 and "xml" in reply_type
     assert refusal_of(reply_type, payload)[0] == "too-large"

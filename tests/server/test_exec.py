@@ -56,7 +56,8 @@ async def test_per_query_runs_one_process_per_query(tmp_path):
 async def test_the_program_works_in_the_state_directory(tmp_path):
     script = tmp_path / "pwd.sh"
     script.write_text('sed "/^<\\/xml>/q" > /dev/null; pwd > where.txt\n'
-                      'printf \'<xml>\\n<response name="New run">\\n<data name="mind run ID">1</data>\\n</response>\\n</xml>\\n\'\n')
+                      'printf \'<xml>\\n<response name="New run">\\n'
+                      '<data name="mind run ID">1</data>\\n</response>\\n</xml>\\n\'\n')
     state = tmp_path / "state"
     state.mkdir()
     await RemoteMind(PerQueryTransport(["sh", str(script)], workdir=state)).new_run()

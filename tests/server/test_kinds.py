@@ -25,18 +25,21 @@ def get(url: str, accept: str = "text/html") -> tuple[int, str]:
 
 async def test_own_copy_runs_are_separate(probe_world):
     a, b = RemoteWorld(probe_world.url), RemoteWorld(probe_world.url)
-    await a.new_run(); await b.new_run()
+    await a.new_run()
+    await b.new_run()
     await a.execute_action("+5")
     assert await a.get_state() == "n=5" and await b.get_state() == "n=0"
     assert a.run_id != b.run_id
     for w in (a, b):
-        await w.end_run(); await w.aclose()
+        await w.end_run()
+        await w.aclose()
 
 
 async def test_shared_world_gives_each_client_a_body_and_a_view():
     with probe_server("SharedCounter") as server:
         a, b = RemoteWorld(server.url), RemoteWorld(server.url)
-        await a.new_run(); await b.new_run()
+        await a.new_run()
+        await b.new_run()
         await a.execute_action("3")
         await b.execute_action("4")
         assert await a.get_state() == "me=3 all=7"   # own body, sees the shared world
@@ -44,7 +47,8 @@ async def test_shared_world_gives_each_client_a_body_and_a_view():
         card = json.loads(get(server.url, "application/json")[1])
         assert card["sharing"] == "shared" and card["runs_in_progress"] == 2
         for w in (a, b):
-            await w.end_run(); await w.aclose()
+            await w.end_run()
+            await w.aclose()
 
 
 async def test_exclusive_world_takes_one_client_and_frees_a_vanished_one():
@@ -116,9 +120,9 @@ async def test_credit_trail_links_callers_and_callees():
             await mind.end_run()
         relay_trail = json.loads(get(relay.url + "trail", "application/json")[1])
         inner_trail = json.loads(get(inner.url + "trail", "application/json")[1])
-        assert [l["url"] for l in relay_trail["called_by"]] == ["urn:wwm:client:alice"]
-        assert [l["url"] for l in relay_trail["calls"]] == [inner.url]
-        assert [l["url"] for l in inner_trail["called_by"]] == [relay.url]
+        assert [link["url"] for link in relay_trail["called_by"]] == ["urn:wwm:client:alice"]
+        assert [link["url"] for link in relay_trail["calls"]] == [inner.url]
+        assert [link["url"] for link in inner_trail["called_by"]] == [relay.url]
         assert relay_trail["calls"][0]["queries"] == 3           # New run, Get action, End run
         page = get(relay.url)[1]
         assert inner.url in page and "urn:wwm:client:alice" in page

@@ -135,7 +135,8 @@ def test_grid_pictures_put_y_up_or_down_and_name_any_kind():
     from wwm.server.drawing import grid_svg
 
     def top_of(svg: str, kind: str) -> float:
-        return float(re.search(rf'class="{kind}" data-x="\d+" data-y="\d+" fill="[^"]+" cx="[^"]+" cy="([^"]+)"', svg).group(1))
+        pattern = rf'class="{kind}" data-x="\d+" data-y="\d+" fill="[^"]+" cx="[^"]+" cy="([^"]+)"'
+        return float(re.search(pattern, svg).group(1))
 
     up = grid_svg({"columns": 4, "rows": 3, "y_up": True, "marks": {"agent": [[0, 0]]}})
     down = grid_svg({"columns": 4, "rows": 3, "marks": {"agent": [[0, 0]]}})

@@ -39,7 +39,8 @@ def test_postgresql_restart_mid_run_loses_nothing(postgres) -> None:
                 store.record_step(run_id, StepRecord(i, f"x{i}", "a", f"x{i + 1}", 1.0))
             assert time.perf_counter() - started < 0.1, "recording must not wait for the database"
             assert wait_for(lambda: store.write_error is not None, 5)
-            assert store.write_error.startswith(f"cannot write to {url.split('?')[0].replace('postgresql', 'postgresql+psycopg')}")
+            shown = url.split("?")[0].replace("postgresql", "postgresql+psycopg")
+            assert store.write_error.startswith(f"cannot write to {shown}")
             assert store.pending >= 200
         finally:
             postgres.start_server()

@@ -66,7 +66,8 @@ def test_play_and_make_agent_name_their_mistakes():
         make_agent("smart")
     with pytest.raises(ValueError, match="1 agents but 2 were named"):
         play(Config(), ["reactive", "reactive"])
-    assert isinstance(make_agent("reactive"), ReactiveAgent) and isinstance(make_agent("deliberative"), DeliberativeAgent)
+    assert isinstance(make_agent("reactive"), ReactiveAgent)
+    assert isinstance(make_agent("deliberative"), DeliberativeAgent)
 
 
 @pytest.mark.parametrize("agent", ["reactive", "deliberative"])

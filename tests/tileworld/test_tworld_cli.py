@@ -99,7 +99,8 @@ def test_the_proxy_command_pairs_an_agent_program_with_a_game_and_replay_checks_
         proxy.wait(5)
     saved = game.save(tmp_path / "run.json")
     checked = wwm("replay", str(saved))
-    assert checked.returncode == 0 and f"{len([e for e in game.engine.log if e[0] == 'sent'])} percepts reproduced exactly" in checked.stdout
+    sent = len([e for e in game.engine.log if e[0] == "sent"])
+    assert checked.returncode == 0 and f"{sent} percepts reproduced exactly" in checked.stdout
     bad = json.loads(saved.read_text())
     step = next(e for e in bad["log"] if e[0] == "act" and e[2] in ("north", "south", "east", "west"))
     step[2] = "none"
@@ -129,7 +130,8 @@ def test_the_page_server_refuses_bad_games_clearly(tmp_path):
             (json.dumps({"config": {"rows": -3}, "agents": []}).encode(), "rows and columns"),
             (json.dumps({"config": {}, "agents": []}).encode(), "1 expected"),
             (json.dumps({"config": {}, "agents": [{"kind": "robot"}]}).encode(), "kind must be"),
-            (json.dumps({"config": {}, "agents": [{"kind": "builtin", "name": "genius"}]}).encode(), "no built-in agent"),
+            (json.dumps({"config": {}, "agents": [{"kind": "builtin", "name": "genius"}]}).encode(),
+             "no built-in agent"),
             (json.dumps({"config": {}, "agents": [{"kind": "proxy", "magic": " "}]}).encode(), "needs a magic string"),
             (json.dumps({"config": {}, "agents": [{"kind": "builtin", "name": "reactive"}], "mode": "warp"}).encode(),
              "mode must be"),

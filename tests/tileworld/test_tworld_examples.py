@@ -32,7 +32,8 @@ async def play(commands: list[list[str]], config: Config, mode: str = "discrete"
             if p.returncode is None:
                 p.kill()
         await proxy.close()
-    return game, result, [(p.returncode, out.decode(), err.decode()) for p, (out, err) in zip(procs, outputs, strict=True)]
+    return game, result, [(p.returncode, out.decode(), err.decode())
+                          for p, (out, err) in zip(procs, outputs, strict=True)]
 
 
 @pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])

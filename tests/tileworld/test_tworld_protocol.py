@@ -23,7 +23,8 @@ from wwm.tileworld.recording import Recording, RecordingError, frames, replay
     ("north", "move", "north"), ("SOUTH\n", "move", "south"), ("2", "move", "north"), ("3", "move", "south"),
     ("1", "move", "east"), ("0", "move", "west"), ("action(east)", "move", "east"),
     ("none", "none", None), ("null", "none", None), ("4", "none", None),
-    ("restore", "restore", None), ("restore_battery", "restore", None), ("revive", "restore", None), ("5", "restore", None),
+    ("restore", "restore", None), ("restore_battery", "restore", None), ("revive", "restore", None),
+    ("5", "restore", None),
     ("message:3:go left", "message", (3, "go left")), ("p_msg:1:x:y", "message", (1, "x:y")),
     ("message(2,'hi there')", "message", (2, "hi there")),
     ("team_message:hole at 3 4", "team_message", "hole at 3 4"), ("tm_msg:ok", "team_message", "ok"),
@@ -185,7 +186,8 @@ async def test_a_silent_agent_counts_as_none_and_a_missing_one_is_reported():
 
 
 async def test_pause_stops_the_world_clock_and_tells_the_robots():
-    game = Game(Config(seed=4, end={"neutral": {"time": 10}}), [BuiltinLink(ReactiveAgent())], mode="realtime", speed=10)
+    game = Game(Config(seed=4, end={"neutral": {"time": 10}}), [BuiltinLink(ReactiveAgent())],
+                mode="realtime", speed=10)
     task = asyncio.create_task(game.run())
     await asyncio.sleep(0.3)
     await game.pause(True)

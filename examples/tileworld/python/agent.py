@@ -98,7 +98,8 @@ def main():
         if not isinstance(data, dict):
             continue
         action, hole = decide(data, taken)                              # 4) decide
-        if hole is not None and hole != target and len(data["builtin_knowledge"]["teams"][data["agent"]["team_id"]]["members"]) > 1:
+        team = data["builtin_knowledge"]["teams"][data["agent"]["team_id"]]
+        if hole is not None and hole != target and len(team["members"]) > 1:
             target = hole
             sock.sendall(f"team_message:target {hole[0]} {hole[1]}\n".encode())
         sock.sendall((action + "\n").encode())                          # 5) send the action

@@ -9,7 +9,6 @@ and a new act is a new composition: ``counteroffer = refuse.then(offer)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 # ---- propositions ---------------------------------------------------------------------------
@@ -88,7 +87,7 @@ class Fact:
     text: str
 
 
-Prop = Union[Done, Not, Always, Eventually, Bel, Goal, WAG, PWAG, Requested, Implies, Fact]
+Prop = Done | Not | Always | Eventually | Bel | Goal | WAG | PWAG | Requested | Implies | Fact
 
 
 def show(p: Prop | str) -> str:
@@ -138,7 +137,7 @@ class Assert:
         return f"ASSERT {self.speaker} {self.hearer} {show(self.p)}"
 
 
-Primitive = Union[Request, Assert]
+Primitive = Request | Assert
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,14 +69,15 @@ class Directory:
 
     def find(self, service: str | None = None) -> list[AID]:
         """Agents offering ``service`` (all agents when None), in name order."""
-        return [l.aid for l in sorted(self.listings.values(), key=lambda l: l.name)
-                if service is None or service in l.services]
+        return [listing.aid for listing in sorted(self.listings.values(), key=lambda listing: listing.name)
+                if service is None or service in listing.services]
 
     def aid(self, name: str) -> AID:
         try:
             return self.listings[name].aid
         except KeyError:
-            raise AclError(f"no agent named {name!r} is registered (known: {', '.join(sorted(self.listings)) or 'none'})") from None
+            known = ", ".join(sorted(self.listings)) or "none"
+            raise AclError(f"no agent named {name!r} is registered (known: {known})") from None
 
 
 # ---- the directory as an agent on the network (FIPA's DF) ------------------------------------

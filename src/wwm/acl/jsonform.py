@@ -47,7 +47,8 @@ def aid_from_dict(doc: Any, where: str) -> AID:
         if key in ("name", "addresses", "resolvers"):
             continue
         if not key[:2].lower() == "x-" or not isinstance(value, str):
-            raise AclError(f"{where}: unknown agent-identifier member {key!r} (user-defined ones start with X- and are text)")
+            raise AclError(f"{where}: unknown agent-identifier member {key!r} "
+                           "(user-defined ones start with X- and are text)")
         user.append((key, value))
     return AID(name, tuple(addresses), tuple(aid_from_dict(r, where + ".resolvers") for r in resolvers),
                tuple(user))

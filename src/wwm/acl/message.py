@@ -140,7 +140,8 @@ def _check_user(user: tuple[tuple[str, str], ...], where: str) -> None:
                 or not isinstance(pair[1], str)):
             raise AclError(f"user-defined parameters of a {where} must be (name, text) pairs, got {pair!r}")
         if pair[0][:2].lower() != "x-" or len(pair[0]) < 3 or any(c <= " " or c in '()"' for c in pair[0]):
-            raise AclError(f"user-defined parameter {pair[0]!r} of a {where} must start with 'X-' and hold no spaces, quotes or parentheses")
+            raise AclError(f"user-defined parameter {pair[0]!r} of a {where} must start with 'X-' "
+                           "and hold no spaces, quotes or parentheses")
 
 
 _counter = itertools.count(1)

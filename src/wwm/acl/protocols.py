@@ -66,26 +66,26 @@ def _arcs(rows: list[tuple]) -> tuple[Arc, ...]:
     return tuple(Arc(*row) for row in rows)
 
 
-I, P = INITIATOR, PARTICIPANT
+INIT, PART = INITIATOR, PARTICIPANT  # short, for the tables below
 
 CONVERSATION_FOR_ACTION = Protocol(
     "wf-conversation-for-action", "1",
     _arcs([
-        ("1", "2", I, "request", "request", "A: Request"),
-        ("2", "3", P, "agree", "promise", "B: Promise"),
-        ("2", "6", P, "propose", "counter", "B: Counter"),
-        ("2", "8", P, "refuse", "refuse", "B: Reject"),
-        ("2", "8", I, "cancel", "withdraw", "A: Withdraw"),
-        ("6", "2", I, "request", "counter-counter", "A: Counter"),
-        ("6", "3", I, "accept-proposal", "accept", "A: Accept"),
-        ("6", "8", I, "reject-proposal", "reject", "A: Reject"),
-        ("6", "8", P, "cancel", "withdraw-offer", "B: Withdraw"),
-        ("3", "4", P, "inform", "assert", "B: Assert"),
-        ("3", "7", P, "inform", "renege", "B: Renege"),
-        ("3", "9", I, "cancel", "withdraw", "A: Withdraw"),
-        ("4", "5", I, "inform", "declare", "A: Declare"),
-        ("4", "3", I, "disconfirm", "declare-not", "A: Declare"),
-        ("4", "9", I, "cancel", "withdraw", "A: Withdraw"),
+        ("1", "2", INIT, "request", "request", "A: Request"),
+        ("2", "3", PART, "agree", "promise", "B: Promise"),
+        ("2", "6", PART, "propose", "counter", "B: Counter"),
+        ("2", "8", PART, "refuse", "refuse", "B: Reject"),
+        ("2", "8", INIT, "cancel", "withdraw", "A: Withdraw"),
+        ("6", "2", INIT, "request", "counter-counter", "A: Counter"),
+        ("6", "3", INIT, "accept-proposal", "accept", "A: Accept"),
+        ("6", "8", INIT, "reject-proposal", "reject", "A: Reject"),
+        ("6", "8", PART, "cancel", "withdraw-offer", "B: Withdraw"),
+        ("3", "4", PART, "inform", "assert", "B: Assert"),
+        ("3", "7", PART, "inform", "renege", "B: Renege"),
+        ("3", "9", INIT, "cancel", "withdraw", "A: Withdraw"),
+        ("4", "5", INIT, "inform", "declare", "A: Declare"),
+        ("4", "3", INIT, "disconfirm", "declare-not", "A: Declare"),
+        ("4", "9", INIT, "cancel", "withdraw", "A: Withdraw"),
     ]),
     {str(n): n for n in range(1, 10)},
     ("request",),
@@ -94,45 +94,45 @@ CONVERSATION_FOR_ACTION = Protocol(
 
 def _request_like(name: str, opening: str) -> Protocol:
     return Protocol(name, "start", _arcs([
-        ("start", "requested", I, opening, "request"),
-        ("requested", "agreed", P, "agree", "promise"),
-        ("requested", "refused", P, "refuse", "refuse"),
-        ("requested", "done", P, "inform", "promise;assert"),
-        ("requested", "failed", P, "failure", "promise;fail"),
-        ("requested", "cancelled", I, "cancel", "withdraw"),
-        ("agreed", "done", P, "inform", "assert"),
-        ("agreed", "failed", P, "failure", "fail"),
-        ("agreed", "reneged", P, "inform", "renege"),
-        ("agreed", "cancelled-team", I, "cancel", "withdraw"),
-        ("done", "acknowledged", I, "inform", "declare"),
-        ("done", "agreed", I, "disconfirm", "declare-not"),
-        ("done", "cancelled-team", I, "cancel", "withdraw"),
+        ("start", "requested", INIT, opening, "request"),
+        ("requested", "agreed", PART, "agree", "promise"),
+        ("requested", "refused", PART, "refuse", "refuse"),
+        ("requested", "done", PART, "inform", "promise;assert"),
+        ("requested", "failed", PART, "failure", "promise;fail"),
+        ("requested", "cancelled", INIT, "cancel", "withdraw"),
+        ("agreed", "done", PART, "inform", "assert"),
+        ("agreed", "failed", PART, "failure", "fail"),
+        ("agreed", "reneged", PART, "inform", "renege"),
+        ("agreed", "cancelled-team", INIT, "cancel", "withdraw"),
+        ("done", "acknowledged", INIT, "inform", "declare"),
+        ("done", "agreed", INIT, "disconfirm", "declare-not"),
+        ("done", "cancelled-team", INIT, "cancel", "withdraw"),
     ]), {"start": 1, "requested": 2, "agreed": 3, "done": 4, "acknowledged": 5, "refused": 8,
          "failed": 7, "reneged": 7, "cancelled": 8, "cancelled-team": 9}, (opening,))
 
 
 FIPA_REQUEST = _request_like("fipa-request", "request")
 FIPA_QUERY = Protocol("fipa-query", "start", FIPA_REQUEST.arcs[1:] + _arcs([
-    ("start", "requested", I, "query-if", "query"),
-    ("start", "requested", I, "query-ref", "query"),
+    ("start", "requested", INIT, "query-if", "query"),
+    ("start", "requested", INIT, "query-ref", "query"),
 ]), FIPA_REQUEST.states, ("query-if", "query-ref"))
 
 _CNP_ARCS = [
-    ("start", "cfp-sent", I, "cfp", "request"),
-    ("cfp-sent", "proposed", P, "propose", "counter"),
-    ("cfp-sent", "refused", P, "refuse", "refuse"),
-    ("cfp-sent", "cancelled", I, "cancel", "withdraw"),
-    ("proposed", "accepted", I, "accept-proposal", "accept"),
-    ("proposed", "rejected", I, "reject-proposal", "reject"),
-    ("proposed", "rejected", I, "cancel", "reject"),   # FIPA's cancel, any time: declines the offer
-    ("proposed", "withdrawn", P, "cancel", "withdraw-offer"),
-    ("accepted", "done", P, "inform", "assert"),
-    ("accepted", "failed", P, "failure", "fail"),
-    ("accepted", "reneged", P, "inform", "renege"),
-    ("accepted", "cancelled-team", I, "cancel", "withdraw"),
-    ("done", "closed", I, "inform", "declare"),
-    ("done", "accepted", I, "disconfirm", "declare-not"),
-    ("done", "cancelled-team", I, "cancel", "withdraw"),
+    ("start", "cfp-sent", INIT, "cfp", "request"),
+    ("cfp-sent", "proposed", PART, "propose", "counter"),
+    ("cfp-sent", "refused", PART, "refuse", "refuse"),
+    ("cfp-sent", "cancelled", INIT, "cancel", "withdraw"),
+    ("proposed", "accepted", INIT, "accept-proposal", "accept"),
+    ("proposed", "rejected", INIT, "reject-proposal", "reject"),
+    ("proposed", "rejected", INIT, "cancel", "reject"),   # FIPA's cancel, any time: declines the offer
+    ("proposed", "withdrawn", PART, "cancel", "withdraw-offer"),
+    ("accepted", "done", PART, "inform", "assert"),
+    ("accepted", "failed", PART, "failure", "fail"),
+    ("accepted", "reneged", PART, "inform", "renege"),
+    ("accepted", "cancelled-team", INIT, "cancel", "withdraw"),
+    ("done", "closed", INIT, "inform", "declare"),
+    ("done", "accepted", INIT, "disconfirm", "declare-not"),
+    ("done", "cancelled-team", INIT, "cancel", "withdraw"),
 ]
 _CNP_STATES = {"start": 1, "cfp-sent": 2, "proposed": 6, "accepted": 3, "done": 4, "closed": 5,
                "refused": 8, "rejected": 8, "withdrawn": 8, "cancelled": 8, "failed": 7,
@@ -140,17 +140,17 @@ _CNP_STATES = {"start": 1, "cfp-sent": 2, "proposed": 6, "accepted": 3, "done": 
 FIPA_CONTRACT_NET = Protocol("fipa-contract-net", "start", _arcs(_CNP_ARCS), _CNP_STATES, ("cfp",))
 FIPA_ITERATED_CONTRACT_NET = Protocol(
     "fipa-iterated-contract-net", "start",
-    _arcs(_CNP_ARCS + [("proposed", "cfp-sent", I, "cfp", "counter-counter")]), _CNP_STATES, ("cfp",))
+    _arcs(_CNP_ARCS + [("proposed", "cfp-sent", INIT, "cfp", "counter-counter")]), _CNP_STATES, ("cfp",))
 
 FIPA_SUBSCRIBE = Protocol("fipa-subscribe", "start", _arcs([
-    ("start", "requested", I, "subscribe", "request"),
-    ("requested", "agreed", P, "agree", "promise"),
-    ("requested", "refused", P, "refuse", "refuse"),
-    ("requested", "cancelled", I, "cancel", "withdraw"),
-    ("agreed", "agreed", P, "inform", "inform"),        # inform-result on each change
-    ("agreed", "failed", P, "failure", "fail"),
-    ("agreed", "reneged", P, "inform", "renege"),
-    ("agreed", "cancelled-team", I, "cancel", "withdraw"),
+    ("start", "requested", INIT, "subscribe", "request"),
+    ("requested", "agreed", PART, "agree", "promise"),
+    ("requested", "refused", PART, "refuse", "refuse"),
+    ("requested", "cancelled", INIT, "cancel", "withdraw"),
+    ("agreed", "agreed", PART, "inform", "inform"),        # inform-result on each change
+    ("agreed", "failed", PART, "failure", "fail"),
+    ("agreed", "reneged", PART, "inform", "renege"),
+    ("agreed", "cancelled-team", INIT, "cancel", "withdraw"),
 ]), {"start": 1, "requested": 2, "agreed": 3, "refused": 8, "cancelled": 8, "failed": 7,
      "reneged": 7, "cancelled-team": 9}, ("subscribe",))
 
@@ -193,7 +193,8 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
         return A.query(speaker, hearer, text("what is asked"))
     if name in ("promise", "refuse", "promise;assert"):
         a = held("pwag", hearer, "request", speaker)
-        return {"promise": A.confirm, "refuse": A.refuse, "promise;assert": A.promise_and_report}[name](speaker, hearer, a)
+        answer = {"promise": A.confirm, "refuse": A.refuse, "promise;assert": A.promise_and_report}[name]
+        return answer(speaker, hearer, a)
     if name == "promise;fail":
         a = held("pwag", hearer, "request", speaker)
         return A.confirm(speaker, hearer, a).then(A.fail(speaker, hearer, a), name)
@@ -261,8 +262,9 @@ def check(protocol: Protocol, max_depth: int = 12) -> list[Finding]:
         if state not in protocol.final and path and not active:
             findings.append(Finding(protocol.name, labels, f"state {state!r} is not final but holds no commitment"))
         if state not in protocol.final and not out:
+            stuck = [r.describe() for r in active]
             findings.append(Finding(protocol.name, labels, f"state {state!r} is not final and has no arc out "
-                                    f"(missing arc: commitments {[r.describe() for r in active]} cannot be discharged)"))
+                                    f"(missing arc: commitments {stuck} cannot be discharged)"))
         if len(path) >= max_depth:
             continue
         for arc in out:

@@ -116,7 +116,7 @@ async def _demo(console, servers, args, done: list, seen: dict) -> int:
     console.print(table)
     trail = fetch_card_sync(servers["switch"].url)["credit_trail"]
     console.print("Credit trail of the Mind_M server (section 7.2):")
-    console.print("  calls:     " + ", ".join(l["url"] for l in trail["calls"]))
-    console.print("  called by: " + ", ".join(l["url"] for l in trail["called_by"]))
+    console.print("  calls:     " + ", ".join(link["url"] for link in trail["calls"]))
+    console.print("  called by: " + ", ".join(link["url"] for link in trail["called_by"]))
     console.print("Records: [bold]wwm runs[/]; a server's page: open its URL in a browser.")
     return 0 if all(r.status in ("completed", "ended by world") for _, r in results) else 1

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=port_number, default=8000,
                         help="port to serve the site on, on 127.0.0.1 (0: any free port)")
     parser.add_argument("--out", metavar="DIR", type=Path, default=None,
-                        help="folder to build the site into (default: %s)" % _display(default_out()))
+                        help=f"folder to build the site into (default: {_display(default_out())})")
     parser.add_argument("--build-only", action="store_true",
                         help="build the site, print its folder and exit")
     parser.add_argument("--open", action="store_true", help="also open the site in the web browser")

@@ -205,7 +205,10 @@ def _remote(args, console):
     try:
         with _progress(console, args.quiet) as progress:
             task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
-            advance = lambda k: progress.advance(task, k)
+
+            def advance(k: int) -> None:
+                progress.advance(task, k)
+
             # the settings go with every body's New run, so a --world server set up for
             # another test refuses (naming its settings) instead of playing a different one
             scores = asyncio.run(administer(url, args.mind, world_args=world_args,

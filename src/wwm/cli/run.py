@@ -12,7 +12,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mind", help="URL of the top-level Mind server (instead of a document)")
     parser.add_argument("--world", help="URL of the World server (instead of a document)")
     parser.add_argument("--mind-arg", action="append", default=[], metavar="K=V", help="New run argument for the mind")
-    parser.add_argument("--world-arg", action="append", default=[], metavar="K=V", help="New run argument for the world")
+    parser.add_argument("--world-arg", action="append", default=[], metavar="K=V",
+                        help="New run argument for the world")
     parser.add_argument("--steps", type=int, help="number of steps (default: the document's, else 100)")
     parser.add_argument("--timeout", type=float, help="seconds allowed per query")
     parser.add_argument("--policy", choices=["requery", "ignore-late"], help="what to do when the mind times out")
@@ -21,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "back to back where the binding keeps their order)")
     parser.add_argument("--db", help="SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL or a SQLite file)")
     parser.add_argument("--no-record", action="store_true", help="do not record the run")
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout (progress goes to stderr)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the outcome as JSON on stdout (progress goes to stderr)")
 
 
 def build_society(args: argparse.Namespace):

@@ -169,7 +169,8 @@ async def _bad_input(url: str, role: str, step, timeout: float) -> None:
             return f"{code}: {refusal.text}"
         raise AssertionError(f"answered instead of refusing with {code}")
 
-    await step("unknown run ID is refused", lambda: refused(Query("No operation", {run_field: "no-such-run-0000"}), "unknown-run"))
+    await step("unknown run ID is refused",
+               lambda: refused(Query("No operation", {run_field: "no-such-run-0000"}), "unknown-run"))
     await step("unknown query is refused", lambda: refused(Query("Make coffee", {}), "unknown-query"))
 
     async def malformed() -> str:

@@ -77,7 +77,8 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
     import aiohttp
 
     async with aiohttp.ClientSession() as session:
-        cards = dict(zip(urls, await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls)), strict=True))
+        found = await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls))
+        cards = dict(zip(urls, found, strict=True))
     wrong = [(slot, spec.url, card["role"]) for slot, spec in (("mind", society.mind), ("world", society.world))
              if (card := cards.get(spec.url or "")) is not None and card["role"] != slot]
     if wrong:
@@ -122,7 +123,8 @@ def _refused(exc: OSError) -> bool:
     if exc.errno == errno.ECONNREFUSED:
         return True
     text = str(exc)  # several addresses tried (localhost: ::1 and 127.0.0.1), each refused
-    return text.startswith("Multiple exceptions") and text.count("[Errno") == text.count(f"[Errno {errno.ECONNREFUSED}]")
+    refused = text.count(f"[Errno {errno.ECONNREFUSED}]")
+    return text.startswith("Multiple exceptions") and text.count("[Errno") == refused
 
 
 def _where(spec: Any) -> str:

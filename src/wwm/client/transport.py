@@ -238,7 +238,8 @@ def decode_response(url: str, query: Query, content_type: str | None, payload: b
     try:
         message = encoding.choose(content_type, payload).decode(payload)
     except Refusal as refusal:
-        raise Refusal("server-error", f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
+        raise Refusal("server-error",
+                      f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
     if not isinstance(message, Response):
         raise Refusal("server-error", f"{url} answered {query.name!r} with a query, not a response")
     if message.refusal is not None:

@@ -62,7 +62,13 @@ TOPICS: tuple[Topic, ...] = (
     ), "Sometimes I worry about the future."),
 )
 
-_STOPWORDS = frozenset(["a", "an", "and", "are", "at", "be", "but", "by", "do", "does", "for", "from", "had", "has", "have", "how", "i", "i'm", "in", "is", "it", "its", "just", "me", "my", "no", "not", "of", "on", "or", "so", "that", "the", "them", "then", "there", "they", "this", "to", "too", "up", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your", "very", "much", "most", "all", "can", "could", "about", "into"])
+_STOPWORDS = frozenset([
+    "a", "an", "and", "are", "at", "be", "but", "by", "do", "does", "for", "from", "had", "has",
+    "have", "how", "i", "i'm", "in", "is", "it", "its", "just", "me", "my", "no", "not", "of", "on",
+    "or", "so", "that", "the", "them", "then", "there", "they", "this", "to", "too", "up", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
+    "your", "very", "much", "most", "all", "can", "could", "about", "into",
+])
 
 _BORED_LINES = (
     "I'm not sure what you mean.", "That doesn't really answer me.", "Are you even listening?",

@@ -210,7 +210,8 @@ class Region:
 
         def test(v: Variables) -> bool:
             values = [o(v) for o in operands]
-            for op, a, b in zip(ops, values, values[1:], strict=True):
+            # one more value than operators (each operator sits between two): the last value is only a b
+            for op, a, b in zip(ops, values, values[1:], strict=False):
                 if op in ("==", "=", "!="):
                     same = a == b
                     if (op == "!=") == same:

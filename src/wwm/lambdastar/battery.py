@@ -57,7 +57,7 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
     wanted = bands(k_min, k_max, spec.bins)
     quota = np.diff(np.linspace(0, spec.episodes, len(wanted) + 1).round().astype(int))
     pool = generate(spec.grid, spec.iterations, max(4 * spec.episodes, 200), spec.profile, spec.seed)
-    for attempt in range(attempts):
+    for _ in range(attempts):
         chosen = []
         for (lo, hi), count in zip(wanted, quota, strict=True):
             hits = np.flatnonzero((pool.complexity >= lo) & (pool.complexity <= hi))

@@ -18,21 +18,22 @@ def lempel_ziv(sequence: Sequence[Hashable]) -> int:
         return 0
     if n == 1:
         return 1
-    c, i, k, k_max, l = 1, 0, 1, 1, 1
+    # parsed: how much of s is already split into components (Kaspar and Schuster's l)
+    c, i, k, k_max, parsed = 1, 0, 1, 1, 1
     while True:
-        if s[i + k - 1] == s[l + k - 1]:
+        if s[i + k - 1] == s[parsed + k - 1]:
             k += 1
-            if l + k > n:
+            if parsed + k > n:
                 c += 1
                 break
         else:
             if k > k_max:
                 k_max = k
             i += 1
-            if i == l:
+            if i == parsed:
                 c += 1
-                l += k_max
-                if l + 1 > n:
+                parsed += k_max
+                if parsed + 1 > n:
                     break
                 i, k, k_max = 0, 1, 1
             else:

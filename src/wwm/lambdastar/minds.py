@@ -43,7 +43,10 @@ def _check_state(doc: dict[str, Any]) -> None:
     if missing:
         raise Refusal("bad-parameters", f"the Λ* state lacks {', '.join(missing)}")
     grid, cells, rewards = doc["grid"], doc["cells"], doc["rewards"]
-    whole = lambda x: isinstance(x, int) and not isinstance(x, bool)
+
+    def whole(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
     if not (isinstance(grid, list) and len(grid) == 2 and all(whole(g) and g >= 3 for g in grid)):
         raise Refusal("bad-parameters", f'the Λ* state\'s "grid" must be [rows, columns], each '
                       f"at least 3 (got {grid!r})")

@@ -61,7 +61,8 @@ class Chain(Sequence[T]):
             yield items[i]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and len(other) == self._n and all(a == b for a, b in zip(self, other, strict=True))
+        return (isinstance(other, Sequence) and len(other) == self._n
+                and all(a == b for a, b in zip(self, other, strict=True)))
 
     def __repr__(self) -> str:
         return f"Chain({list(self)!r})"

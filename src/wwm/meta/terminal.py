@@ -47,7 +47,8 @@ class HumanPolicy:
             typed = f"{len(actions)} line{'s' if len(actions) != 1 else ''}"
             depth = "a fresh copy of A" if not actions else f"a copy of A that has typed {typed}"
             print(f"\n──── {depth} ────", file=self.out)
-            for observation, action in zip(observations, actions, strict=True):
+            # one observation more than actions: the last one waits for the line typed now
+            for observation, action in zip(observations, actions, strict=False):
                 print(observation, file=self.out)
                 print(PROMPT + action, file=self.out)
         print(observations[-1], file=self.out, flush=True)

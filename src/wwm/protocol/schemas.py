@@ -30,8 +30,10 @@ _KIND_SCHEMA = {
     Kind.TEXT: {"type": "string"},
     Kind.ID: {"type": "string"},
     Kind.URL: {"type": "string"},
-    Kind.NUMBER: {"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"}]},
-    Kind.BOOLEAN: {"anyOf": [{"type": "boolean"}, {"type": "string", "enum": ["true", "false", "yes", "no", "1", "0"]}]},
+    Kind.NUMBER: {"anyOf": [{"type": "number"},
+                            {"type": "string", "pattern": r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$"}]},
+    Kind.BOOLEAN: {"anyOf": [{"type": "boolean"},
+                             {"type": "string", "enum": ["true", "false", "yes", "no", "1", "0"]}]},
     Kind.URLS: {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
 }
 

@@ -119,7 +119,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise ValueError("strengths must be positive")
         self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
                                  w_temperature, gamma, period, start,
-                                 {m.ident: w for m, w in zip(self.members, weight_list, strict=True)})
+                                 # no weights given: an empty list, and no member gets one
+                                 {m.ident: w for m, w in zip(self.members, weight_list, strict=False)})
         if cls.name == "w-learning-subspaces" and not view_list:
             raise ValueError("w-learning-subspaces needs 'views': one sub-space per mind")
         if cls.name == "w-learning-full" and any(v.strip() not in ("", "*") for v in view_list):
@@ -175,8 +176,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         for m, task in tasks.items():
             exc = task.exception()
             if exc is not None:
-                why = exc.text if isinstance(exc, Refusal) else (
-                    "no answer within the time-out" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
+                if isinstance(exc, Refusal):
+                    why = exc.text
+                elif isinstance(exc, TimeoutError):
+                    why = "no answer within the time-out"
+                else:
+                    why = f"{type(exc).__name__}: {exc}"
                 failed.append((m, why))
         return failed
 
@@ -233,7 +238,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         if failed:
             await self._close([m for m in self.members if m not in dict(failed)])
             raise Refusal("mind-url-invalid", "; ".join(f"{m.url}: {why}" for m, why in failed))
-        for m, s in zip(self.members, self.strengths, strict=True):
+        # no strengths given: an empty list, and no member is told one
+        for m, s in zip(self.members, self.strengths, strict=False):
             try:
                 await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
             except Exception as exc:  # (not a cancellation of this New run: that goes on up)
@@ -498,7 +504,8 @@ def _shown(s: Suggestion | None, asked: bool) -> str:
     return f"call {s.mind_url}" if s.mind_url else "cannot suggest"
 
 
-ActionSelectionMind.__doc__ = (ActionSelectionMind.__doc__ or "") + "\n\nMethods (argument ``method``):\n\n" + "\n".join(
-    f"- ``{name}`` ({cls.kind}): {cls.doc}" for name, cls in METHODS.items() if cls.doc)
+ActionSelectionMind.__doc__ = (
+    (ActionSelectionMind.__doc__ or "") + "\n\nMethods (argument ``method``):\n\n"
+    + "\n".join(f"- ``{name}`` ({cls.kind}): {cls.doc}" for name, cls in METHODS.items() if cls.doc))
 
 __all__ = ["ActionSelectionMind", "METHODS"]

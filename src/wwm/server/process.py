@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +66,11 @@ class ServerProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 20.0) -> ServerProcess:
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL
-        self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL,
-                                        env=self.env, start_new_session=True)
+        # the child keeps its own copy of the log's descriptor; this process closes its own
+        with open(self.log, "ab") if self.log else nullcontext(subprocess.DEVNULL) as out:
+            self.process = subprocess.Popen(self.command, stdout=out,
+                                            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL,
+                                            env=self.env, start_new_session=True)
         wait_until_up(self.url, timeout, self.process)
         return self
 

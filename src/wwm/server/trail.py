@@ -39,15 +39,15 @@ class CreditTrail:
         link = links.get(url)
         if link is None:
             if len(links) >= self.limit:
-                del links[min(links.values(), key=lambda l: l.last_seen).url]
+                del links[min(links.values(), key=lambda link: link.last_seen).url]
             link = links[url] = Link(url, now, now)
         link.last_seen = now
         link.queries += 1
 
     def as_dict(self) -> dict:
         def side(links: dict[str, Link]) -> list[dict]:
-            return [{"url": l.url, "first_seen": l.first_seen, "last_seen": l.last_seen,
-                     "queries": l.queries} for l in sorted(links.values(), key=lambda l: l.url)]
+            return [{"url": link.url, "first_seen": link.first_seen, "last_seen": link.last_seen,
+                     "queries": link.queries} for link in sorted(links.values(), key=lambda link: link.url)]
         return {"url": self.url, "calls": side(self.callees), "called_by": side(self.callers)}
 
 

@@ -22,7 +22,8 @@ _PEER = re.compile(r"^(?:message|msg|p_msg|peer_message):(\d+):(.*)$", re.IGNORE
 _PEER_CALL = re.compile(r"^(?:message|msg|p_msg|peer_message)\(\s*(\d+)\s*,\s*'(.*)'\s*\)$", re.IGNORECASE | re.DOTALL)
 _TEAM = re.compile(r"^(?:team_message|tm_msg):(.*)$", re.IGNORECASE | re.DOTALL)
 _TEAM_CALL = re.compile(r"^(?:team_message|tm_msg)\(\s*'(.*)'\s*\)$", re.IGNORECASE | re.DOTALL)
-_CONSOLE = re.compile(r"^(?:(?:log|error):.*|clear|6|paint:\d+:\d+|clear_cells|key_(?:down|up):\w+)$", re.IGNORECASE | re.DOTALL)
+_CONSOLE = re.compile(r"^(?:(?:log|error):.*|clear|6|paint:\d+:\d+|clear_cells|key_(?:down|up):\w+)$",
+                      re.IGNORECASE | re.DOTALL)
 
 
 class ActionError(ValueError):

@@ -130,7 +130,8 @@ class Proxy:
     # ---- one connection -------------------------------------------------------------------------
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.connections >= self.max_connections:
-            writer.write(error_line(f"the proxy is full ({self.max_connections} connections); try again later").encode())
+            full = f"the proxy is full ({self.max_connections} connections); try again later"
+            writer.write(error_line(full).encode())
             writer.close()
             return
         self.connections += 1

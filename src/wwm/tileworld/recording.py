@@ -105,7 +105,8 @@ def replay(recording: Recording) -> int:
             message = json.loads(line)
             header = message["header"]
         except (ValueError, TypeError, KeyError):
-            raise RecordingError(f"percept {checked} for agent {agent_id} is not a T-World message: {line[:80]!r}") from None
+            raise RecordingError(f"percept {checked} for agent {agent_id} is not a T-World message: "
+                                 f"{line[:80]!r}") from None
         if header == "message":  # the replayed engine must deliver the same text to the same robot
             to, text = expected_messages.pop(0) if expected_messages else (None, None)
             want = percepts.message("message", text) if to == agent_id else None

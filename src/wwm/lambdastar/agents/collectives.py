@@ -111,7 +111,10 @@ class ImitativeTeam(Team):
 
     def act(self, observations, draws):
         i = observations[0].iteration
-        step = lambda: self.grid.moves[self.oracle, self.grid.approach[self.good[i], self.oracle]]
+
+        def step():
+            return self.grid.moves[self.oracle, self.grid.approach[self.good[i], self.oracle]]
+
         if not self.profile.imitative_moves_per_agent:
             self.oracle = int(step())
         actions = []

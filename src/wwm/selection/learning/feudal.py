@@ -48,7 +48,8 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
 
     @property
     def identity(self) -> str:
-        return f"{type(self).__module__}.{type(self).__qualname__}|{','.join(self.actions)}|{self.table.gamma:g}|{self.r:g}"
+        cls = type(self)
+        return f"{cls.__module__}.{cls.__qualname__}|{','.join(self.actions)}|{self.table.gamma:g}|{self.r:g}"
 
     @staticmethod
     def key(state: str, destination: str) -> str:
