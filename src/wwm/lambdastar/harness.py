@@ -13,6 +13,7 @@ from . import agents as agent_types
 from .agents.base import Team
 from .engine import Episode
 from .episodes import EpisodeSet
+from .landscape import LandscapeEpisode, LandscapeSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +95,13 @@ def play(setting: Setting, episodes: EpisodeSet,
     return Scores(setting, scores, episodes.complexity.copy())
 
 
-def _episode(setting: Setting, episodes: EpisodeSet, e: int) -> Episode:
-    """Λ* or the fitness landscape: each set makes its own episodes."""
+def _episode(setting: Setting, episodes: EpisodeSet | LandscapeSet, e: int) -> Episode | LandscapeEpisode:
+    """Λ* or the fitness landscape: a landscape set makes its own episodes."""
+    if isinstance(episodes, LandscapeSet):
+        return episodes.episode(e, setting.size, observation_range=setting.observation_range,
+                                coordination=setting.coordination)
     return Episode(episodes, e, setting.size, observation_range=setting.observation_range,
-                            coordination=setting.coordination)
+                   coordination=setting.coordination)
 
 
 def _run(team: Team, env: Episode, draws: np.ndarray) -> float:
