@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Mapping
 from importlib import metadata
 from typing import Any, Generic, TypeVar, overload
 
+from .protocol.interfaces import Mind, World
+
 log = logging.getLogger("wwm.registry")
 
 T = TypeVar("T")
@@ -54,7 +56,7 @@ class Registry(Mapping[str, T], Generic[T]):
         self.kind = kind
         self.group = group
         self._name_of = name_of or (lambda thing: thing.name)
-        self._items: dict[str, T] = {}
+        self._items: dict[str, T | metadata.EntryPoint] = {}  # an entry point until looked up
         self._aliases: dict[str, str] = {}
         self._origin: dict[str, str] = {}
         self._plugins_read = group is None
@@ -75,7 +77,7 @@ class Registry(Mapping[str, T], Generic[T]):
         self._add(name or self._name_of(thing), thing, aliases, origin="wwm")
         return thing
 
-    def _add(self, name: str, thing: T, aliases: tuple[str, ...], origin: str) -> None:
+    def _add(self, name: str, thing: T | metadata.EntryPoint, aliases: tuple[str, ...], origin: str) -> None:
         key = name.strip().lower()
         if not key:
             raise ValueError(f"a {self.kind} needs a name")
@@ -118,11 +120,13 @@ class Registry(Mapping[str, T], Generic[T]):
             raise UnknownName(f"unknown {self.kind} {name!r}; choose one of {', '.join(self)}") from None
         if isinstance(thing, metadata.EntryPoint):
             try:
-                thing = self._items[key] = thing.load()
+                loaded: T = thing.load()  # a plugin's thing is taken to be of the registry's kind
             except Exception as exc:
                 raise PluginError(f"{self.kind} {key!r} from {self._origin[key]} cannot be loaded: "
                                   f"{type(exc).__name__}: {exc}") from None
-        return thing  # type: ignore[return-value]  # an EntryPoint is replaced by what it loads
+            self._items[key] = loaded
+            return loaded
+        return thing
 
     def origin(self, name: str) -> str:
         """Who registered ``name``: ``wwm``, or the distribution whose entry point did."""
@@ -165,7 +169,7 @@ class Registry(Mapping[str, T], Generic[T]):
                 log.warning("%s %r from %s left out: the name is taken by %s", self.kind, point.name,
                             where, self._origin[point.name.strip().lower()])
                 continue
-            self._add(point.name, point, (), origin=where)  # type: ignore[arg-type]  # loaded on lookup
+            self._add(point.name, point, (), origin=where)  # loaded on lookup
 
     def reread_plugins(self) -> None:
         """Read the entry points again (after installing a plugin in a running process)."""
@@ -175,5 +179,5 @@ class Registry(Mapping[str, T], Generic[T]):
 
 # Classes to serve, by name (``wwm serve NAME``, ``wwm list``): wwm's own are entry points in its
 # pyproject.toml, beside any other package's.
-MINDS: Registry[type] = Registry("mind", group="wwm.minds")
-WORLDS: Registry[type] = Registry("world", group="wwm.worlds")
+MINDS: Registry[type[Mind]] = Registry("mind", group="wwm.minds")
+WORLDS: Registry[type[World]] = Registry("world", group="wwm.worlds")

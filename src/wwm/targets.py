@@ -14,8 +14,9 @@ class TargetError(ValueError):
     """A target that cannot be loaded, with the reason."""
 
 
-def load_target(target: str) -> type:
-    """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class."""
+def load_target(target: str) -> object:
+    """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class (whatever the
+    attribute holds: the caller checks it is a class of the kind it wants)."""
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise TargetError(f"expected module:Class, got {target!r}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..client.remote import fetch_card
+from ..client.cards import fetch_card
 from ..protocol.errors import Refusal
 from . import envelope
 from .agent import Agent

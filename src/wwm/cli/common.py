@@ -45,7 +45,7 @@ def ready_line(what: str, url: str) -> None:
     print(f"serving {what} at {url} (Ctrl-C stops it)", flush=True)
 
 
-def load_target(target: str) -> type:
+def load_target(target: str) -> object:
     """``package.module:Class`` (or ``path/to/file.py:Class``) -> the class; a UsageError
     naming what is wrong (see :func:`wwm.targets.load_target`)."""
     from ..targets import TargetError

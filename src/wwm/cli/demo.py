@@ -85,7 +85,7 @@ def _kept(done: list, current) -> str:
 async def _demo(console, servers, args, done: list, seen: dict) -> int:
     from rich.table import Table
 
-    from ..client.remote import fetch_card_sync
+    from ..client.cards import fetch_card_sync
     from ..client.society import parse
     from .run import execute
 

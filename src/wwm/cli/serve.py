@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .common import port_number
+
+if TYPE_CHECKING:
+    from ..protocol.interfaces import ServedClass
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,14 +34,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..protocol.interfaces import Mind, World
     from ..server import build_at_start, serve
     from .common import UsageError, fail, load_target, parse_pairs, ready_line
 
     try:
-        cls = named_class(args.target) if ":" not in args.target else load_target(args.target)
+        target = named_class(args.target) if ":" not in args.target else load_target(args.target)
         defaults = parse_pairs(args.arg)
-        if getattr(cls, "role", None) not in ("world", "mind"):
+        if not (isinstance(target, type) and issubclass(target, (World, Mind))):
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
+        cls: ServedClass = target
     except UsageError as exc:
         return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
@@ -57,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def named_class(name: str) -> type:
+def named_class(name: str) -> ServedClass:
     """The world or mind registered as ``name`` (``wwm list``), or a UsageError listing them."""
     from ..registry import MINDS, WORLDS, PluginError, UnknownName
     from .common import UsageError

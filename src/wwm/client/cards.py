@@ -20,9 +20,10 @@ async def fetch_card(url: str) -> dict[str, Any]:
                                timeout=aiohttp.ClientTimeout(total=10)) as reply:
             if reply.status != 200:
                 raise Refusal("unreachable", f"{url} answered GET with HTTP {reply.status}")
-            return await reply.json(content_type=None)
+            card = await reply.json(content_type=None)
     except (aiohttp.ClientError, OSError, TimeoutError) as exc:
         raise unreachable(url, exc) from None
+    return _card(url, card)
 
 
 def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -30,6 +31,13 @@ def fetch_card_sync(url: str, timeout: float = 10.0) -> dict[str, Any]:
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            return json.loads(reply.read())
+            card = json.loads(reply.read())
     except (OSError, ValueError) as exc:
         raise Refusal("unreachable", f"{url} could not be described: {exc}") from None
+    return _card(url, card)
+
+
+def _card(url: str, card: object) -> dict[str, Any]:
+    if not isinstance(card, dict):
+        raise Refusal("unreachable", f"{url} could not be described: its card is not a JSON object")
+    return card

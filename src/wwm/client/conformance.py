@@ -12,10 +12,14 @@ from typing import Any
 
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
-from ..protocol.messages import Query
+from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, Suggestion
-from .remote import RemoteMind, RemoteWorld, fetch_card
+from .cards import fetch_card
+from .remote import RemoteMind, RemoteWorld
 from .transport import HttpTransport
+
+#: runs one named check: ``await step(name, body)``, True if it passed
+Step = Callable[[str, Callable[[], Awaitable[str]]], Awaitable[bool]]
 
 
 @dataclass
@@ -51,7 +55,7 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
     if not await step("describes itself (GET, JSON card)", describe):
         # A server without a card (a hand-written CGI, say) may still answer queries as a mind.
         card["role"] = "mind"
-    remote: Any
+    remote: RemoteWorld | RemoteMind
     if card["role"] == "world":
         remote = RemoteWorld(url, encoding=encoding, timeout=timeout, client_url="urn:wwm:check")
     else:
@@ -70,7 +74,7 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
         return checks
     await step("No operation", lambda: _confirm(remote.no_operation()))
     await step("Get display URL", lambda: _text(remote.get_display_url(), optional=True))
-    if card["role"] == "world":
+    if isinstance(remote, RemoteWorld):
         await _world_checks(remote, step, action)
     else:
         await _mind_checks(remote, step, state)
@@ -111,7 +115,7 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
     return checks
 
 
-async def _world_checks(world: RemoteWorld, step, action: str | None) -> None:
+async def _world_checks(world: RemoteWorld, step: Step, action: str | None) -> None:
     states: list[str] = []
 
     async def get_state() -> str:
@@ -140,7 +144,7 @@ async def _world_checks(world: RemoteWorld, step, action: str | None) -> None:
     await step("Reset", reset)
 
 
-async def _mind_checks(mind: RemoteMind, step, state: str) -> None:
+async def _mind_checks(mind: RemoteMind, step: Step, state: str) -> None:
     await step("Ready to suggest action?", lambda: _text(mind.ready_to_suggest(state)))
 
     async def get_action() -> str:
@@ -157,7 +161,7 @@ async def _mind_checks(mind: RemoteMind, step, state: str) -> None:
     await step("Reset score", lambda: _confirm(mind.reset_score()))
 
 
-async def _bad_input(url: str, role: str, step, timeout: float) -> None:
+async def _bad_input(url: str, role: str, step: Step, timeout: float) -> None:
     transport = HttpTransport(url, timeout=timeout)
     run_field = f"{role} run ID"
 
@@ -178,6 +182,7 @@ async def _bad_input(url: str, role: str, step, timeout: float) -> None:
         assert lean is not None
         status, headers, body = await lean.post(b"<xml><query name='Get state'>")
         message = xmlcodec.decode(body) if body.lstrip().startswith(b"<") else jsoncodec.decode(body)
+        assert isinstance(message, Response), "answered with a query"
         assert message.refusal is not None and message.refusal.code == "malformed-message", \
             f"answered {message.refusal.code if message.refusal else 'without a refusal'}"
         return f"malformed-message (HTTP {status})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 Answer = TypeVar("Answer")
 
@@ -24,7 +24,8 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
+        self.transport = cast(asyncio.Transport, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -35,7 +36,9 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         loop = asyncio.get_running_loop()
         waiters = [loop.create_future() for _ in range(count)]
         self.waiters.extend(waiters)
-        self.transport.write(data)  # type: ignore[union-attr]
+        if self.transport is None:
+            raise ConnectionError("not connected")
+        self.transport.write(data)
         return waiters
 
     def deliver(self, answer: Answer) -> None:
@@ -71,7 +74,7 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
                 waiter.set_exception(exc)
 
 
-def _expire(waiter: asyncio.Future) -> None:
+def _expire(waiter: asyncio.Future[Answer]) -> None:
     """A time-out's timer callback: the answer did not come in time."""
     if not waiter.done():
         waiter.set_exception(TimeoutError())

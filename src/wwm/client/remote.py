@@ -10,7 +10,8 @@ and its arguments, and decodes the response into the value a local object would 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
 from ..protocol.errors import Refusal
@@ -22,6 +23,8 @@ from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
 from .transport import DEFAULT_TIMEOUT
+
+T = TypeVar("T")
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
 
@@ -56,7 +59,7 @@ def _to_wire(value: Any) -> Q.Wire:
 
 
 class _Remote:
-    role: str
+    role: ClassVar[str]
 
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
                  transport: str = "http", encoding: str = "json",
@@ -75,7 +78,7 @@ class _Remote:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r}, run_id={'set' if self.run_id else None})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., _Remote], tuple[Any, ...]]:
         """Pickled as its URL, options, arguments and run: a server snapshot that holds remote
         minds (a wrapper, an AS server) reconnects to the same runs when it is restored."""
         if not isinstance(self._target, str):
@@ -87,6 +90,21 @@ class _Remote:
         """Send the query answered by ``method`` with these arguments; decode its return."""
         spec, query = self._build(method, kwargs)
         return self._result(spec, await self.transport.exchange(query))
+
+    async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
+        """:meth:`query` for a method whose row says what it returns: that value, checked."""
+        return self._checked(kind, method, await self.query(method, **kwargs))
+
+    async def _number(self, method: str, /, **kwargs: Any) -> float | None:
+        """:meth:`query` for a method that returns a number or nothing."""
+        result = await self.query(method, **kwargs)
+        return None if result is None else self._checked(float, method, result)
+
+    def _checked(self, kind: type[T], method: str, result: object) -> T:
+        if not isinstance(result, kind):  # decode_result gives each row's type: a bug otherwise
+            raise Refusal("server-error", f"{method} of {self.url} decoded as {type(result).__name__}, "
+                          f"not {kind.__name__}")
+        return result
 
     @property
     def pipelines(self) -> bool:
@@ -147,7 +165,8 @@ class _Remote:
         return await fetch_card(self.url)
 
     async def get_display_url(self) -> str | None:
-        return await self.query("get_display_url")
+        url = await self.query("get_display_url")
+        return None if url is None else self._checked(str, "get_display_url", url)
 
     async def no_operation(self) -> None:
         await self.query("no_operation")
@@ -155,7 +174,7 @@ class _Remote:
     async def aclose(self) -> None:
         await self.transport.close()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -168,13 +187,13 @@ class RemoteWorld(_Remote, World):
     async def new_run(self, client_url: str | None = None) -> RunStarted:
         if client_url:
             self.client_url = client_url
-        return await self.query("new_run", **self.args)
+        return await self._ask(RunStarted, "new_run", **self.args)
 
     async def get_state(self) -> str:
-        return await self.query("get_state")
+        return await self._ask(str, "get_state")
 
     async def execute_action(self, action: str) -> Outcome:
-        return await self.query("execute_action", action=action)
+        return await self._ask(Outcome, "execute_action", action=action)
 
     async def reset(self) -> None:
         await self.query("reset")
@@ -183,10 +202,10 @@ class RemoteWorld(_Remote, World):
         await self.query("reset_score")
 
     async def get_current_score(self) -> float | None:
-        return await self.query("get_current_score")
+        return await self._number("get_current_score")
 
     async def end_run(self) -> float | None:
-        return await self.query("end_run")
+        return await self._number("end_run")
 
 
 class RemoteMind(_Remote, Mind):
@@ -199,31 +218,30 @@ class RemoteMind(_Remote, Mind):
                       world_run_id: str | None = None, other_client_url: str | None = None) -> RunStarted:
         if client_url:
             self.client_url = client_url
-        return await self.query("new_run", world_display_url=world_display_url,
-                                world_run_id=world_run_id, other_client_url=other_client_url,
-                                **self.args)
+        return await self._ask(RunStarted, "new_run", world_display_url=world_display_url,
+                               world_run_id=world_run_id, other_client_url=other_client_url, **self.args)
 
     async def ready_to_suggest(self, state: str | None = None) -> bool:
-        return await self.query("ready_to_suggest", state=state)
+        return await self._ask(bool, "ready_to_suggest", state=state)
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
-        return await self.query("get_action", state=state, **step)
+        return await self._ask(Suggestion, "get_action", state=state, **step)
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
-        return await self.query("inform", state=state, score=score)
+        return await self._number("inform", state=state, score=score)
 
     async def reset_score(self) -> None:
         await self.query("reset_score")
 
     async def get_current_score(self, score: float | None = None) -> float | None:
-        return await self.query("get_current_score", score=score)
+        return await self._number("get_current_score", score=score)
 
     async def end_run(self, score: float | None = None) -> float | None:
-        return await self.query("end_run", score=score)
+        return await self._number("end_run", score=score)
 
     # Mind_L
     async def get_q_temperature(self) -> float | None:
-        return await self.query("get_q_temperature")
+        return await self._number("get_q_temperature")
 
     async def reset_q_temperature(self, run_length: float | None = None) -> None:
         await self.query("reset_q_temperature", run_length=run_length)
@@ -233,13 +251,13 @@ class RemoteMind(_Remote, Mind):
 
     # Mind_i
     async def get_strength(self) -> float | None:
-        return await self.query("get_strength")
+        return await self._number("get_strength")
 
     async def change_strength(self, strength: float) -> None:
         await self.query("change_strength", strength=strength)
 
     async def get_w_temperature(self) -> float | None:
-        return await self.query("get_w_temperature")
+        return await self._number("get_w_temperature")
 
     async def reset_w_temperature(self, run_length: float | None = None) -> None:
         await self.query("reset_w_temperature", run_length=run_length)
@@ -248,23 +266,24 @@ class RemoteMind(_Remote, Mind):
         await self.query("send_w_temperature", w_temperature=w_temperature, run_length=run_length)
 
     async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
-        return await self.query("get_suggestion", state=state, **step)
+        return await self._ask(Suggestion, "get_suggestion", state=state, **step)
 
     async def get_values(self, state: str, action: str, **step: Any) -> Values:
-        return await self.query("get_values", state=state, action=action, **step)
+        return await self._ask(Values, "get_values", state=state, action=action, **step)
 
     async def inform_winner(self, state: str, obeyed: bool | None = None, payment: float | None = None,
                             winner_url: str | None = None, action: str | None = None,
                             score: float | None = None) -> Values:
-        return await self.query("inform_winner", state=state, obeyed=obeyed, payment=payment,
-                                winner_url=winner_url, action=action, score=score)
+        return await self._ask(Values, "inform_winner", state=state, obeyed=obeyed, payment=payment,
+                               winner_url=winner_url, action=action, score=score)
 
     # Mind_Feu
     async def take_me_to(self, state: str, destination: str, **step: Any) -> Suggestion:
-        return await self.query("take_me_to", state=state, destination=destination, **step)
+        return await self._ask(Suggestion, "take_me_to", state=state, destination=destination, **step)
 
     async def how_good(self, state: str, destination: str, action: str, **step: Any) -> Values:
-        return await self.query("how_good", state=state, destination=destination, action=action, **step)
+        return await self._ask(Values, "how_good", state=state, destination=destination, action=action,
+                                **step)
 
     # Mind_AS
     async def add_mind(self, mind_url: str) -> None:
@@ -274,7 +293,7 @@ class RemoteMind(_Remote, Mind):
         await self.query("remove_mind", mind_url=mind_url)
 
 
-def _restore(cls: type, target: str, options: dict[str, Any], args: dict[str, Any],
+def _restore(cls: type[_Remote], target: str, options: dict[str, Any], args: dict[str, Any],
              state: dict[str, Any]) -> _Remote:
     remote = cls(target, **options, **args)
     remote.run_id = state["run_id"]

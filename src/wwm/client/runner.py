@@ -35,7 +35,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
@@ -115,6 +115,19 @@ class Recorder(Protocol):
     def on_finish(self, result: RunResult) -> None: ...
 
 
+@runtime_checkable
+class OrderedMind(Protocol):
+    """A mind that takes several queries back to back and answers them in order (a remote
+    one, :class:`~wwm.client.remote.RemoteMind`); ``pipelines`` says whether that saves round
+    trips on its binding."""
+
+    @property
+    def pipelines(self) -> bool: ...
+
+    async def query_in_order(self, *calls: tuple[str, dict[str, Any]],
+                             within: float | None = None) -> list[Any]: ...
+
+
 class _Lost(Exception):
     def __init__(self, status: str, text: str) -> None:
         super().__init__(text)
@@ -129,6 +142,7 @@ class Runner:
                  on_step: Callable[[Step, RunResult], None] | None = None,
                  on_event: Callable[[Event, RunResult], None] | None = None) -> None:
         self.mind = mind
+        self._ordered = mind if isinstance(mind, OrderedMind) else None
         self.world = world
         self.settings = settings or RunSettings()
         self.recorder = recorder
@@ -136,7 +150,7 @@ class Runner:
         self.on_event = on_event  # told of each event as it happens (a time-out, a mind's error)
         self.result = RunResult(status="running")
         self._last_query = {id(mind): time.monotonic(), id(world): time.monotonic()}
-        self._late: asyncio.Task | None = None
+        self._late: asyncio.Task[Suggestion] | None = None
         self._mind_silent_since: float | None = None
         self._mind_last_failure = ""  # what the last failed Get action came to (for "mind lost")
         self._mind_errors = 0         # server-error answers to Get action in a row
@@ -255,6 +269,7 @@ class Runner:
             # Only the ignore-late policy needs the request to outlive its time-out (a task);
             # requery simply abandons it, which a timeout scope does without a task per query.
             task = None
+            request: Awaitable[Suggestion]
             if asked is not None:
                 request, asked = _given(asked), None
             elif s.policy == "ignore-late":
@@ -345,7 +360,7 @@ class Runner:
         policy (ignore-late needs each Get action to outlive its time-out on its own)."""
         s = self.settings
         return (s.pipeline and not self._pipelining_failed and s.policy == "requery"
-                and bool(getattr(self.mind, "pipelines", False)))
+                and self._ordered is not None and self._ordered.pipelines)
 
     async def _inform_and_ask(self, outcome: Outcome, index: int) -> tuple[float | None, Suggestion | Refusal | None]:
         """Inform the Mind of y and ask its action for y in one round trip. Returns what
@@ -356,11 +371,12 @@ class Runner:
         A server that answers the first of two queries sent together but not the second (a
         program that reads one request per read, or closes after each answer) has pipelining
         turned off for the rest of the run, with an event saying so."""
+        assert self._ordered is not None  # (asked only when it pipelines)
         self._touch(self.mind)
         try:
             # Each answer is allowed the run's time-out (the transport times them out one by
             # one, so an answered Inform is kept when the Get action behind it is late).
-            informed, asked = await self.mind.query_in_order(  # type: ignore[attr-defined]
+            informed, asked = await self._ordered.query_in_order(
                 ("inform", {"state": outcome.state, "score": outcome.score}),
                 ("get_action", {"state": outcome.state}), within=self.settings.timeout)
         except Refusal as refusal:
@@ -487,12 +503,12 @@ class Runner:
             async with asyncio.timeout(s.timeout):
                 self.result.world_score = await self.world.end_run()
         except (TimeoutError, Refusal) as exc:
-            self._event("end-run-failed", f"world: {exc or 'no answer in time'}")
+            self._event("end-run-failed", f"world: {str(exc) or 'no answer in time'}")
         try:
             async with asyncio.timeout(s.timeout):
                 self.result.mind_score = await self.mind.end_run(self.result.world_score)
         except (TimeoutError, Refusal) as exc:
-            self._event("end-run-failed", f"mind: {exc or 'no answer in time'}")
+            self._event("end-run-failed", f"mind: {str(exc) or 'no answer in time'}")
 
 
 def _timed_out(who: str, query: str, seconds: float) -> str:

@@ -80,7 +80,7 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
         found = await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls))
         cards = dict(zip(urls, found, strict=True))
     wrong = [(slot, spec.url, card["role"]) for slot, spec in (("mind", society.mind), ("world", society.world))
-             if (card := cards.get(spec.url or "")) is not None and card["role"] != slot]
+             if spec.url is not None and (card := cards.get(spec.url)) is not None and card["role"] != slot]
     if wrong:
         slot, url, found = wrong[0]
         raise RoleError(slot, url, found, swapped=len(wrong) == 2)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -36,6 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ..protocol.interfaces import Mind, World
 from .remote import RemoteMind, RemoteWorld
 from .runner import RunSettings
+
+T = TypeVar("T")
 
 
 class SocietyError(ValueError):
@@ -167,7 +169,7 @@ def build_world(spec: ServerSpec) -> World:
     return _local(spec, World)
 
 
-def _local(spec: ServerSpec, base: type) -> Any:
+def _local(spec: ServerSpec, base: type[T]) -> T:
     from ..protocol.errors import Refusal
     from ..server.arguments import Arguments
     from ..targets import TargetError, load_target

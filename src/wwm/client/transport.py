@@ -12,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import aiohttp
 
-from ..protocol import encoding, jsoncodec, xmlcodec
+from ..protocol.encoding import Codec, choose, codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
 from ..protocol.transport import one_at_a_time, settle
@@ -25,45 +26,44 @@ from .pipeline import shortest
 DEFAULT_TIMEOUT = 60.0
 
 
+@dataclass(slots=True)
+class _Shared:
+    session: aiohttp.ClientSession
+    users: int = 0
+
+
 class _Sessions:
     """One aiohttp session per event loop, shared by every transport on that loop and
     closed when the last of them closes."""
 
     def __init__(self) -> None:
-        self._by_loop: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = weakref.WeakKeyDictionary()
 
     def acquire(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
         entry = self._by_loop.get(loop)
-        if entry is None or entry[0].closed:
+        if entry is None or entry.session.closed:
             connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=30, enable_cleanup_closed=True)
             session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None),
                                             skip_auto_headers=("User-Agent",))
-            entry = [session, 0]
-            self._by_loop[loop] = entry
-        entry[1] += 1
-        return entry[0]
+            entry = self._by_loop[loop] = _Shared(session)
+        entry.users += 1
+        return entry.session
 
     async def release(self, session: aiohttp.ClientSession) -> None:
         loop = asyncio.get_running_loop()
         entry = self._by_loop.get(loop)
-        if entry is None or entry[0] is not session:
+        if entry is None or entry.session is not session:
             if not session.closed:
                 await session.close()
             return
-        entry[1] -= 1
-        if entry[1] <= 0:
+        entry.users -= 1
+        if entry.users <= 0:
             del self._by_loop[loop]
             await session.close()
 
 
 _sessions = _Sessions()
-
-
-def _codec(name: str):
-    if name not in ("json", "xml"):
-        raise ValueError(f"encoding must be 'json' or 'xml', not {name!r}")
-    return jsoncodec if name == "json" else xmlcodec
 
 
 class HttpTransport:
@@ -73,7 +73,7 @@ class HttpTransport:
 
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.url = url
-        self.codec = _codec(encoding)
+        self.codec: Codec = codec(encoding)
         self.timeout = timeout
         self._lean = Http11Client(url, self.codec.CONTENT_TYPE, timeout) if url.startswith("http://") else None
         self._session: aiohttp.ClientSession | None = None
@@ -88,9 +88,9 @@ class HttpTransport:
             async with asyncio.timeout(self.timeout):
                 if self._session is None or self._session.closed:
                     self._session = _sessions.acquire()
-                async with self._session.post(self.url, data=body, headers=self._headers) as reply:
-                    payload = await reply.read()
-                    ctype = reply.headers.get("Content-Type")
+                async with self._session.post(self.url, data=body, headers=self._headers) as answer:
+                    payload = await answer.read()
+                    ctype = answer.headers.get("Content-Type")
         except TimeoutError:
             raise self._timed_out(query) from None
         except (aiohttp.ClientError, OSError, ValueError) as exc:
@@ -159,7 +159,7 @@ class WebSocketTransport:
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.url = url
         self.ws_url = _ws_url(url)
-        self.codec = _codec(encoding)
+        self.codec: Codec = codec(encoding)
         self.timeout = timeout
         self._session: aiohttp.ClientSession | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
@@ -236,7 +236,7 @@ def _ws_url(url: str) -> str:
 
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
     try:
-        message = encoding.choose(content_type, payload).decode(payload)
+        message = choose(content_type, payload).decode(payload)
     except Refusal as refusal:
         raise Refusal("server-error",
                       f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None

@@ -5,16 +5,34 @@ The answer goes back in the encoding the question came in.
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import Protocol
 
 from . import jsoncodec, xmlcodec
 from .errors import Refusal
+from .messages import Message
 
 XML_TYPES = ("application/xml", "text/xml")
 JSON_TYPES = ("application/json",)
 
 
-def choose(content_type: str | None, body: bytes) -> ModuleType:
+class Codec(Protocol):
+    """What a codec module offers (:mod:`.jsoncodec`, :mod:`.xmlcodec`)."""
+
+    CONTENT_TYPE: str
+
+    def decode(self, body: bytes | str) -> Message: ...
+
+    def encode(self, message: Message) -> bytes: ...
+
+
+def codec(name: str) -> Codec:
+    """The codec called ``name``: "json" or "xml"."""
+    if name not in ("json", "xml"):
+        raise ValueError(f"encoding must be 'json' or 'xml', not {name!r}")
+    return jsoncodec if name == "json" else xmlcodec
+
+
+def choose(content_type: str | None, body: bytes) -> Codec:
     """The codec module for a received body."""
     ctype = (content_type or "").split(";", 1)[0].strip().lower()
     if ctype in XML_TYPES or ctype.endswith("+xml"):

@@ -73,5 +73,6 @@ class Refusal(Exception):
     def http_status(self) -> int:
         return CODES[self.code].http_status
 
-    def __reduce__(self):  # keep it picklable across process boundaries (Ray, multiprocessing)
+    def __reduce__(self) -> tuple[type[Refusal], tuple[str, str]]:
+        # keep it picklable across process boundaries (Ray, multiprocessing)
         return (Refusal, (self.code, self.text))

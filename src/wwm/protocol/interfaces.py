@@ -39,7 +39,7 @@ worlds are never built at start (their one instance is the world itself).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from .errors import Refusal
 from .results import Outcome, RunStarted, Suggestion, Values
@@ -242,3 +242,6 @@ _MIND_SETS: tuple[tuple[type, str], ...] = (
     (FeudalMind, "Mind_Feu"),
     (SelectionMind, "Mind_AS"),
 )
+
+#: A class a server serves (``wwm serve``, :func:`wwm.server.make_app`): a World or a Mind.
+ServedClass: TypeAlias = type[World] | type[Mind]

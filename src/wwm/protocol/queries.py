@@ -243,16 +243,33 @@ def read_value(item: Field, value: Any, query: str) -> Any:
                 raise ValueError("expected text")
             return str(value).strip()
         if kind is Kind.NUMBER:
-            if isinstance(value, bool):
-                raise ValueError("expected a number")
-            number = float(value.strip()) if isinstance(value, str) else float(value)
-            return number
+            return _number(value)
         if kind is Kind.BOOLEAN:
             return read_bool(value)
     except (TypeError, ValueError) as exc:
-        raise Refusal("bad-parameters",
-                      f'{query}: "{item.wire}" should be {_KIND_TEXT[kind]}, got {_show(value)} ({exc})') from None
+        raise _refused(item, value, query, exc) from None
     raise AssertionError(kind)
+
+
+def read_number(item: Field, value: Any, query: str) -> float:
+    """:func:`read_value` of a number item."""
+    try:
+        return _number(value)
+    except (TypeError, ValueError) as exc:
+        raise _refused(item, value, query, exc) from None
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, list):
+        raise ValueError("expected one value, got a list")
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    return float(value.strip()) if isinstance(value, str) else float(value)
+
+
+def _refused(item: Field, value: Any, query: str, exc: Exception) -> Refusal:
+    return Refusal("bad-parameters",
+                   f'{query}: "{item.wire}" should be {_KIND_TEXT[item.kind]}, got {_show(value)} ({exc})')
 
 
 _KIND_TEXT = {Kind.TEXT: "text", Kind.ID: "a run ID", Kind.URL: "a URL", Kind.NUMBER: "a number",
@@ -342,7 +359,7 @@ def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
         value = data[name]
         if type(value) is float or type(value) is int:  # the usual case on the JSON wire
             return float(value)
-        return read_value(_NUMBERS.get(name) or Field(name, Kind.NUMBER), value, spec.name)
+        return read_number(_NUMBERS.get(name) or Field(name, Kind.NUMBER), value, spec.name)
 
     if r is Returns.CONFIRM:
         return None

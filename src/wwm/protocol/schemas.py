@@ -10,6 +10,7 @@ import importlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from .errors import CODES
@@ -59,8 +60,8 @@ def _names() -> list[str]:
     return sorted({s.name for s in QUERIES.values()})
 
 
-def _query_rule(spec: QuerySpec) -> dict:
-    props: dict = {"client URL": {"type": "string"}}
+def _query_rule(spec: QuerySpec) -> dict[str, Any]:
+    props: dict[str, Any] = {"client URL": {"type": "string"}}
     required: list[str] = []
     if spec.method != "new_run":
         props[spec.run_id_field] = {"type": "string"}
@@ -68,7 +69,7 @@ def _query_rule(spec: QuerySpec) -> dict:
         props[item.wire] = _KIND_SCHEMA[item.kind]
         if not item.optional:
             required.append(item.wire)
-    data: dict = {"type": "object", "properties": props, "required": required}
+    data: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     if not spec.open_arguments:
         data["additionalProperties"] = False
     else:
@@ -76,7 +77,7 @@ def _query_rule(spec: QuerySpec) -> dict:
     return data
 
 
-def json_schema() -> dict:
+def json_schema() -> dict[str, Any]:
     """JSON Schema (2020-12) of a message. A query's items are checked per query name; a
     query sent to a World and one sent to a Mind share a name only where the tables do."""
     load_extensions()

@@ -25,8 +25,11 @@ class Transport(Protocol):
     """One server reached over one binding."""
 
     url: str
-    #: whether :meth:`exchange_in_order` sends its queries in one round trip
-    pipelines: bool
+
+    @property
+    def pipelines(self) -> bool:
+        """Whether :meth:`exchange_in_order` sends its queries in one round trip."""
+        ...
 
     async def exchange(self, query: Query) -> Response:
         """The server's response to ``query``; a :class:`Refusal` when it refuses, cannot be

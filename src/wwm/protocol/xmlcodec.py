@@ -68,11 +68,13 @@ def decode(body: bytes | str) -> Message:
             if len(item):
                 raise Refusal("malformed-message", f'<data name="{key}"> must hold text, not elements')
             value = (item.text or "").strip()
-            if key in data:
-                previous = data[key]
-                data[key] = [*previous, value] if isinstance(previous, list) else [previous, value]
-            else:
+            previous = data.get(key)
+            if previous is None:
                 data[key] = value
+            elif isinstance(previous, list):  # a repeated item: a list
+                previous.append(value)
+            else:
+                data[key] = [str(previous), value]  # (it is text: every XML item is)
         elif item.tag == "refusal" and element.tag == "response":
             code = item.get("code", "")
             try:

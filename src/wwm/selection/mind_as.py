@@ -162,7 +162,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         async def start(m: Member) -> None:
             described = card_url(m.url) if m.owned else None
             if described is not None:  # make sure it is a Mind server before starting a run on it
-                from ..client.remote import fetch_card
+                from ..client.cards import fetch_card
 
                 role = (await fetch_card(described)).get("role")
                 if role != "mind":

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..protocol.interfaces import Mind, ServedClass, World
 from .app import MAX_BODY, ServerApp
 from .arguments import build_at_start
 from .dispatch import Dispatcher
@@ -22,11 +23,11 @@ from .snapshots import SnapshotFile
 __all__ = ["ServerApp", "build_at_start", "listen", "make_app", "serve"]
 
 
-def make_app(cls: type, *, url: str, defaults: dict[str, Any] | None = None,
+def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
              tcp: tuple[str, int] | None = None) -> ServerApp:
-    if getattr(cls, "role", None) not in ("world", "mind"):
+    if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
@@ -43,7 +44,7 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(cls: type, *, host: str = "127.0.0.1", port: int = 8000,
+def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
           public_url: str | None = None, log_level: str = "warning", http: str = "uvicorn",
           tcp_port: int | None = None, on_ready: Callable[[str], None] | None = None,

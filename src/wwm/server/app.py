@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,8 +27,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
+from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from . import pages
@@ -49,7 +52,7 @@ class ServerApp:
             dispatcher.bindings["tcp"] = f"tcp://{tcp[0]}:{tcp[1]}"
         self.max_body = max_body
         self.sweep_seconds = sweep_seconds
-        self._sweeper: asyncio.Task | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self.router = Starlette(
             routes=[
                 Route("/", self.describe, methods=["GET", "HEAD"]),
@@ -61,7 +64,7 @@ class ServerApp:
         )
 
     @contextlib.asynccontextmanager
-    async def lifespan(self, app: Any):
+    async def lifespan(self, app: Any) -> AsyncIterator[None]:
         restored = self.dispatcher.runs.restore()
         if restored:
             log.info("resumed %d run(s) from the snapshot file", restored)
@@ -85,7 +88,7 @@ class ServerApp:
             self.dispatcher.runs.expire_idle()
 
     # ---- the hot path: POST / -------------------------------------------------------------
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] in ("/", ""):
             await self._post(scope, receive, send)
         elif scope["type"] == "websocket" and scope["path"] == "/ws":
@@ -93,7 +96,7 @@ class ServerApp:
         else:
             await self.router(scope, receive, send)
 
-    async def _post(self, scope: dict, receive: Any, send: Any) -> None:
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         content_type = None
         length = None
         for key, value in scope["headers"]:
@@ -118,7 +121,7 @@ class ServerApp:
                                 (b"content-length", str(len(payload)).encode())]})
         await send({"type": "http.response.body", "body": payload})
 
-    async def _read(self, receive: Any) -> bytes:
+    async def _read(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -134,7 +137,7 @@ class ServerApp:
                 return b"".join(chunks)
 
     # ---- the persistent binding ------------------------------------------------------------
-    async def _websocket(self, receive: Any, send: Any) -> None:
+    async def _websocket(self, receive: Receive, send: Send) -> None:
         """Plain ASGI WebSocket loop: each message is one query, answered in its encoding
         and in kind (text for text, bytes for bytes)."""
         event = await receive()
@@ -145,10 +148,10 @@ class ServerApp:
             event = await receive()
             if event["type"] != "websocket.receive":
                 return
-            raw = event.get("bytes")
-            as_text = raw is None
-            if as_text:
-                raw = (event.get("text") or "").encode()
+            data = event.get("bytes")
+            as_text = data is None
+            raw: bytes = (event.get("text") or "").encode() if data is None else data
+            codec: Codec
             if len(raw) > self.max_body:
                 codec, response = jsoncodec, Response.refused("?", Refusal(
                     "too-large", f"the message is over {self.max_body} bytes"))
@@ -191,7 +194,7 @@ class ServerApp:
         return HTMLResponse(pages.display_page(view))
 
 
-def _declared(content_type: str | None):
+def _declared(content_type: str | None) -> Codec:
     """The codec a body's declared type names (for refusals made before reading it)."""
     try:
         return encoding.choose(content_type, b"{")

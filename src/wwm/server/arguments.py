@@ -32,9 +32,10 @@ log = logging.getLogger("wwm.server")
 class Arguments:
     def __init__(self, cls: type) -> None:
         self.cls = cls
-        signature = inspect.signature(cls.__init__)
+        init = cls.__init__  # type: ignore[misc]  # the class's own constructor is what it is built with
+        signature = inspect.signature(init)
         try:
-            hints = typing.get_type_hints(cls.__init__)
+            hints = typing.get_type_hints(init)
         except Exception:  # unresolvable annotations: fall back to Any
             hints = {}
         fields: dict[str, Any] = {}
@@ -52,7 +53,7 @@ class Arguments:
             annotation = hints.get(name, Any)
             default = ... if param.default is param.empty else param.default
             fields[name] = (annotation, default)
-        extra = "allow" if self.open and not self.wire_items else "forbid"
+        extra: typing.Literal["allow", "forbid"] = "allow" if self.open and not self.wire_items else "forbid"
         config = ConfigDict(extra=extra, arbitrary_types_allowed=True)
         self.model: type[BaseModel] = create_model(f"{cls.__name__}Arguments", __config__=config, **fields)
         self.names = list(fields)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import inspect
 import logging
-from types import ModuleType
 from typing import Any
 
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
+from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
-from ..protocol.results import RunStarted
+from ..protocol.results import Outcome, RunStarted
 from .arguments import Arguments
 from .runs import Run, RunTable
 from .trail import CreditTrail, current_server
@@ -29,7 +30,7 @@ _MIND_CONTEXT = ("world display URL", "world run ID", "other client URL")
 class Dispatcher:
     """Answers queries for one World or Mind class."""
 
-    def __init__(self, cls: type, *, url: str, defaults: dict[str, Any] | None = None,
+    def __init__(self, cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
                  runs: RunTable | None = None) -> None:
         self.cls = cls
         self.role: str = cls.role
@@ -51,10 +52,10 @@ class Dispatcher:
         self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
 
-    async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[ModuleType, Response]:
+    async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[Codec, Response]:
         """Decode one message in whichever encoding it came, answer it, and return the codec to
         answer in with the response (a refusal when the message itself is bad)."""
-        codec: ModuleType = jsoncodec
+        codec: Codec = jsoncodec
         name = "?"
         try:
             codec = encoding.choose(content_type, raw)
@@ -115,7 +116,7 @@ class Dispatcher:
             if self.arguments.wire_items:  # each run its own dict
                 args[Q.WIRE_ITEMS] = dict(args[Q.WIRE_ITEMS])
 
-        def build(shared: bool = False) -> Any:
+        def build(shared: bool = False) -> World | Mind:
             try:
                 if shared:  # the one instance is built with the server's defaults alone
                     return self.cls(**(self.defaults if self.defaults_complete
@@ -138,7 +139,8 @@ class Dispatcher:
         out = Q.encode_result(spec, started if isinstance(started, RunStarted) else None)
         out = {spec.run_id_field: run.run_id, **out}
         out.setdefault(f"{self.role} display URL", f"{self.url.rstrip('/')}/display/{run.display_token}")
-        run.display_url = out[f"{self.role} display URL"]  # type: ignore[assignment]
+        display_url = out[f"{self.role} display URL"]
+        run.display_url = display_url if isinstance(display_url, str) else None
         return Response(spec.name, out)
 
     # ---- every other query ----------------------------------------------------------------
@@ -199,20 +201,21 @@ class Dispatcher:
             takes = self._accepts[key] = _Takes(method)
         return takes
 
-    def _observe(self, run: Run, spec: Q.QuerySpec, kwargs: dict, result: Any, out: dict) -> None:
+    def _observe(self, run: Run, spec: Q.QuerySpec, kwargs: dict[str, Any], result: Any,
+                 out: dict[str, Q.Wire]) -> None:
         """Remember what the display page shows: the last state, action and score."""
         if "state" in out:
-            run.last_state = out["state"]  # type: ignore[assignment]
+            run.last_state = _text_or_none(out["state"])
         elif "state" in kwargs:
             run.last_state = kwargs["state"]
         if "action" in kwargs:
             run.last_action = kwargs["action"]
         elif "action" in out:
-            run.last_action = out["action"]  # type: ignore[assignment]
+            run.last_action = _text_or_none(out["action"])
         if spec.method in ("get_current_score", "end_run") and result is not None:
             run.score = float(result)
-        elif "score" in out and spec.method == "execute_action":
-            run.score = (run.score or 0.0) + float(out["score"])  # type: ignore[arg-type]
+        elif spec.method == "execute_action" and isinstance(result, Outcome) and result.score is not None:
+            run.score = (run.score or 0.0) + float(result.score)
 
 
 class _Takes:
@@ -238,6 +241,10 @@ class _Plan:
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
         self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
+
+
+def _text_or_none(value: Q.Wire) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _pop_text(data: dict[str, Any], key: str) -> str | None:

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..protocol import xmlcodec
 from ..protocol.errors import Refusal
@@ -92,7 +93,7 @@ class ExecTransport(OneAtATime):
 class PerQueryTransport(ExecTransport):
     """One process per query (section 11.4.1): start, write the query, read the response."""
 
-    def __init__(self, command: Sequence[str], **options) -> None:
+    def __init__(self, command: Sequence[str], **options: Any) -> None:
         super().__init__(command, **options)
         self._lock = asyncio.Lock()
 
@@ -122,7 +123,7 @@ class PersistentTransport(ExecTransport):
     is read and thrown away; a program that still does not answer is stopped, and its run is
     over. A run dropped by the server (its object garbage-collected) kills the program."""
 
-    def __init__(self, command: Sequence[str], **options) -> None:
+    def __init__(self, command: Sequence[str], **options: Any) -> None:
         super().__init__(command, **options)
         self._lock = asyncio.Lock()
         self._program: _Program | None = None

@@ -23,10 +23,11 @@ from typing import Any
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def wait_until_up(url: str, timeout: float = 15.0, process: subprocess.Popen | None = None) -> None:
+def wait_until_up(url: str, timeout: float = 15.0, process: subprocess.Popen[bytes] | None = None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
@@ -49,7 +50,7 @@ class ServerProcess:
         self.target = target
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
-        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if state is True:
             self._tmp = tempfile.TemporaryDirectory(prefix="wwm-state-")
             state = Path(self._tmp.name) / "runs.db"
@@ -63,7 +64,7 @@ class ServerProcess:
         self.command = command + list(extra or [])
         self.env = {**os.environ, **(env or {})}
         self.log = Path(log) if log else None
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 20.0) -> ServerProcess:
         # the child keeps its own copy of the log's descriptor; this process closes its own

@@ -13,10 +13,12 @@ import asyncio
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocol.errors import Refusal
+from ..protocol.interfaces import Mind, ServedClass, World
 from .snapshots import SnapshotFile
 
 log = logging.getLogger("wwm.server")
@@ -30,7 +32,7 @@ def mint_id() -> str:
 @dataclass(slots=True)
 class Run:
     run_id: str
-    obj: Any
+    obj: World | Mind
     client_url: str | None
     display_token: str
     started: float = field(default_factory=time.time)
@@ -40,22 +42,23 @@ class Run:
     last_action: str | None = None
     score: float | None = None
     display_url: str | None = None
-    clock: asyncio.Task | None = None
+    clock: asyncio.Task[None] | None = None
 
 
 class RunTable:
-    def __init__(self, cls: type, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
+    def __init__(self, cls: ServedClass, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
                  snapshots: SnapshotFile | None = None) -> None:
         self.cls = cls
-        self.sharing = getattr(cls, "sharing", "own")
-        self.asynchronous = getattr(cls, "clock", "synchronous") == "asynchronous"
+        self.world_cls = cls if issubclass(cls, World) else None  # kinds and clocks are a World's
+        self.sharing: str = self.world_cls.sharing if self.world_cls else "own"
+        self.asynchronous = self.world_cls is not None and self.world_cls.clock == "asynchronous"
         self.max_runs = max_runs
         self.idle_seconds = idle_seconds
         self.snapshots = snapshots
         self.runs: dict[str, Run] = {}
         self.by_token: dict[str, Run] = {}
-        self.shared: Any = None          # the one instance of a shared or exclusive world
-        self.shared_clock: asyncio.Task | None = None
+        self.shared: World | None = None  # the one instance of a shared or exclusive world
+        self.shared_clock: asyncio.Task[None] | None = None
         self.holder: str | None = None   # run ID holding an exclusive world
         self.ended = 0
 
@@ -71,26 +74,28 @@ class RunTable:
         return len(restored)
 
     # ---- creating and ending runs ---------------------------------------------------------
-    async def create(self, build, client_url: str | None, join_args: dict[str, Any]) -> Run:
+    async def create(self, build: Callable[..., World | Mind], client_url: str | None,
+                     join_args: dict[str, Any]) -> Run:
         """A new run: ``build()`` makes a fresh object (own copy, or the single instance)."""
         if len(self.runs) >= self.max_runs:
             self.expire_idle()
             if len(self.runs) >= self.max_runs:
                 raise Refusal("busy", f"this server already has {len(self.runs)} runs in progress")
+        obj: World | Mind
         if self.sharing == "own":
             obj = build()
         elif self.sharing == "shared":
             if self.shared is None:
-                self.shared = build(shared=True)
+                self.shared = _world(build(shared=True))
                 self._start_clock(self.shared)
             obj = await self.shared.join(client_url=client_url, **join_args)
         elif self.sharing == "exclusive":
             self._free_if_lease_lapsed()
             if self.holder is not None:
                 raise Refusal("in-use", "this world takes one client at a time and another client "
-                              f"holds it (free after {self.cls.lease_seconds:g} s without a query)")
+                              f"holds it (free after {self._lease_seconds:g} s without a query)")
             if self.shared is None:
-                self.shared = build()
+                self.shared = _world(build())
                 self._start_clock(self.shared)
             obj = self.shared
         else:
@@ -137,11 +142,15 @@ class RunTable:
                 log.warning("cannot snapshot run of %s: %s", self.cls.__name__, exc)
 
     # ---- time -----------------------------------------------------------------------------
+    @property
+    def _lease_seconds(self) -> float:
+        return self.world_cls.lease_seconds if self.world_cls else 0.0
+
     def _free_if_lease_lapsed(self) -> None:
         if self.holder is None:
             return
         run = self.runs.get(self.holder)
-        if run is None or time.monotonic() - run.last_seen > self.cls.lease_seconds:
+        if run is None or time.monotonic() - run.last_seen > self._lease_seconds:
             log.info("exclusive lease of %s lapsed; freeing it", self.cls.__name__)
             self.end(self.holder)
 
@@ -153,10 +162,10 @@ class RunTable:
         self._free_if_lease_lapsed()
         return len(stale)
 
-    def _start_clock(self, obj: Any, run: Run | None = None) -> None:
-        if not self.asynchronous:
+    def _start_clock(self, obj: World | Mind, run: Run | None = None) -> None:
+        if not self.asynchronous or self.world_cls is None or not isinstance(obj, World):
             return
-        task = asyncio.get_running_loop().create_task(_tick(obj, self.cls.tick_seconds))
+        task = asyncio.get_running_loop().create_task(_tick(obj, self.world_cls.tick_seconds))
         if run is not None:
             run.clock = task
         else:
@@ -170,7 +179,14 @@ class RunTable:
             self.shared_clock.cancel()
 
 
-async def _tick(obj: Any, seconds: float) -> None:
+def _world(obj: World | Mind) -> World:
+    """The one instance of a shared or exclusive world (only a World class has those kinds)."""
+    if not isinstance(obj, World):
+        raise Refusal("server-error", f"{type(obj).__name__} is shared or exclusive but not a World")
+    return obj
+
+
+async def _tick(obj: World, seconds: float) -> None:
     """Advance an asynchronous world with wall-clock time, whether or not a client asks."""
     last = time.monotonic()
     while True:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import struct
 from collections import deque
+from typing import cast
 
 from ..protocol import jsoncodec
 from ..protocol.errors import Refusal
@@ -37,10 +38,11 @@ class TcpBinding(asyncio.Protocol):
         self.wakeup: asyncio.Future[None] | None = None  # set while the worker waits for frames
         self.open = True
         self.last_words: bytes | None = None  # the refusal of an oversized frame, sent last
-        self.worker: asyncio.Task | None = None
+        self.worker: asyncio.Task[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
+        self.transport = cast(asyncio.Transport, transport)
         self.worker = asyncio.get_running_loop().create_task(self._work())
 
     def data_received(self, data: bytes) -> None:
@@ -56,7 +58,8 @@ class TcpBinding(asyncio.Protocol):
                     "too-large", f"the frame is {length} bytes; this server accepts at most {self.max_body}")))
                 self.last_words = HEADER.pack(len(payload)) + payload
                 self.buffer.clear()
-                self.transport.pause_reading()  # type: ignore[union-attr]
+                if self.transport is not None:
+                    self.transport.pause_reading()
                 break
             if len(self.buffer) < 4 + length:
                 break
@@ -79,7 +82,8 @@ class TcpBinding(asyncio.Protocol):
             if not self.frames:
                 if self.last_words is not None:
                     self._write(self.last_words)
-                    self.transport.close()  # type: ignore[union-attr]
+                    if self.transport is not None:
+                        self.transport.close()
                     return
                 self.wakeup = loop.create_future()
                 await self.wakeup

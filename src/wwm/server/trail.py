@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -44,8 +45,8 @@ class CreditTrail:
         link.last_seen = now
         link.queries += 1
 
-    def as_dict(self) -> dict:
-        def side(links: dict[str, Link]) -> list[dict]:
+    def as_dict(self) -> dict[str, Any]:
+        def side(links: dict[str, Link]) -> list[dict[str, Any]]:
             return [{"url": link.url, "first_seen": link.first_seen, "last_seen": link.last_seen,
                      "queries": link.queries} for link in sorted(links.values(), key=lambda link: link.url)]
         return {"url": self.url, "calls": side(self.callees), "called_by": side(self.callers)}

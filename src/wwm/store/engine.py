@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 ENV_VAR = "WWM_DATABASE_URL"
 
@@ -55,7 +57,7 @@ def make_engine(url: URL) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy time-out and ``synchronous=NORMAL``
     (a committed step survives the writing process being killed)."""
     backend = url.get_backend_name()
-    kwargs: dict = {}
+    kwargs: dict[str, Any] = {}
     if backend == "sqlite":
         kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
         if url.database in (None, "", ":memory:"):  # one shared connection, or each thread
@@ -75,7 +77,7 @@ def make_engine(url: URL) -> Engine:
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")

@@ -43,7 +43,7 @@ class TempPostgres:
         self.data = self.root / "data"
         self.log = self.root / "server.log"
         self._names = itertools.count(1)
-        self._watchdog: subprocess.Popen | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres", "postgres")
 

@@ -45,8 +45,9 @@ def plot_scores(run: RunSummary, scores: list[tuple[int, float | None]], path: s
         twin.set_ylabel("total score")
         ax.set_title(f"Run {run.id}: {run.name or 'unnamed'} ({run.status}, {len(steps)} steps, "
                      f"total {total:g})")
-        handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-        ax.legend(handles, [h.get_label() for h in handles], loc="upper left")
+        handles, labels = ax.get_legend_handles_labels()
+        twin_handles, twin_labels = twin.get_legend_handles_labels()
+        ax.legend(handles + twin_handles, labels + twin_labels, loc="upper left")
         if not len(steps):
             ax.text(0.5, 0.5, "no steps recorded", transform=ax.transAxes, ha="center")
         fig.tight_layout()

@@ -15,9 +15,9 @@ import threading
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, Self
+from typing import Any, Self, overload
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import Connection, RowMapping, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from . import schema
@@ -263,7 +263,7 @@ class RunStore:
         return [(int(i), s) for i, s in rows]
 
     # ---- helpers ---------------------------------------------------------------------------
-    def _summary(self, conn: Any, row: Mapping[str, Any]) -> RunSummary:
+    def _summary(self, conn: Connection, row: RowMapping) -> RunSummary:
         status, steps, total = row["status"], row["steps"], row["total_score"]
         if status == "running":
             status = self._live_status(row)
@@ -275,7 +275,7 @@ class RunStore:
                           mind_url=row["mind_url"], world_url=row["world_url"],
                           step_count=int(steps), total_score=total)
 
-    def _live_status(self, row: Mapping[str, Any]) -> str:
+    def _live_status(self, row: RowMapping) -> str:
         if row["id"] in self._open or row["id"] in self._ending:
             return "running"
         if datetime.now(UTC) - _utc(row["heartbeat_at"]) > STALE_AFTER:
@@ -300,10 +300,9 @@ class _Translate:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, SQLAlchemyError):
             raise StoreError(f"{self.prefix}: {_reason(exc)}") from exc
-        return False
 
 
 def _create_tables(engine: Any, attempts: int = 4) -> None:
@@ -353,13 +352,19 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+@overload
+def _utc(value: datetime) -> datetime: ...
+@overload
+def _utc(value: datetime | None) -> datetime | None: ...
+
+
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _step(row: Mapping[str, Any]) -> StepRecord:
+def _step(row: RowMapping) -> StepRecord:
     return StepRecord(row["step"], row["state"], row["action"], row["new_state"], row["score"],
                       row["mind_q"], row["seconds_get_state"], row["seconds_get_action"],
                       row["seconds_execute"], row["seconds_inform"], row["note"])

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Engine, insert, update
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
@@ -23,6 +23,12 @@ from .records import StepRecord
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
+
+
+@overload
+def clean_text(value: str) -> str: ...
+@overload
+def clean_text(value: str | None) -> str | None: ...
 
 
 def clean_text(value: str | None) -> str | None:
