@@ -59,7 +59,8 @@ class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old name first (before the path finder, which would load a second copy of a
     moved module under its old name) and gives the module at its new name."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None):  # type: ignore[override]
+    def find_spec(self, fullname: str, path: object = None,
+                  target: object = None) -> importlib.machinery.ModuleSpec | None:
         new = new_name(fullname)
         return importlib.util.spec_from_loader(fullname, self) if new else None
 

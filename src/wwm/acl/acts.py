@@ -189,8 +189,11 @@ def confirm(y: str, x: str, a: str, q: str = "q") -> Act:
 
 def offer(y: str, x: str, a1: str, q: str = "q") -> Act:
     """The ASSERT half of Def 8: if x requests a1, y will PWAG to do a1."""
-    return Act("offer", (Assert(y, x, Implies(Requested(x, y, a1, q),
-                                               PWAG(y, x, Done(y, a1), WAG(x, y, Done(y, a1), q)))),))
+    return Act("offer", (Assert(y, x, _offered(y, x, a1, q)),))
+
+
+def _offered(y: str, x: str, a1: str, q: str) -> Implies:
+    return Implies(Requested(x, y, a1, q), PWAG(y, x, Done(y, a1), WAG(x, y, Done(y, a1), q)))
 
 
 def counteroffer(y: str, x: str, a: str, a1: str, q: str = "q") -> Act:
@@ -215,7 +218,7 @@ def counter_counter(x: str, y: str, a1: str, a2: str, q: str = "q") -> Act:
 
 def withdraw_offer(y: str, x: str, a1: str, q: str = "q") -> Act:
     """W&F 6→8 B:Withdraw: y retracts its conditional offer."""
-    return Act("withdraw", (Assert(y, x, Not(offer(y, x, a1, q).parts[0].p)),))  # type: ignore[union-attr]
+    return Act("withdraw", (Assert(y, x, Not(_offered(y, x, a1, q))),))
 
 
 def withdraw(x: str, y: str, a: str, q: str = "q") -> Act:

@@ -171,20 +171,22 @@ class Agent:
                 self._mail.append(msg)
                 cond.notify_all()
             if self.handler is not None and msg.performative != "not-understood":
-                self._spawn(self._handle(msg))
+                self._spawn(self._handle(self.handler, msg))
         return verdicts
 
     async def _not_understood(self, msg: ACLMessage, reason: str) -> None:
         answer = msg.reply("not-understood", reason, sender=self.aid)
         self.log.record(self.name, "sent", answer, self.engine.handle(answer))
         try:
-            await self.transport.deliver(answer, answer.receivers[0])  # type: ignore[union-attr]
+            if self.transport is None:
+                raise Undeliverable(f"agent {self.name} has no transport to send with")
+            await self.transport.deliver(answer, answer.receivers[0])
         except Exception as exc:
             log.info("%s could not send not-understood to %s: %s", self.name, answer.receivers[0].name, exc)
 
-    async def _handle(self, msg: ACLMessage) -> None:
+    async def _handle(self, handler: Handler, msg: ACLMessage) -> None:
         try:
-            await self.handler(self, msg)  # type: ignore[misc]
+            await handler(self, msg)
         except Exception:
             log.exception("%s failed handling %s", self.name, msg.performative)
 

@@ -84,8 +84,9 @@ class Contractor(AgentMind):
         self.agent = self._agent(name=name, services=services, price=price, mode=mode,
                                  work_seconds=work_seconds, log=log)
 
-    def make_agent(self, *, address: str | None, name: str, services: str = "", price: float = 10.0,
-                   mode: str = "honest", work_seconds: float = 0.05, log: str = "") -> Agent:
+    def make_agent(  # type: ignore[override]  # the hook takes its own class's constructor arguments
+            self, *, address: str | None, name: str, services: str = "", price: float = 10.0,
+            mode: str = "honest", work_seconds: float = 0.05, log: str = "") -> Agent:
         return Agent(name, address=address, services=_services(services),
                      handler=worker(price, mode, work_seconds), log_path=log or None)
 
@@ -195,7 +196,8 @@ async def _round(manager: Agent, r: Round, candidates: list[AID], task: str, mis
                                         match=lambda m: m.sender is not None and m.sender.name in working)
         except TimeoutError:
             break
-        who = msg.sender.name  # type: ignore[union-attr]
+        assert msg.sender is not None  # (matched above)
+        who = msg.sender.name
         talk = manager.talk(r.conversation, who)
         if talk is not None and manager.engine.wf_state(talk) == 4:
             await manager.reply(msg, "inform", "(done)", act="declare")   # Theorem 5: acknowledge

@@ -17,7 +17,7 @@ from .acts import Act
 from .clock import Clock
 from .message import AclError, ACLMessage
 from .protocols import INITIATOR, PARTICIPANT, Arc, Protocol, build_act, protocol_named
-from .tracker import FINAL_STATES, Rejected, Thread, Tracker
+from .tracker import FINAL_STATES, Rejected, Thread, Tracker, wf_state
 
 
 @dataclass(slots=True)
@@ -90,8 +90,7 @@ class Engine:
     # ---- the entry point ------------------------------------------------------------------
     def handle(self, msg: ACLMessage) -> list[Verdict]:
         """Check and apply ``msg`` on every thread it belongs to (from this party's view)."""
-        _addressed(msg)
-        sender = msg.sender.name  # type: ignore[union-attr]
+        sender = _addressed(msg)
         out = []
         for receiver in msg.receivers:
             if self.me is not None and self.me not in (sender, receiver.name):
@@ -101,15 +100,15 @@ class Engine:
 
     def check(self, msg: ACLMessage) -> None:
         """Raise :class:`Rejected` if this party may not send ``msg`` now (nothing changes)."""
-        _addressed(msg)
+        sender = _addressed(msg)
         for receiver in msg.receivers:
-            talk = self.talk(msg.conversation_id or "", msg.sender.name, receiver.name)  # type: ignore[union-attr]
+            talk = self.talk(msg.conversation_id or "", sender, receiver.name)
             if msg.performative == "not-understood":
                 continue
             if talk is None:
-                talk = self._new_talk(msg, msg.sender.name, receiver.name)  # type: ignore[union-attr]
+                talk = self._new_talk(msg, sender, receiver.name)
             try:
-                arc, act = self._arc(talk, msg, msg.sender.name)  # type: ignore[union-attr]
+                arc, act = self._arc(talk, msg, sender)
                 self._probe(talk, arc, act)
             except Rejected as exc:
                 raise Rejected(f"{msg.performative} to {receiver.name}: {exc}") from None
@@ -160,9 +159,9 @@ class Engine:
         arcs = talk.protocol.arcs_from(talk.state, role, msg.performative, msg.act)
         if not arcs:
             expected = ", ".join(talk.protocol.expected(talk.state)) or "nothing"
-            act = f" [X-act {msg.act}]" if msg.act else ""
+            named = f" [X-act {msg.act}]" if msg.act else ""
             raise Rejected(f"out of sequence: in state {talk.state!r} of {talk.protocol.name} the "
-                           f"{role} may not send {msg.performative}{act} (expected: {expected})")
+                           f"{role} may not send {msg.performative}{named} (expected: {expected})")
         arc = arcs[0]
         act = build_act(arc.act, sender, talk.participant if sender == talk.initiator else talk.initiator,
                         self.thread(talk), msg.content)
@@ -190,8 +189,8 @@ class Engine:
             return None  # the sender had seen everything: a plain out-of-sequence message
         before_state = talk.state
         if talk.role(sender) == PARTICIPANT:
-            mine = [m for m in after if m.sender.name == sender]  # type: ignore[union-attr]
-            theirs = [m for m in after if m.sender.name != sender]  # type: ignore[union-attr]
+            mine = [m for m in after if _sender(m) == sender]
+            theirs = [m for m in after if _sender(m) != sender]
             order = [m for m, _ in talk.applied[:i + 1]] + mine + [msg] + theirs
             voided = self._rebuild(talk, order)
             accepted = msg not in voided
@@ -212,7 +211,7 @@ class Engine:
         voided = []
         for m in order:
             try:
-                self._step(talk, m, m.sender.name)  # type: ignore[union-attr]
+                self._step(talk, m, _sender(m))
             except Rejected:
                 voided.append(m)
         return voided
@@ -239,7 +238,7 @@ class Engine:
     def retract(self, msg: ACLMessage) -> None:
         """Undo a message this party applied but could not deliver (delivery failure)."""
         for receiver in msg.receivers:
-            talk = self.talk(msg.conversation_id or "", msg.sender.name, receiver.name)  # type: ignore[union-attr]
+            talk = self.talk(msg.conversation_id or "", _sender(msg), receiver.name)
             sent = next((m for m, _ in talk.applied if m.reply_with == msg.reply_with), None) if talk else None
             if talk is None or sent is None:
                 continue
@@ -277,17 +276,23 @@ class Engine:
         return thread.outcome if thread is not None else None
 
     def wf_state(self, talk: Talk) -> int:
-        thread = self.thread(talk)
-        return 1 if thread is None else thread.state  # type: ignore[return-value]
+        return wf_state(self.thread(talk))
 
 
-def _addressed(msg: ACLMessage) -> None:
-    if msg.sender is None:
-        raise AclError("a message in a conversation needs a sender")
+def _addressed(msg: ACLMessage) -> str:
+    """The sender's name of a message fit for a conversation, or an AclError saying why not."""
+    sender = _sender(msg)
     if not msg.receivers:
         raise AclError("a message in a conversation needs at least one receiver")
     if not msg.conversation_id:
         raise AclError("a message in a conversation needs a conversation-id")
+    return sender
+
+
+def _sender(msg: ACLMessage) -> str:
+    if msg.sender is None:
+        raise AclError("a message in a conversation needs a sender")
+    return msg.sender.name
 
 
 __all__ = ["FINAL_STATES", "Engine", "Rejected", "Talk", "Verdict"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from .message import AID, PERFORMATIVES, AclError, ACLMessage
 
@@ -132,7 +133,9 @@ class _Parser:
         return FipaSyntaxError(message, self.pos if at is None else at, self.text)
 
     def skip(self) -> None:
-        self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]
+        space = _SPACE.match(self.text, self.pos)
+        assert space is not None  # (it matches nothing at all too)
+        self.pos = space.end()
 
     def peek(self) -> str:
         self.skip()
@@ -147,7 +150,9 @@ class _Parser:
         """A bare token (word, number, keyword); returns it and where it began."""
         self.skip()
         start = self.pos
-        self.pos = _TOKEN.match(self.text, start).end()  # type: ignore[union-attr]
+        token = _TOKEN.match(self.text, start)
+        assert token is not None  # (it matches nothing at all too)
+        self.pos = token.end()
         return self.text[start:self.pos], start
 
     def string(self) -> str:
@@ -306,7 +311,7 @@ class _Parser:
         performative, at = self.token()
         if performative.lower() not in PERFORMATIVES:
             raise self.fail(f"unknown performative {performative!r}", at)
-        fields: dict[str, object] = {}
+        fields: dict[str, Any] = {}  # ACLMessage's keyword arguments (it checks their types)
         user: list[tuple[str, str]] = []
         seen: set[str] = set()
         while self.peek() != ")":
@@ -335,7 +340,7 @@ class _Parser:
             else:
                 raise self.fail(f"unknown message parameter {key!r}", at)
         self.pos += 1
-        return ACLMessage(performative, user=tuple(user), **fields)  # type: ignore[arg-type]
+        return ACLMessage(performative, user=tuple(user), **fields)
 
 
 def loads(text: str) -> ACLMessage:

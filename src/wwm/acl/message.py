@@ -11,6 +11,7 @@ import itertools
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 PERFORMATIVES: tuple[str, ...] = (
     "accept-proposal", "agree", "cancel", "cfp", "confirm", "disconfirm", "failure", "inform",
@@ -114,8 +115,8 @@ class ACLMessage:
         (the ``X-act`` parameter, e.g. ``renege``), else None."""
         return self.get("X-act")
 
-    def with_(self, **changes: object) -> ACLMessage:
-        return replace(self, **changes)  # type: ignore[arg-type]
+    def with_(self, **changes: Any) -> ACLMessage:
+        return replace(self, **changes)
 
     def reply(self, performative: str, content: str | None = None, *, sender: AID | None = None,
               act: str | None = None, reply_with: str | None = None) -> ACLMessage:

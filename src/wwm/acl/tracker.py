@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal, overload
 
 from .acts import (
     PWAG,
@@ -148,6 +149,16 @@ def _team(t: Thread) -> tuple[Commitment, Commitment] | None:
     return None
 
 
+def wf_state(t: Thread | None) -> int:
+    """The W&F state of a thread, 1 before it starts. A thread always has one: an act that
+    would leave its records matching no state is rejected (:meth:`Tracker.apply`)."""
+    if t is None:
+        return 1
+    state = t.state
+    assert state is not None
+    return state
+
+
 def derive_state(t: Thread) -> int | None:
     """The Winograd-Flores state computed from the records alone (invariant I4)."""
     if not t.acts:
@@ -204,18 +215,26 @@ class Tracker:
     def check(self, act: Act, conversation: str) -> Thread:
         """Raise :class:`Rejected` if ``act`` would be rejected; else the thread as it would
         be after it (a scratch copy: nothing changes)."""
-        return self._run(act, conversation, None, None, commit=False)  # type: ignore[return-value]
+        return self._run(act, conversation, None, None, commit=False)
 
     def probe(self, act: Act, conversation: str) -> int:
         """The W&F state ``act`` would lead to; raise :class:`Rejected` if it would be
         rejected. Nothing changes."""
-        return self._run(act, conversation, None, None, commit=False, clone=False)  # type: ignore[return-value]
+        return self._run(act, conversation, None, None, commit=False, clone=False)
 
     def apply(self, act: Act, conversation: str, message_id: str | None = None,
               deadline: datetime | None = None, expect: int | None = None) -> Thread:
         """Apply one act (all its primitives, in order) or reject it whole; with ``expect``,
         also reject it if it would not lead to that W&F state."""
-        return self._run(act, conversation, message_id, deadline, commit=True, expect=expect)  # type: ignore[return-value]
+        return self._run(act, conversation, message_id, deadline, commit=True, expect=expect)
+
+    # committed, or a scratch copy: the thread; a probe (no copy): the state it would reach
+    @overload
+    def _run(self, act: Act, conversation: str, message_id: str | None, deadline: datetime | None,
+             commit: bool, clone: Literal[True] = True, expect: int | None = None) -> Thread: ...
+    @overload
+    def _run(self, act: Act, conversation: str, message_id: str | None, deadline: datetime | None,
+             commit: Literal[False], clone: Literal[False], expect: int | None = None) -> int: ...
 
     def _run(self, act: Act, conversation: str, message_id: str | None,
              deadline: datetime | None, commit: bool, clone: bool = True,
@@ -268,8 +287,7 @@ class Tracker:
 
     # ---- what it knows --------------------------------------------------------------------
     def state(self, conversation: str, a: str, b: str) -> int:
-        t = self.thread(conversation, a, b)
-        return 1 if t is None else t.state  # type: ignore[return-value]
+        return wf_state(self.thread(conversation, a, b))
 
     def team(self, conversation: str) -> set[str]:
         """The members of the team in this conversation (empty when none exists): everyone

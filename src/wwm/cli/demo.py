@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
                 server.start()
         if not args.quiet:
             for name, server in servers.items():
-                console.print(f"  [green]up[/] {name:8} {server.url}  (pid {server.process.pid})")
+                pid = server.process.pid if server.process else "?"
+                console.print(f"  [green]up[/] {name:8} {server.url}  (pid {pid})")
         code = run_async(_demo(console, servers, args, done, seen))
         if args.keep:
             console.print("Servers keep running; open their URLs in a browser. Ctrl-C ends them.")

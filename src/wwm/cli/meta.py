@@ -90,18 +90,19 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(highlight=False)
     command = args.meta_command or "act"
-    db = getattr(args, "db", None)
+    db: str | None = getattr(args, "db", None)
+    saved: str = db or ""  # list, tree and forget require --db
     if command in ("list", "tree", "forget"):
-        problem = _not_a_meta_database(db)
+        problem = _not_a_meta_database(saved)
         if problem:
             return fail(f"meta {command}", problem, 2)
     try:
         if command == "list":
-            return _list(console, db)
+            return _list(console, saved)
         if command == "tree":
-            return _tree(console, db, args.id, args.steps, args.html)
+            return _tree(console, saved, args.id, args.steps, args.html)
         if command == "forget":
-            return _forget(db, args.prefix)
+            return _forget(saved, args.prefix)
         return _run_until_complete(_compute(console, args, command))
     except (SettingsError, KeyError, DatabaseError, EOFError, OutOfLines, DecodeError, Refusal) as exc:
         text, code = _explain(exc, db)
@@ -150,6 +151,7 @@ def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
 
 
 async def _compute(console, args: argparse.Namespace, command: str) -> int:
+    from ..meta.ledger import Call, Step
     from ..meta.messages import Message
     from ..meta.session import Session, Settings
 
@@ -161,8 +163,11 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
     human = amplify == "human"
     session.store.memo.durable = human  # each answer saved as typed: a cut-short session resumes
     if human:
-        session.hch.on_step = lambda call, step: step.cached and print(
-            f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
+        def show_memo_answer(call: Call, step: Step) -> None:
+            if step.cached:
+                print(f"{step.observation}\n>>> {step.action}    (answered from the memo)", flush=True)
+
+        session.hch.on_step = show_memo_answer
     with _progress(console, session.hch, shown=not human and not args.quiet):
         if command == "hch":
             answer = await session.hch.ask(Message((args.question,)))  # "[]" typed is text, not a slot

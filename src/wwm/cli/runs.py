@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 DB_HELP = "SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL, else the SQLite file " \
           "~/.local/share/wwm/runs.db)"
@@ -177,9 +180,10 @@ def _print_run(console: Any, run: Any, from_step: int) -> None:
         steps = Table(title=f"Steps {run.steps[0].index}-{last} of {run.step_count}",
                       caption=None if last + 1 >= run.step_count else
                       f"more: wwm runs show {run.id} --from {last + 1} --steps N")
-        for name, justify in [("step", "right"), ("state x", "left"), ("action a", "left"),
-                              ("new state y", "left"), ("score", "right"), ("Q", "right"),
-                              ("ms", "right"), ("note", "left")]:
+        columns: list[tuple[str, JustifyMethod]] = [
+            ("step", "right"), ("state x", "left"), ("action a", "left"), ("new state y", "left"),
+            ("score", "right"), ("Q", "right"), ("ms", "right"), ("note", "left")]
+        for name, justify in columns:
             steps.add_column(name, justify=justify, overflow="ellipsis", max_width=40)
         for s in run.steps:
             action = "[italic](cannot suggest)" if s.action is None else _cut(s.action)

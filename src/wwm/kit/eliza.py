@@ -152,13 +152,13 @@ class ElizaMind(KeepsScore, Mind):
                         key=lambda r: -r.rank)
         for rule in ranked:
             for p, (pattern, templates) in enumerate(rule.responses):
-                match = re.match(pattern, lowered)
-                if match is None:
+                found = re.match(pattern, lowered)
+                if found is None:
                     continue
                 key = (RULES.index(rule), p)
                 turn = self.turns.get(key, 0)
                 self.turns[key] = turn + 1
-                groups = [reflect(g) for g in match.groups() if g is not None]
+                groups = [reflect(g) for g in found.groups() if g is not None]
                 return templates[turn % len(templates)].format(*groups)
         if self.memory and self.fallback_turn % 2 == 1:
             self.fallback_turn += 1

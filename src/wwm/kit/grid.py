@@ -185,7 +185,7 @@ def _cells(text: str) -> tuple[Cell, ...]:
 class GridWorld(World):
     """The grid world on the World interface: a new seeded copy for each client."""
 
-    sharing: ClassVar[str] = "own"
+    sharing = "own"
     state_format: ClassVar[str] = (
         "one line of key=value items: size=N step=K x=X y=Y fd=D hd=D food=x,y;x,y;... "
         "hazard=x,y;...  (east is +x, north is +y; fd/hd: distance to the nearest food/hazard)")

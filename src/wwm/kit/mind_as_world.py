@@ -22,7 +22,7 @@ REPLY_POINTS = 1.0
 class MindAsWorld(World):
     """The World face of a Mind: x is its last answer, a is what it is told next."""
 
-    sharing: ClassVar[str] = "own"
+    sharing = "own"
     state_format: ClassVar[str] = "the wrapped mind's last action, as text"
     action_format: ClassVar[str] = "text the wrapped mind receives as its state"
 

@@ -17,7 +17,7 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -312,7 +312,7 @@ class RegionMind(Mind):
 
     state_format: ClassVar[str] = "whatever the wrapped minds read; regions test its key=value items"
 
-    def __init__(self, minds: list[str | Mind] | str = (), region: list[str] | str = "",
+    def __init__(self, minds: Sequence[str | Mind] | str = (), region: list[str] | str = "",
                  timeout: float = 10.0) -> None:
         self.regions = [parse_region(r) for r in _entries(region, r"[;\n]")]
         entries = _entries(minds, r"[\s,]+")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -25,6 +26,27 @@ class Observation:
     cells: np.ndarray
     rewards: np.ndarray
     iteration: int
+
+
+class EpisodeStart(Protocol):
+    """What a team's ``begin`` reads of an episode: Good's cell at each iteration and where
+    the agents start."""
+
+    good: np.ndarray
+    positions: np.ndarray
+
+
+class Environment(EpisodeStart, Protocol):
+    """What the harness plays: a Λ* :class:`Episode`, or an episode on a fitness landscape
+    (:class:`~.landscape.LandscapeEpisode`)."""
+
+    iterations: int
+
+    def observe(self) -> list[Observation]: ...
+
+    def step(self, actions: Sequence[int]) -> np.ndarray: ...
+
+    def score(self) -> float: ...
 
 
 class Episode:

@@ -163,7 +163,8 @@ def paper_pattern_pair(geo: Torus, iterations: int, episodes: int, seed: int,
     lo, hi = segment if segment is not None else (1, top)
     lo, hi = max(1, lo), min(top, hi)
     if lo > hi:
-        raise ValueError(f"no segment length fits in [{segment[0]}, {segment[1]}] "
+        asked = segment or (1, top)
+        raise ValueError(f"no segment length fits in [{asked[0]}, {asked[1]}] "
                          f"with ϑ = {iterations} (at most {top})")
     start = rng.integers(0, geo.size, episodes)
     length = rng.integers(lo, hi + 1, episodes)

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import agents as agent_types
 from .agents.base import Team
-from .engine import Episode
+from .engine import Environment, Episode
 from .episodes import EpisodeSet
 from .landscape import LandscapeEpisode, LandscapeSet
 
@@ -27,7 +27,7 @@ class Setting:
     gamma: float = 0.5       # stigmergy fake-reward factor (paper profile)
     replays: int = 100       # learners' training replays per episode
 
-    def team(self, episodes: EpisodeSet) -> Team:
+    def team(self, episodes: EpisodeSet | LandscapeSet) -> Team:
         return agent_types.make(self.agent, self.size, episodes.grid, episodes.profile,
                                 episodes.iterations, self.observation_range,
                                 gamma=self.gamma, replays=self.replays)
@@ -73,7 +73,7 @@ class Scores:
         return out
 
 
-def play(setting: Setting, episodes: EpisodeSet,
+def play(setting: Setting, episodes: EpisodeSet | LandscapeSet,
          progress: Callable[[int], None] | None = None) -> Scores:
     """Play every episode with a fresh team state; the plain, one-step-at-a-time engine."""
     _check(setting, episodes)
@@ -104,7 +104,7 @@ def _episode(setting: Setting, episodes: EpisodeSet | LandscapeSet, e: int) -> E
                    coordination=setting.coordination)
 
 
-def _run(team: Team, env: Episode, draws: np.ndarray) -> float:
+def _run(team: Team, env: Environment, draws: np.ndarray) -> float:
     team.begin(env)
     for i in range(env.iterations):
         actions = team.act(env.observe(), draws[i])
@@ -113,7 +113,7 @@ def _run(team: Team, env: Episode, draws: np.ndarray) -> float:
     return env.score()
 
 
-def _check(setting: Setting, episodes: EpisodeSet) -> None:
+def _check(setting: Setting, episodes: EpisodeSet | LandscapeSet) -> None:
     """Refuse settings no engine can play, with the same words in both engines."""
     if setting.agent == "stigmergy" and not 0.0 < setting.gamma < 1.0:
         raise ValueError(f"the fake-reward factor γ must be in (0, 1) (got {setting.gamma})")

@@ -238,8 +238,10 @@ class SarsaMind(QLearningMind):
         self.waiting = None
         if _TABLE_EPISODE.get(self.team) != episode:
             return
-        going_on = doc is not None and episode_key(doc) == episode and a_next is not None
-        future = self.values(episode, doc["iteration"], doc["cell"])[a_next] if going_on else 0.0
+        if doc is not None and episode_key(doc) == episode and a_next is not None:  # it goes on
+            future = self.values(episode, doc["iteration"], doc["cell"])[a_next]
+        else:
+            future = 0.0
         q = self.values(episode, iteration, cell)
         q[a] += self.alpha * (reward + self.gamma * future - q[a])
 
@@ -309,6 +311,7 @@ class _Hub:
             self.view = _EpisodeView(self.iterations, [o.cell for o in observations])
             self.team.begin(self.view)
         if "good next" in first:
+            assert self.view is not None  # (made at the episode's first decision, just above)
             self.view.good[first["iteration"]] = first["good next"] - 1
         self.answers = self.team.act(observations, self.rng.random((self.size, 2)))
         self.round += 1

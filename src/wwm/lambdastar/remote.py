@@ -54,12 +54,14 @@ async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dic
         while not docs[0].get("finished"):
             episode = docs[0]["episode"]
             suggestions = await asyncio.gather(*(m.get_action(s) for m, s in zip(minds, states, strict=True)))
+            actions: list[str] = []
             for url, s in zip(mind_urls, suggestions, strict=True):
                 if s.action is None:
                     raise Refusal("server-error",
                                   f"the mind at {url} could not suggest an action: {s.reason}")
-            outcomes = await asyncio.gather(*(w.execute_action(s.action)
-                                              for w, s in zip(worlds, suggestions, strict=True)))
+                actions.append(s.action)
+            outcomes = await asyncio.gather(*(w.execute_action(action)
+                                              for w, action in zip(worlds, actions, strict=True)))
             await asyncio.gather(*(m.inform(o.state, o.score) for m, o in zip(minds, outcomes, strict=True)))
             row = totals.setdefault(episode, np.zeros(len(minds)))
             row += [o.score or 0.0 for o in outcomes]

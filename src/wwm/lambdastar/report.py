@@ -134,7 +134,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
     if pairs:
         fig, ax = plt.subplots(figsize=(max(7.0, 1.2 * len(pairs)), 4.5))
         labels = [f"{i.job.agent} / {c.job.agent}\n×{c.job.size}" for c, i in pairs]
-        xs = range(len(pairs))
+        xs = list(range(len(pairs)))
         ax.bar([x - 0.2 for x in xs], [i.upsilon for _, i in pairs], 0.4, label="isolated",
                yerr=[i.stderr for _, i in pairs])
         ax.bar([x + 0.2 for x in xs], [c.upsilon for c, _ in pairs], 0.4, label="collective",

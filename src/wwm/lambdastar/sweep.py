@@ -145,7 +145,7 @@ def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[Job
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(run_job)
     pending = {remote.remote(job): i for i, job in enumerate(all_jobs)}
-    results: list[JobResult | None] = [None] * len(all_jobs)
+    results: dict[int, JobResult] = {}
     waiting = list(pending)
     while waiting:
         done, waiting = ray.wait(waiting, num_returns=1)
@@ -154,7 +154,7 @@ def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[Job
             results[i] = ray.get(ref)
             if progress is not None:
                 progress(all_jobs[i].episodes)
-    return results  # type: ignore[return-value]
+    return [results[i] for i in range(len(all_jobs))]
 
 
 def same_results(a: Sequence[JobResult], b: Sequence[JobResult]) -> bool:

@@ -91,7 +91,8 @@ class _Batch:
         self.good_t = episodes.good.astype(np.intp)
         self.evil_t = episodes.evil.astype(np.intp)
         if N <= self.PAIR_TABLE_LIMIT and not setting.coordination:
-            self.field = _pair_field(g.rows, g.cols, self.profile.name, setting.observation_range)
+            self.field: np.ndarray | None = _pair_field(g.rows, g.cols, self.profile.name,
+                                                        setting.observation_range)
             self.base = np.ascontiguousarray(((self.good_t * N + self.evil_t) * N).T)[:, :, None]
         else:
             self.field = None
@@ -307,7 +308,7 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
         training = np.stack([b.set.training_draws(e, replays, b.n) for e in range(b.E)])
     for r in range(replays):
         b.reset()
-        planned = None
+        planned: np.ndarray | None = None  # SARSA: the actions chosen for the next iteration
         for i in range(1, b.T + 1):
             s = i - 1
             values = q[rows[:, None], table_of[None, :], s, b.pos]          # [E, n, 9]
@@ -318,15 +319,14 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
             half = b.step(i, actions)
             reward = half / 2.0 * scale
             nxt = s + 1
-            if sarsa and nxt < b.T:
-                planned = np.empty_like(actions)
+            upcoming = np.empty_like(actions) if sarsa and nxt < b.T else None
             for j in range(b.n):
                 t = table_of[j]
                 after = b.pos[:, j]
                 if sarsa:
-                    if nxt < b.T:
+                    if upcoming is not None:
                         a2 = pick_best_last(q[rows, t, nxt, after], training[:, r, s, j, 1])
-                        planned[:, j] = a2
+                        upcoming[:, j] = a2
                         future = q[rows, t, s if first_slice else nxt, after, a2]
                     else:
                         future = 0.0
@@ -337,6 +337,8 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
                 cell, a = before[:, j], actions[:, j]
                 old = q[rows, t, s, cell, a]
                 q[rows, t, s, cell, a] = old + alpha * (reward[:, j] + gamma * future - old)
+            if upcoming is not None:
+                planned = upcoming
     b.reset()
     draws = b.set.all_draws(b.n)
     for i in range(1, b.T + 1):

@@ -132,25 +132,27 @@ class Cohort:
                 await self.played.wait_for(lambda: self.tick != tick)
         return float(self.last_rewards[j]), self.finished
 
-    def _lay_marks(self) -> None:
+    def _lay_marks(self, env: Episode) -> None:
         """Replace the marks with this iteration's deposits: each depositor leaves R(c) + r̂ on
         the cells it observed (the highest stays where they overlap), as in Algorithm 2."""
         self.marks[:] = np.nan
-        observations = self.env.observe() if self.deposits else []
+        observations = env.observe() if self.deposits else []
         for j, rhat in self.deposits:
             obs = observations[j]
             self.marks[obs.cells] = np.fmax(self.marks[obs.cells], obs.rewards + rhat)
         self.deposits.clear()
 
     def _play(self) -> None:
+        env = self.env
+        assert env is not None  # (the episode starts when the cohort is full, before any action)
         actions = [self.pending[j] for j in range(self.size)]
         self.pending.clear()
-        self._lay_marks()
-        self.last_rewards = self.env.step(actions)
+        self._lay_marks(env)
+        self.last_rewards = env.step(actions)
         for body, r in zip(self.bodies, self.last_rewards, strict=True):
             body.total += float(r)
             body.iterations += 1
-        if self.env.done:
+        if env.done:
             self.episode += 1
             if self.episode >= len(self.set):
                 self.finished = True
@@ -210,7 +212,7 @@ class LambdaStarWorld(World):
     ("paper" or "original"), seed, observation range k, coordination (Good pays only when
     two or more agents are next to it), oracle hints (Good's next cell in the state)."""
 
-    sharing: ClassVar[str] = "shared"
+    sharing = "shared"
     state_format: ClassVar[str] = STATE_FORMAT
     action_format: ClassVar[str] = ACTION_FORMAT
     wait_seconds: float = 60.0

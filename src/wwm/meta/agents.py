@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..protocol.interfaces import Mind
 from .chain import Chain
 from .messages import digest
 
@@ -28,6 +29,7 @@ class Policy(Protocol):
 
 
 _EMPTY: Chain[str] = Chain()
+_DERIVED: Chain[str] = Chain()  # a Transcript's default: its histories are its parent's, extended
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -37,14 +39,14 @@ class Transcript:
     parent: Transcript | None
     observation: str
     action: str
-    observations: Chain[str] = field(default=None, repr=False)  # type: ignore[assignment]
-    actions: Chain[str] = field(default=None, repr=False)  # type: ignore[assignment]
+    observations: Chain[str] = field(default_factory=lambda: _DERIVED, repr=False)
+    actions: Chain[str] = field(default_factory=lambda: _DERIVED, repr=False)
     key: str = field(init=False)
 
     def __post_init__(self) -> None:
         before = self.parent.key if self.parent else ""
         object.__setattr__(self, "key", digest("t", before, self.observation, self.action))
-        if self.observations is None:
+        if self.observations is _DERIVED:
             observations, actions = _histories(self.parent)
             object.__setattr__(self, "observations", observations.extended([self.observation]))
             object.__setattr__(self, "actions", actions.extended([self.action]))
@@ -152,7 +154,7 @@ class MindPolicy:
     list of valid commands, as it would answer a person.
     """
 
-    def __init__(self, mind, name: str | None = None) -> None:  # mind: wwm.Mind
+    def __init__(self, mind: Mind, name: str | None = None) -> None:
         self.mind = mind
         self.name = name or f"mind:{getattr(mind, 'url', type(mind).__name__)}"
 

@@ -139,10 +139,12 @@ class HCH:
             agent = agent.then(a, obs.args)
             if budget <= 0:
                 return self._finish(call, agent, self._forced_reply(agent, action), 0)
-            obs, reply, cost = await self._execute(agent, action, budget, call)
+            seen, reply, cost = await self._execute(agent, action, budget, call)
             budget -= cost
             if reply is not None:
                 return self._finish(call, agent, reply, budget)
+            assert seen is not None  # a line that is not a reply shows the next observation
+            obs = seen
 
     def _finish(self, call: Call, agent: HCHAgent, reply: Message, remaining: int) -> tuple[Message, HCHAgent]:
         call.reply, call.remaining = reply, remaining
@@ -150,16 +152,17 @@ class HCH:
         return reply, agent
 
     async def _act(self, agent: HCHAgent, text: str, call: Call) -> tuple[str, Agent]:
-        key = digest("memo", agent.a.key, text) if self.memo is not None else None
-        action = self.memo.get(key) if key is not None else None
+        memo = self.memo
+        key = digest("memo", agent.a.key, text) if memo is not None else None
+        action = memo.get(key) if memo is not None and key is not None else None
         if action is not None:
             step = Step(text, action, cached=True, memo_key=key)
             successor = agent.a.after(text, action)
         else:
             action, successor = await agent.a.act(text)
             step = Step(text, action, memo_key=key)
-            if key is not None:
-                self.memo.put(key, action)
+            if memo is not None and key is not None:
+                memo.put(key, action)
         call.steps.append(step)
         if self.on_step is not None:
             self.on_step(call, step)

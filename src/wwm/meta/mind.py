@@ -62,6 +62,7 @@ class MetaMind(Mind):
         if self.session is None:
             await self.new_run()
         session = self.session
+        assert session is not None  # (new_run opened it, or refused)
         try:
             step = await session.meta.step(state)
         except DecodeError as exc:

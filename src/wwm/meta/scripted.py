@@ -18,7 +18,16 @@ Script = Generator[str, str, None]
 NO_BUDGET = "[You have no budget, type a message to reply]"
 OUT_OF_BUDGET = "<<out of budget: this question needed more operations than it was handed>>"
 _LIST = re.compile(r"the list with first element #(\d+) and remaining elements in the list #(\d+)")
+_STRING = re.compile(r"the string with list of characters #(\d+)")
 _ADDRESS = re.compile(r"@\d+: ")
+
+
+def _read(pattern: re.Pattern[str], shown: str) -> re.Match[str]:
+    """``shown`` read by ``pattern``; a ValueError (the policy "could not read" it) otherwise."""
+    match = pattern.fullmatch(shown)
+    if match is None:
+        raise ValueError(f"not what the script expected: {shown!r}")
+    return match
 
 
 def screen(observation: str) -> str:
@@ -97,7 +106,7 @@ QUESTION_MARK = "the character with ASCII code (two times (two times (two times 
 def _listen(state: str, observation: str) -> Script:
     """The top-level question: say the observation back with a question mark."""
     s = yield f"view #{observation}"
-    characters = re.fullmatch(r"the string with list of characters #(\d+)", s).group(1)
+    characters = _read(_STRING, s).group(1)
     appended = yield f"ask what is the list #{characters} with a question mark added at the end?"
     followup = yield f"reply the string with list of characters ({question(appended)})"
     if followup == "what should the agent's state be after responding?":
@@ -109,7 +118,7 @@ def _append_question_mark(p: str) -> Script:
     if s == "the empty list":
         yield f"reply the list with first element ({QUESTION_MARK}) and remaining elements in the list #{p}"
         return
-    first, rest = _LIST.fullmatch(s).groups()
+    first, rest = _read(_LIST, s).groups()
     appended = yield f"ask what is the list #{rest} with a question mark added at the end?"
     yield f"reply the list with first element #{first} and remaining elements in the list ({question(appended)})"
 
@@ -210,7 +219,7 @@ def _sort(p: str) -> Script:
     if s == "the empty list":
         yield f"reply #{p}"
         return
-    first, rest = _LIST.fullmatch(s).groups()
+    first, rest = _read(_LIST, s).groups()
     sorted_rest = _list_literal((yield f"ask what is the sorted version of the list #{rest}?"))
     if failed(sorted_rest):
         yield f"reply {sorted_rest}"
@@ -224,7 +233,7 @@ def _insert(x: str, p: str) -> Script:
     if s == "the empty list":
         yield f"reply the list with first element #{x} and remaining elements in the list #{p}"
         return
-    first, rest = _LIST.fullmatch(s).groups()
+    first, rest = _read(_LIST, s).groups()
     verdict = question((yield f"ask is #{x} less than #{first}? answer yes or no"))
     if verdict not in ("yes", "no"):  # not taken as a "no": the sort would come out wrong
         yield f"reply {verdict}" if failed(verdict) else "reply <<the comparison said neither yes nor no>>"

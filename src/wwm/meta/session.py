@@ -25,23 +25,35 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
+    """The settings as given (by a command line or a New run); :meth:`check` says what is wrong."""
+
     amplify: str = "scripted"
     budget: int = 10 ** 8
     memo: bool = True
     store: str | None = None          # SQLite file; None keeps everything in memory
-    budget_display: BudgetDisplay = "exact"
-    split: Split = "tenth"
+    budget_display: str = "exact"     # "exact" or "rounded"
+    split: str = "tenth"              # "tenth" or "all"
     retries: int = 3
 
     def check(self) -> None:
         if self.budget < 0:
             raise SettingsError(f"budget must be 0 or more, not {self.budget}")
-        if self.budget_display not in ("exact", "rounded"):
-            raise SettingsError(f"budget display must be 'exact' or 'rounded', not {self.budget_display!r}")
-        if self.split not in ("tenth", "all"):
-            raise SettingsError(f"split must be 'tenth' or 'all', not {self.split!r}")
+        self.display()
+        self.split_rule()
         if self.retries < 0:
             raise SettingsError(f"retries must be 0 or more, not {self.retries}")
+
+    def display(self) -> BudgetDisplay:
+        match self.budget_display:
+            case "exact" | "rounded":
+                return self.budget_display
+        raise SettingsError(f"budget display must be 'exact' or 'rounded', not {self.budget_display!r}")
+
+    def split_rule(self) -> Split:
+        match self.split:
+            case "tenth" | "all":
+                return self.split
+        raise SettingsError(f"split must be 'tenth' or 'all', not {self.split!r}")
 
 
 async def make_policy(spec: str, out=None) -> Policy:
@@ -86,7 +98,7 @@ class Session:
         self.store = store
         memo = store.memo if settings.memo else None
         self.hch = HCH(Agent(policy), settings.budget, memo=memo,
-                       budget_display=settings.budget_display, split=settings.split)
+                       budget_display=settings.display(), split=settings.split_rule())
         self.meta = Meta(self.hch, retries=settings.retries)
 
     @classmethod

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import (
     Column,
+    Connection,
     Integer,
     MetaData,
     String,
@@ -95,6 +96,9 @@ class Store:
                                                      "args": json.dumps([a.key for a in node.args])}):
                     stack.extend(node.args)
             elif isinstance(node, Channel):
+                if not isinstance(node.agent, HCHAgent):
+                    raise TypeError(f"a channel to a {type(node.agent).__name__} cannot be saved, "
+                                    "only one to an HCH agent")
                 stack.append(node.agent)
             else:
                 row = {"key": node.key, "policy": node.a.policy.name,
@@ -115,7 +119,9 @@ class Store:
         """Save a finished computation (its ledgers, every message and agent snapshot in them,
         and any other ``agents``); its number."""
         with self.engine.begin() as db:
-            number = db.execute(insert(computations).values(label=label, created=_now())).inserted_primary_key[0]
+            inserted = db.execute(insert(computations).values(label=label, created=_now())).inserted_primary_key
+            assert inserted is not None  # (an INSERT of one row)
+            number = inserted[0]
         rows = []
         for root in roots:
             for call in root.walk():
@@ -185,6 +191,13 @@ class Store:
             stack.pop()
         return memo[key]
 
+    def _load_message(self, db: Connection, key: str, memo: dict[Any, Any]) -> Message:
+        """A question or a reply: a message, never a channel."""
+        message = self._load(db, key, {}, memo)
+        if not isinstance(message, Message):
+            raise KeyError(f"{key} in {self.path} is a channel, not a message")
+        return message
+
     def _load_agent(self, db, key: str, policies: dict, memo: dict) -> HCHAgent:
         row = db.execute(select(hch_agents).where(hch_agents.c.key == key)).one_or_none()
         if row is None:
@@ -221,9 +234,9 @@ class Store:
             roots: list[Call] = []
             for r in rows:
                 parent = built.get(r.parent) if r.parent is not None else None
-                call = Call(self._load(db, r.question, {}, cache), r.budget, r.agent, parent=parent,
+                call = Call(self._load_message(db, r.question, cache), r.budget, r.agent, parent=parent,
                             id=r.number, own_ops=r.own_ops, remaining=r.remaining,
-                            reply=self._load(db, r.reply, {}, cache) if r.reply else None,
+                            reply=self._load_message(db, r.reply, cache) if r.reply else None,
                             final_agent_key=r.final_agent,
                             steps=[Step(*s) for s in json.loads(r.steps)], events=json.loads(r.events))
                 built[r.number] = call

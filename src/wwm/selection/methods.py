@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 from ..protocol.results import Suggestion, Values
@@ -109,8 +110,8 @@ class HighestW(Method):
 
     async def decide(self, x: str, members: list[Member], step: int) -> Decision:
         got = await self.panel.suggestions(members, x)
-        valued = [(m, s, self.bid(s)) for m, s in got.items()]
-        valued = [(m, s, v) for m, s, v in valued if v is not None] or [(m, s, 0.0) for m, s, _ in valued]
+        bids = [(m, s, self.bid(s)) for m, s in got.items()]
+        valued = [(m, s, v) for m, s, v in bids if v is not None] or [(m, s, 0.0) for m, s, _ in bids]
         if not valued:
             return Decision(None, suggestions=got, asked=list(members), note="no mind suggested an action")
         k = self.pick([rules.Bid(_bid_key(s), v) for _, s, v in valued])
@@ -200,7 +201,10 @@ class Global(Method):
 
     kind = "AS_m"
     uses = "u"  # the matrix the rule reads: "u" (unhappiness) or "q"
-    matrix_rule: ClassVar[Callable[[Sequence[Sequence[float]]], int]]
+    @staticmethod
+    def matrix_rule(m: Sequence[Sequence[float]], /) -> int:
+        """The rule of section 10.12 this method applies to its matrix (each subclass's own)."""
+        raise NotImplementedError
 
     def rule(self, m: Sequence[Sequence[float]], members: list[Member]) -> int:
         return type(self).matrix_rule(m)
@@ -218,15 +222,19 @@ class Global(Method):
             return _winner_take_all(got, k, note="only Mind URLs were suggested")
         valuing = [m for m in got if m.competing is not False]
         values = await self.panel.values([(m, c) for m in valuing for c in candidates], x)
-        rows_q, rows_u, used = [], [], []
+        rows_q: list[list[float]] = []
+        rows_u: list[list[float]] = []
+        used: list[Member] = []
         for m in valuing:
             vals = [values.get((m, c)) for c in candidates]
-            if any(v is None or v.q is None for v in vals):
+            known = [(value_q, v.w) for v in vals if v is not None and (value_q := v.q) is not None]
+            if len(known) < len(vals):
                 continue  # missing or foreign values: this mind sits this step out
-            qs = [v.q for v in vals]  # type: ignore[union-attr]
-            best = max([*qs, got[m].q if got[m].q is not None else max(qs)])
+            qs = [q for q, _ in known]
+            own = got[m].q
+            best = max([*qs, own if own is not None else max(qs)])
             rows_q.append(qs)
-            rows_u.append([v.w if v.w is not None else best - v.q for v in vals])  # type: ignore[union-attr, operator]
+            rows_u.append([w if w is not None else best - q for q, w in known])
             used.append(m)
         if not used:
             k = max(got, key=lambda m: (got[m].q or 0.0))
@@ -309,6 +317,7 @@ class NegotiatedW(Method):
         try:
             while True:
                 lead = got[bidders[k]]
+                losses: list[float | None]
                 if lead.action is None:
                     losses = [None] * len(bidders)
                 else:
@@ -333,16 +342,19 @@ class NegotiatedCollectiveW(Method):
 
     async def decide(self, x: str, members: list[Member], step: int) -> Decision:
         got = await self.panel.suggestions(members, x)
-        bidders = [m for m in members if m in got and got[m].action is not None and m.competing is not False]
+        proposed = {m: s.action for m, s in got.items() if s.action is not None}
+        bidders = [m for m in members if m in proposed and m.competing is not False]
         if not bidders:
             return Decision(None, suggestions=got, asked=list(members), note="no mind suggested an action")
-        pairs = [(j, got[k].action) for k in bidders for j in bidders if j is not k]
-        vals = await self.panel.values(pairs, x)  # type: ignore[arg-type]
-        live = [m for m in bidders if all((m, got[k].action) in vals and vals[(m, got[k].action)].w is not None
-                                          for k in bidders if k is not m)]
+        pairs = [(j, proposed[k]) for k in bidders for j in bidders if j is not k]
+        vals = await self.panel.values(pairs, x)
+        # what j would lose by k's action, where j said
+        loss = {(j, k): w for k in bidders for j in bidders if j is not k
+                if (v := vals.get((j, proposed[k]))) is not None and (w := v.w) is not None}
+        live = [m for m in bidders if all((m, k) in loss for k in bidders if k is not m)]
         if not live:
             live = bidders[:1]
-        u = [[0.0 if j is k else vals[(j, got[k].action)].w for k in live] for j in live]  # type: ignore[misc]
+        u = [[0.0 if j is k else loss[(j, k)] for k in live] for j in live]
         k = rules.negotiated_collective(u)
         d = _winner_take_all(got, live[k])
         d.asked, d.w, d.rounds = list(members), sum(u[j][k] for j in range(len(live)) if j != k), 2
@@ -377,7 +389,7 @@ class OneMind(Method):
             if left <= 0:
                 break
             asked.append(m)
-            got = await self.panel.gather({m: lambda m=m: m.mind.get_action(m.see(x), **self.panel.step)},
+            got = await self.panel.gather({m: partial(m.mind.get_action, m.see(x), **self.panel.step)},
                                           {m: m}, timeout=left)
             s = got.get(m)
             if s is not None and s.can_suggest:

@@ -18,6 +18,8 @@ import asyncio
 import logging
 import random
 import re
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 from ..kit.wrappers import parse_keys
@@ -73,7 +75,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                                    "which each mind is shown its own sub-space")
     action_format: ClassVar[str] = "whatever its minds suggest (or the shared 'actions' suite)"
 
-    def __init__(self, minds: list[str | Mind] | str | None = None, method: str = "w=q",
+    def __init__(self, minds: Sequence[str | Mind] | str | None = None, method: str = "w=q",
                  timeout: float = 2.0, views: str | list[str] = "", weights: str | list[float] = "",
                  strengths: str | list[float] = "", candidates: str = "suggested",
                  actions: str | list[str] = "", q_temperature: float = 1.0,
@@ -148,10 +150,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         if isinstance(entry, str):
             url = check_mind_url(entry)
             refuse_self(url, home_url())
-            from ..client.remote import connect
+            from ..client.remote import connect_mind
 
             try:  # the binding follows the scheme: HTTP, WebSocket or TCP
-                remote = connect(url, role="mind", timeout=self.timeout)
+                remote = connect_mind(url, timeout=self.timeout)
             except ValueError as exc:
                 raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
             return Member(ident, url, remote, keys, owned=True)
@@ -203,8 +205,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.method.forget()
         if self.memory is not None:
             self.memory.forget()
-        jobs = {m: (lambda m=m: m.mind.reset_w_temperature())  # type: ignore[attr-defined]
-                for m in self.members if m.competing is not False}
+        jobs = {m: partial(_reset_w_temperature, m) for m in self.members if m.competing is not False}
         await self.panel.gather(jobs)
 
     async def add_mind(self, mind_url: str) -> None:
@@ -241,7 +242,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         # no strengths given: an empty list, and no member is told one
         for m, s in zip(self.members, self.strengths, strict=False):
             try:
-                await asyncio.wait_for(m.mind.change_strength(s), self.timeout)  # type: ignore[attr-defined]
+                await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
             except Exception as exc:  # (not a cancellation of this New run: that goes on up)
                 why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
                 raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
@@ -253,7 +254,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         return score
 
     async def no_operation(self) -> None:
-        await self.panel.gather({m: (lambda m=m: m.mind.no_operation()) for m in self.members})
+        await self.panel.gather({m: m.mind.no_operation for m in self.members})
 
     # ---- deciding -------------------------------------------------------------------------
     async def decide(self, state: str, step: dict[str, Any] | None = None) -> Decision:
@@ -307,7 +308,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def _follow(self, d: Decision, state: str) -> None:
         """The winner answered with a Mind URL (10.17): call it, and so on down the chain,
         at most ``max_depth`` calls (call loops are the authors' problem, 3.5; this stops them)."""
-        url, chain = d.mind_url, []
+        url, chain = d.mind_url, list[str]()
         while url is not None and len(chain) < self.max_depth:
             chain.append(url)
             member = await self._callee(url)
@@ -352,7 +353,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                     action: str | None, score: float | None, payment: float | None = None) -> Values:
         if m.competing is not False:
             try:
-                return await m.mind.inform_winner(  # type: ignore[attr-defined]
+                return await m.competing_mind.inform_winner(
                     m.see(y), obeyed=obeyed, payment=payment, winner_url=winner_url, action=action,
                     score=score)
             except Refusal as refusal:
@@ -374,7 +375,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         winner = d.winner if d is not None and not lost_above else None
         url = winner_url if lost_above or d is None else (winner.url if winner is not None else None)
         pay = self.method.payments(d, score) if d is not None and not lost_above else {}
-        jobs = {}
+        jobs: dict[Member, Callable[[], Awaitable[Values]]] = {}
         for m in members:
             if m in answered:
                 obeyed: bool | None = (not lost_above) and (m is winner or answered[m].action == executed)
@@ -385,8 +386,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                 # silent this step: tell it without waiting for it
                 self.panel.background(self._tell(m, y, obeyed, url, executed, score, payment))
                 continue
-            jobs[m] = (lambda m=m, obeyed=obeyed, payment=payment:
-                       self._tell(m, y, obeyed, url, executed, score, payment))
+            jobs[m] = partial(self._tell, m, y, obeyed, url, executed, score, payment)
         reports = await self.panel.gather(jobs, {m: m for m in jobs})
         if d is not None and self.last_x is not None:
             self.method.learn(d, self.last_x, y, score, reports, members)
@@ -493,6 +493,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)
         return {"minds": rows, "decision": decision}
+
+
+async def _reset_w_temperature(m: Member) -> None:
+    await m.competing_mind.reset_w_temperature()  # (a plain Mind's AttributeError: a failed job)
 
 
 def _shown(s: Suggestion | None, asked: bool) -> str:

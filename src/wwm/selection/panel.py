@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Protocol, TypeVar, cast
 
 from ..kit.wrappers import project
 from ..protocol.errors import Refusal
@@ -21,6 +22,25 @@ log = logging.getLogger("wwm.selection")
 
 K = TypeVar("K", bound=Hashable)
 T = TypeVar("T")
+
+
+class MindI(Protocol):
+    """The Mind_i queries (section 9.2.2) an AS asks a member not known to be a plain Mind: a
+    local CompetingMind, a RemoteMind (whose server may refuse them: unsupported-query), or
+    any mind with these methods. A plain local Mind has none of them, and the AttributeError
+    of asking marks it plain."""
+
+    async def get_suggestion(self, state: str, **step: Any) -> Suggestion: ...
+
+    async def get_values(self, state: str, action: str, **step: Any) -> Values: ...
+
+    async def inform_winner(self, state: str, obeyed: bool | None = None, payment: float | None = None,
+                            winner_url: str | None = None, action: str | None = None,
+                            score: float | None = None) -> Values: ...
+
+    async def change_strength(self, strength: float) -> None: ...
+
+    async def reset_w_temperature(self, run_length: float | None = None) -> None: ...
 
 
 @dataclass(eq=False)
@@ -41,6 +61,11 @@ class Member:
 
     def see(self, state: str) -> str:
         return project(state, self.view) if self.view else state
+
+    @property
+    def competing_mind(self) -> MindI:
+        """The mind, to be asked the Mind_i queries (see :class:`MindI`)."""
+        return cast(MindI, self.mind)
 
     # A server restarted from its snapshot file resumes an AS's run (section 8.2.2): a remote
     # mind is saved as its URL and run ID, and reconnected, not as a live connection.
@@ -82,7 +107,7 @@ class Panel:
         self.step: dict[str, Any] = {}  # this step's own arguments (e.g. Q-temperature), passed on
         self._background: set[asyncio.Task] = set()
 
-    async def gather(self, jobs: dict[K, Callable[[], Awaitable[T]]],
+    async def gather(self, jobs: Mapping[K, Callable[[], Awaitable[T]]],
                      members: dict[K, Member] | None = None,
                      timeout: float | None = None) -> dict[K, T]:
         """Run every job at once; return the results that came back in time. Late and
@@ -138,7 +163,7 @@ class Panel:
             member.competing = True
         if member.competing is not False:
             try:
-                return await member.mind.get_suggestion(x, **self.step)  # type: ignore[attr-defined]
+                return await member.competing_mind.get_suggestion(x, **self.step)
             except Refusal as refusal:
                 if refusal.code != "unsupported-query":
                     raise
@@ -148,7 +173,7 @@ class Panel:
         return await member.mind.get_action(x, **self.step)
 
     async def suggestions(self, members: list[Member], state: str) -> dict[Member, Suggestion]:
-        jobs = {m: (lambda m=m: self.suggest(m, state)) for m in members}
+        jobs = {m: partial(self.suggest, m, state) for m in members}
         got = await self.gather(jobs, {m: m for m in members})
         return {m: s for m, s in got.items() if s.can_suggest}
 
@@ -156,9 +181,9 @@ class Panel:
         async def ask(member: Member, action: str) -> Values:
             if member.competing is False:
                 raise Refusal("unsupported-query", "a plain Mind cannot value an action")
-            return await member.mind.get_values(member.see(state), action, **self.step)  # type: ignore[attr-defined]
+            return await member.competing_mind.get_values(member.see(state), action, **self.step)
 
-        jobs = {(m, a): (lambda m=m, a=a: ask(m, a)) for m, a in pairs}
+        jobs = {(m, a): partial(ask, m, a) for m, a in pairs}
         return await self.gather(jobs, {(m, a): m for m, a in pairs})
 
     async def action(self, member: Member, state: str) -> Suggestion | None:

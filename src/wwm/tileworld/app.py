@@ -15,7 +15,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -118,6 +118,12 @@ async def _until_closed(ws: WebSocket) -> None:
     """Return when the watcher's WebSocket closes (the page sends nothing else)."""
     while (await ws.receive())["type"] != "websocket.disconnect":
         pass
+
+
+@overload
+def _number(body: dict[str, Any], key: str, default: float) -> float: ...
+@overload
+def _number(body: dict[str, Any], key: str, default: None) -> float | None: ...
 
 
 def _number(body: dict[str, Any], key: str, default: float | None) -> float | None:

@@ -94,6 +94,7 @@ class Engine:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.knowledge: dict[str, Any] | None = None  # the run's constants (percepts.builtin_knowledge)
         self.rng = random.Random(config.seed)
         self.action_rng = random.Random(config.seed * 7919 + 1)
         self.noise_rng = random.Random(config.seed * 104729 + 2)  # partial-view noise only
@@ -392,7 +393,8 @@ class Engine:
             return self._bad_move(agent, team)
         dr, dc = DIRECTIONS[direction]
         target = (agent.cell[0] + dr, agent.cell[1] + dc)
-        points, filled, pushed = 0, (), 0
+        points, pushed = 0, 0
+        filled: tuple[int, ...] = ()
         if self.config.easy and target in self.hole_at:  # easy mode: the robot fills the cell itself
             points, filled = self._fill(agent, team, target)
         elif (not self.in_bounds(target) or target in self.obstacles or target in self.hole_at

@@ -221,8 +221,8 @@ class Game:
                 catch_up()
                 self._changed()
                 for task in robots:
-                    if task.done() and task.exception():
-                        raise task.exception()  # type: ignore[misc]
+                    if task.done() and (failure := task.exception()) is not None:
+                        raise failure
         finally:
             for task in robots:
                 task.cancel()

@@ -28,11 +28,11 @@ def measure(engine: Engine) -> dict[str, Any]:
     for t in engine.teams:
         team_cfg = engine.config.team_list[t.id]
         value = sum(engine.agents[m].value_filled for m in t.members)
-        totals = engine.team_totals(t)
+        counts = engine.team_totals(t)
         teams.append({"id": t.id, "name": team_cfg.name, "color": team_cfg.color, "members": list(t.members),
-                      "score": t.score, "battery": t.battery, **{k: v for k, v in totals.items() if k != "score"},
+                      "score": t.score, "battery": t.battery, **{k: v for k, v in counts.items() if k != "score"},
                       "value_filled": value, "effectiveness": _ratio(value, total_value),
-                      "holes_fraction": _ratio(totals["filled_holes"], total_holes)})
+                      "holes_fraction": _ratio(counts["filled_holes"], total_holes)})
     value = sum(a.value_filled for a in engine.agents)
     filled = sum(a.stats["filled_holes"] for a in engine.agents)
     totals = {"time": engine.time, "result": engine.result, "total_holes": total_holes,

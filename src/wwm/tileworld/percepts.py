@@ -70,9 +70,9 @@ def agent_summary(engine: Engine, agent_id: int) -> dict[str, Any]:
 
 def builtin_knowledge(engine: Engine) -> dict[str, Any]:
     """The run's constants (computed once per engine: config and teams never change)."""
-    cached = getattr(engine, "_builtin_knowledge", None)
+    cached = engine.knowledge
     if cached is None:
-        cached = engine._builtin_knowledge = _builtin_knowledge(engine)  # type: ignore[attr-defined]
+        cached = engine.knowledge = _builtin_knowledge(engine)
     return cached
 
 

@@ -64,7 +64,7 @@ class Peer:
     magic: str | None = None
     partner: Peer | None = None
     closed: bool = False
-    fragments: list[bytes] = field(default_factory=list)
+    fragments: list[bytes | bytearray | memoryview] = field(default_factory=list)  # a message in frames
 
     async def send(self, text: str) -> None:
         if self.closed:
@@ -192,7 +192,8 @@ class Proxy:
             return None
         peer = Peer("world", reader, writer, ws=ws)
         for event in events[1:]:
-            await self._ws_frame(peer, event)
+            if isinstance(event, Frame):  # (after the handshake, every event is a frame)
+                await self._ws_frame(peer, event)
         return peer
 
     async def _ws_loop(self, peer: Peer) -> None:
@@ -204,7 +205,8 @@ class Proxy:
                 return
             peer.ws.receive_data(data)
             for event in peer.ws.events_received():
-                await self._ws_frame(peer, event)
+                if isinstance(event, Frame):
+                    await self._ws_frame(peer, event)
             pending = peer.ws.data_to_send()
             if pending:  # pongs and close replies queued by the library
                 peer.writer.write(b"".join(pending))

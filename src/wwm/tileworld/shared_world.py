@@ -26,8 +26,8 @@ from .live import COST_SECONDS
 class SharedTileworld(World):
     """The one instance the server keeps; clients never query it directly, only bodies."""
 
-    sharing: ClassVar[str] = "shared"
-    clock: ClassVar[str] = "asynchronous"
+    sharing = "shared"
+    clock = "asynchronous"
     tick_seconds: ClassVar[float] = 0.05
     state_format: ClassVar[str] = "T-World percept JSON for this client's robot"
     action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"

@@ -15,7 +15,7 @@ from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.results import Outcome, Suggestion
 from . import percepts
-from .actions import ActionError, parse_action
+from .actions import Action, ActionError, parse_action
 from .agents import make_agent
 from .config import Config, ConfigError, Team
 from .engine import Engine
@@ -24,7 +24,7 @@ from .engine import Engine
 class TileworldWorld(World):
     """T-World's Tileworld, one seeded copy per client."""
 
-    sharing: ClassVar[str] = "own"
+    sharing = "own"
     state_format: ClassVar[str] = ('T-World percept JSON: {"header": "start"|"percept"|"ready_for_next_action"|"end", '
                                    '"data": {"environment", "agent", "builtin_knowledge"}}')
     action_format: ClassVar[str] = ("a T-World action string: north | south | east | west (or 2 3 1 0) | none | "
@@ -66,7 +66,8 @@ class TileworldWorld(World):
         if parsed.is_message:
             self.engine.act(0, parsed)
         else:
-            moves = {0: parsed, **{i: a.act(percepts.full(self.engine, i)) for i, a in self.opponents.items()}}
+            moves: dict[int, str | Action] = {0: parsed, **{i: a.act(percepts.full(self.engine, i))
+                                                             for i, a in self.opponents.items()}}
             result = self.engine.step(moves)[0]
             self.header = "ready_for_next_action" if result.kind in ("good_move", "bad_move") else "percept"
         self._score = float(self.engine.teams[0].score)

@@ -31,7 +31,8 @@ class ContractNetCollective(Team):
 
     def _post(self, msg: ACLMessage) -> None:
         """Deliver ``msg``: the sender's and every receiver's engine must accept it."""
-        parties = {msg.sender.name} | {r.name for r in msg.receivers}  # type: ignore[union-attr]
+        assert msg.sender is not None  # (every message of the team's is made with its sender)
+        parties = {msg.sender.name} | {r.name for r in msg.receivers}
         for j, name in enumerate(self.names):
             if name in parties:
                 for verdict in self.engines[j].handle(msg):

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..engine import Episode, Observation
+from ..engine import EpisodeStart, Observation
 from ..profiles import Profile
 from ..torus import Torus
 
@@ -45,7 +45,7 @@ class Team:
         self.k = observation_range
         self.training = False
 
-    def begin(self, episode: Episode) -> None:
+    def begin(self, episode: EpisodeStart) -> None:
         """A new episode (or a training replay of it) starts."""
 
     def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:

@@ -82,7 +82,9 @@ class BiddingTeam(Team):
             bid = o.rewards.max()
             if bid >= self.highest:
                 self.highest, self.target = bid, self.local_choice(o, u)
-        return [self.towards(self.target, o.cell) for o in observations]
+        target = self.target
+        assert target is not None  # (every bid beats -inf)
+        return [self.towards(target, o.cell) for o in observations]
 
 
 class DictatorTeam(Team):

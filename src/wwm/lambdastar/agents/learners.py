@@ -40,6 +40,7 @@ class QLearningTeam(Team):
         self.q = None
 
     def table(self, j: int) -> np.ndarray:
+        assert self.q is not None  # (made by begin)
         return self.q[0 if self.shared else j]
 
     def act(self, observations, draws):

@@ -68,11 +68,11 @@ class NestedMind(QLearningMind):
     async def _peer(self, url: str) -> Mind:
         mind = self._remotes.get(url)
         if mind is None:
-            from ...client.remote import connect
+            from ...client.remote import connect_mind
 
-            mind = connect(url, role="mind")
-            await mind.new_run(self.client)
-            self._remotes[url] = mind
+            remote = connect_mind(url)
+            await remote.new_run(self.client)
+            self._remotes[url] = mind = remote
         return mind
 
     async def inform_winner(self, state: str, obeyed: bool | None = None,

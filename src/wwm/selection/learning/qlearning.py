@@ -181,15 +181,15 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
         if x is not None:
             kx, ky = self.key(x), self.key(y)
             own = self.table.value(kx, self.a) if self.a is not None else self.table.max(kx)
-            d = own - (r + self.table.gamma * self.table.max(ky))
-        if x is not None and self.learn:
-            if self.a is not None and (lost or self.update_winner):
-                self.wtable.update(kx, d)
-            if executed is not None:
-                self.table.update(kx, executed, r, ky)
-            self.updates += 1
-            if self.save_every and self.updates % self.save_every == 0:
-                self.save()
+            d = loss = own - (r + self.table.gamma * self.table.max(ky))
+            if self.learn:
+                if self.a is not None and (lost or self.update_winner):
+                    self.wtable.update(kx, loss)
+                if executed is not None:
+                    self.table.update(kx, executed, r, ky)
+                self.updates += 1
+                if self.save_every and self.updates % self.save_every == 0:
+                    self.save()
         self.x, self.a = y, None
         return r, d
 
