@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs everything the test suite needs on a fresh machine, then runs the whole suite.
-# Python packages go into .venv; the system programs the tests drive for real (Debian's
-# chromium for the browser tests, PostgreSQL for the store, curl, C/Java/Node toolchains)
-# come from apt when they are missing.
+# Installs everything the test suite needs on a fresh machine, checks the code (ruff, then
+# mypy: the rules are in pyproject.toml), then runs the whole suite; it fails at the first
+# of them that fails. Python packages go into .venv; the system programs the tests drive for
+# real (Debian's chromium for the browser tests, PostgreSQL for the store, curl, C/Java/Node
+# toolchains) come from apt when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,postgres]'
+
+echo "ruff check"
+.venv/bin/ruff check src tests benchmarks examples docs
+echo "mypy"
+.venv/bin/mypy
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
