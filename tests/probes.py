@@ -273,3 +273,35 @@ class SlowOnceMind(Mind):
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
         return 7.0
+
+
+HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+
+
+class HostileWorld(World):
+    """A world whose every text is an attack on the page that shows it:
+    <script>alert(1)</script>"><img src=x onerror=alert(2)>
+
+    Its title, formats, arguments, state, details and picture carry the same string."""
+
+    title = "Hostile " + HOSTILE
+    state_format = "state " + HOSTILE
+    action_format = "action " + HOSTILE
+
+    def __init__(self, label: str = HOSTILE, **more: str) -> None:
+        self.label = label
+
+    async def new_run(self, client_url: str | None = None) -> RunStarted:
+        return RunStarted()
+
+    async def get_state(self) -> str:
+        return f"{self.label} {HOSTILE}"
+
+    async def execute_action(self, action: str) -> Outcome:
+        return Outcome(f"did {action}", 1.0)
+
+    def display_details(self) -> dict:
+        return {HOSTILE: [{"who": HOSTILE, "ok": True}], "note": {HOSTILE: HOSTILE}}
+
+    def display_grid(self) -> dict:
+        return {"columns": 2, "rows": 2, "marks": {HOSTILE: [[1, 1]]}, "caption": HOSTILE}

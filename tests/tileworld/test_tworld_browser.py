@@ -1,6 +1,7 @@
 """The browser view in Debian's chromium (Playwright): the page loads, a configured world
 with a built-in robot and a Python agent attached by magic string is drawn and changes as it
-runs, and the recorded run plays back. Saves a screenshot (WWM_UPDATE_SCREENSHOTS=1 also
+runs, and the recorded run plays back; the page asks for nothing the server lacks, and the
+server has the icon a browser asks for. Saves a screenshot (WWM_UPDATE_SCREENSHOTS=1 also
 writes docs/tworld.png)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -34,8 +36,13 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1100, "height": 760})
+                missing: list[str] = []   # what the page asks for and the server lacks
+                page.on("response", lambda r: r.status >= 400 and "/api/" not in r.url
+                        and missing.append(f"{r.status} {r.url}"))
                 page.goto(server.url)
                 assert page.title() == "T-World · wwm"
+                with urllib.request.urlopen(server.url + "favicon.ico", timeout=5) as icon:
+                    assert icon.headers["content-type"].startswith("image/svg+xml")
                 page.fill("#agents", "builtin:reactive\nproxy:py-1")
                 page.fill("#time", "16")
                 page.fill("#speed", "4")
@@ -80,6 +87,7 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
                 played = int(page.get_attribute("#grid", "data-frames"))
                 page.wait_for_function(f"Number(document.getElementById('grid').dataset.frames) > {played + 20}")
                 assert float(page.get_attribute("#grid", "data-time")) < 16  # the start of the run again
+                assert missing == []
                 browser.close()
             out, err = agent.communicate(timeout=20)
             assert agent.returncode == 0, err

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..server.templates import render
 from . import jsonform
 from .acts import english
 from .clock import ManualClock
@@ -168,64 +169,61 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
 
 def html(entries: Iterable[Entry], conversation: str | None = None, title: str = "Conversation") -> str:
     """A self-contained page: one column per agent, one row per message (an arrow from
-    sender to receivers, the act and the arc), and the commitments standing after it."""
-    from html import escape
-
+    sender to receivers, the act and the arc), and the commitments standing after it
+    (template ``templates/log.html``)."""
     steps = list(replay(entries, conversation))
     agents: list[str] = []
     for step in steps:
-        for name in [step.message.sender.name if step.message.sender else "?",
-                     *(r.name for r in step.message.receivers)]:
+        for name in [_sender(step.message), *(r.name for r in step.message.receivers)]:
             if name not in agents:
                 agents.append(name)
-    col = {a: i for i, a in enumerate(agents)}
     rows = []
     shown_conversation: str | None = None
     for n, step in enumerate(steps, 1):
         m = step.message
-        sender = m.sender.name if m.sender else "?"
-        conv = ""
-        if m.conversation_id != shown_conversation:   # say which conversation when it changes
-            shown_conversation = m.conversation_id
-            conv = f'<div class="conv">conversation {escape(m.conversation_id or "")}</div>'
-        cells = []
-        targets = {r.name for r in m.receivers}
-        ends = [col[a] for a in targets | {sender}]
-        lo, hi = min(ends), max(ends)
-        for i, a in enumerate(agents):   # a line runs from the sender to its furthest receivers
-            line = " line" + (" l" if i == lo else " r" if i == hi else "") if lo < hi and lo <= i <= hi else ""
-            if a == sender:
-                cells.append(f'<td class="from{line}">●</td>')
-            elif a in targets:
-                arrow = "◀" if col[a] < col[sender] else "▶"
-                cells.append(f'<td class="to{line}">{arrow}</td>')
-            else:
-                cells.append(f'<td class="{line.strip()}"></td>' if line else "<td></td>")
-        arcs = "<br>".join(
-            escape(f"to {v.receiver}: {v.arc.act} {v.before} → {v.after}" + (" (crossed)" if v.crossed else ""))
-            if v.accepted and v.arc else
-            (f'<span class="refused">{escape(f"to {v.receiver}: refused: {v.reason}")}</span>' if not v.accepted
-             else escape(f"to {v.receiver}: {v.reason}"))
-            for v in step.verdicts)
-        records = "".join(f'<li class="{"done" if " — discharged" in c else "open"}">{escape(c)}</li>'
-                          for c in step.commitments) or '<li class="done">no commitment outstanding</li>'
-        team = ", ".join(sorted(next(iter(step.teams.values())))) or "none"
-        act = escape(m.performative + (f" [{m.act}]" if m.act else ""))
-        rows.append(f'<tr class="{"bad" if not step.agrees else ""}"><td class="n">{n}</td>{"".join(cells)}'
-                    f'<td>{conv}<b>{act}</b> {escape(m.content or "")}<div class="arc">{arcs}</div></td>'
-                    f'<td>team: {escape(team)}<ul>{records}</ul></td></tr>')
-    head = "".join(f"<th>{escape(a)}</th>" for a in agents)
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{escape(title)}</title>
-<style>body{{font:14px system-ui,sans-serif;margin:1.5em}}table{{border-collapse:collapse}}
-td,th{{border-bottom:1px solid #ddd;padding:4px 8px;vertical-align:top}}th{{background:#f4f4f8}}
-td.from{{color:#2563eb;text-align:center}}td.to{{color:#16a34a;text-align:center}}td.n{{color:#888}}
-.arc{{color:#555;font-size:12px}}ul{{margin:0;padding-left:1.2em;font-size:12px}}li.done{{color:#999}}
-li.open{{color:#111}}tr.bad{{background:#fee2e2}}
-td.line{{background:linear-gradient(#94a3b8,#94a3b8) 0 13px/100% 2px no-repeat}}
-td.line.l{{background-position:100% 13px;background-size:50% 2px}}
-td.line.r{{background-size:50% 2px}}.conv{{color:#6b21a8;font-size:12px}}.refused{{color:#b91c1c}}td.from,td.to{{min-width:2em}}</style></head><body>
-<h1>{escape(title)}</h1><p>{len(steps)} message(s); each row: who sent to whom, the act and the
-arc it took, and the commitments standing after it (discharged ones in grey).</p>
-<table><tr><th>#</th>{head}<th>act</th><th>commitments after</th></tr>
-{"".join(rows)}</table></body></html>
-"""
+        new_conversation = m.conversation_id != shown_conversation   # say which when it changes
+        shown_conversation = m.conversation_id
+        rows.append({
+            "n": n, "agrees": step.agrees, "cells": _cells(agents, m),
+            "conversation": (m.conversation_id or "") if new_conversation else None,
+            "act": m.performative + (f" [{m.act}]" if m.act else ""), "content": m.content or "",
+            "arcs": [_arc(v) for v in step.verdicts],
+            "team": ", ".join(sorted(next(iter(step.teams.values())))) or "none",
+            "commitments": [{"text": c, "done": " — discharged" in c} for c in step.commitments],
+        })
+    return render("acl/log.html", package=__package__, title=title, agents=agents, rows=rows)
+
+
+def _sender(m: ACLMessage) -> str:
+    return m.sender.name if m.sender else "?"
+
+
+def _cells(agents: list[str], m: ACLMessage) -> list[dict[str, str]]:
+    """A message's row across the agents' columns: a dot under its sender, an arrow under
+    each receiver, and a line from the sender to its furthest receivers (the cell classes
+    ``from``, ``to``, ``line``, with ``l`` and ``r`` at the line's ends)."""
+    sender, targets = _sender(m), {r.name for r in m.receivers}
+    ends = [agents.index(a) for a in targets | {sender}]
+    lo, hi = min(ends), max(ends)
+    cells = []
+    for i, a in enumerate(agents):
+        classes = []
+        if a == sender:
+            classes.append("from")
+        elif a in targets:
+            classes.append("to")
+        if lo < hi and lo <= i <= hi:
+            classes += ["line"] + (["l"] if i == lo else ["r"] if i == hi else [])
+        mark = "●" if a == sender else ("◀" if i < agents.index(sender) else "▶") if a in targets else ""
+        cells.append({"classes": " ".join(classes), "mark": mark})
+    return cells
+
+
+def _arc(v: Verdict) -> dict[str, Any]:
+    """What one receiver made of a message: the arc it took, or why it was refused."""
+    if v.accepted and v.arc:
+        return {"refused": False, "text": f"to {v.receiver}: {v.arc.act} {v.before} → {v.after}"
+                + (" (crossed)" if v.crossed else "")}
+    if not v.accepted:
+        return {"refused": True, "text": f"to {v.receiver}: refused: {v.reason}"}
+    return {"refused": False, "text": f"to {v.receiver}: {v.reason}"}

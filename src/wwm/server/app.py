@@ -176,7 +176,7 @@ class ServerApp:
         return JSONResponse(self.dispatcher.trail.as_dict())
 
     async def favicon(self, request: Request) -> HTTPResponse:
-        return HTTPResponse(pages.ICON, media_type="image/svg+xml",
+        return HTTPResponse(pages.icon(), media_type="image/svg+xml",
                             headers={"cache-control": "public, max-age=86400"})
 
     async def display(self, request: Request) -> HTTPResponse:

@@ -11,12 +11,16 @@ Cells are ``[x, y]``, x counted from the left, y from the bottom when ``y_up`` (
 top). Marks are drawn in the order given, so the last kind is on top. The kinds in
 :data:`LOOKS` have their own look (``wall`` and ``obstacle`` fill their cell); any other kind
 is a grey dot, named in the legend all the same.
+
+Here is the geometry (:func:`layout`, :func:`figure`); the markup is in the templates
+``grid.svg`` and ``figure.html``.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
+
+from .templates import render
 
 # kind -> (shape, colour): "disc" a circle filling most of the cell, "dot" a small circle,
 # "diamond" a square on its point, "block" the whole cell
@@ -35,31 +39,24 @@ MAX_SIDE = 480  # pixels: the picture's longer side, unless cells would be under
 MIN_CELL, MAX_CELL = 6, 48
 
 
-def _e(value: Any) -> str:
-    return html.escape(str(value))
-
-
-def _mark(kind: str, x: int, y: int, left: float, top: float, cell: float) -> str:
-    """One mark in the cell whose top left corner is (left, top), tagged with its kind and
-    grid coordinates (class, data-x, data-y) and titled for a pointer resting on it."""
+def _mark(kind: str, x: int, y: int, left: float, top: float, cell: float) -> dict[str, Any]:
+    """One mark in the cell whose top left corner is (left, top): its kind, grid
+    coordinates, look, and the numbers its shape is drawn with."""
     shape, colour = LOOKS.get(kind, OTHER)
-    tag = f'class="{_e(kind)}" data-x="{x}" data-y="{y}" fill="{colour}"'
-    title = f"<title>{_e(kind)} at ({x}, {y})</title>"
+    mark: dict[str, Any] = {"kind": kind, "x": x, "y": y, "shape": shape, "colour": colour}
     cx, cy, half = left + cell / 2, top + cell / 2, cell / 2
     if shape == "block":
-        return f'<rect {tag} x="{left:g}" y="{top:g}" width="{cell:g}" height="{cell:g}">{title}</rect>'
+        return mark | {"left": f"{left:g}", "top": f"{top:g}", "cell": f"{cell:g}"}
     if shape == "diamond":
         r = half * 0.8
-        points = f"{cx:g},{cy - r:g} {cx + r:g},{cy:g} {cx:g},{cy + r:g} {cx - r:g},{cy:g}"
-        return f'<polygon {tag} points="{points}">{title}</polygon>'
+        return mark | {"points": f"{cx:g},{cy - r:g} {cx + r:g},{cy:g} {cx:g},{cy + r:g} {cx - r:g},{cy:g}"}
     r = half * (0.8 if shape == "disc" else 0.4)
-    return f'<circle {tag} cx="{cx:g}" cy="{cy:g}" r="{r:g}">{title}</circle>'
+    return mark | {"cx": f"{cx:g}", "cy": f"{cy:g}", "r": f"{r:g}"}
 
 
-def grid_svg(grid: dict[str, Any]) -> str:
-    """A grid (see the module docstring) as an inline ``<svg class="grid">``: a ground, one
-    path for the lines between cells, then the marks; ``data-columns`` and ``data-rows`` give
-    its size. Cells are squares sized so the longer side is about :data:`MAX_SIDE` pixels."""
+def layout(grid: dict[str, Any]) -> dict[str, Any]:
+    """Where everything of a grid (see the module docstring) goes: cells are squares sized so
+    the longer side is about :data:`MAX_SIDE` pixels. A ValueError for a grid of no cells."""
     columns, rows = int(grid["columns"]), int(grid["rows"])
     if columns < 1 or rows < 1:
         raise ValueError(f"a grid of {columns}x{rows} cells has nothing to draw")
@@ -73,18 +70,22 @@ def grid_svg(grid: dict[str, Any]) -> str:
             x, y = int(x), int(y)
             row = rows - 1 - y if grid.get("y_up") else y
             marks.append(_mark(str(kind), x, y, x * cell, row * cell, cell))
-    return (f'<svg class="grid" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'width="{width}" height="{height}" data-columns="{columns}" data-rows="{rows}" role="img" '
-            f'aria-label="a grid of {columns} by {rows} cells">'
-            f'<rect class="ground" width="{width}" height="{height}" fill="#f8fafc" stroke="#94a3b8"/>'
-            f'<path class="lines" d="{lines}" stroke="#e2e8f0" stroke-width="1"/>'
-            f'{"".join(marks)}</svg>')
+    return {"columns": columns, "rows": rows, "width": width, "height": height, "lines": lines, "marks": marks}
+
+
+def figure(grid: dict[str, Any]) -> dict[str, Any]:
+    """A grid's layout with its caption and a legend of the kinds of mark it shows."""
+    looks = {str(kind): LOOKS.get(str(kind), OTHER) for kind in grid.get("marks", {})}
+    legend = [{"kind": kind, "glyph": GLYPHS[shape], "colour": colour} for kind, (shape, colour) in looks.items()]
+    return {"svg": layout(grid), "caption": grid.get("caption", ""), "legend": legend}
+
+
+def grid_svg(grid: dict[str, Any]) -> str:
+    """A grid as an inline ``<svg class="grid">``; ``data-columns`` and ``data-rows`` give
+    its size, and each mark has its kind as class and its cell as ``data-x``, ``data-y``."""
+    return render("grid.svg", svg=layout(grid))
 
 
 def grid_figure(grid: dict[str, Any]) -> str:
-    """The grid's SVG with its caption and a legend of the kinds of mark it shows."""
-    looks = {str(kind): LOOKS.get(str(kind), OTHER) for kind in grid.get("marks", {})}
-    legend = " ".join(f'<span class="key"><span style="color:{colour}">{GLYPHS[shape]}</span> {_e(kind)}</span>'
-                      for kind, (shape, colour) in looks.items())
-    caption = _e(grid.get("caption", ""))
-    return f"<figure>{grid_svg(grid)}<figcaption>{caption}<br>{legend}</figcaption></figure>"
+    """The grid's SVG with its caption and a legend, as a ``<figure>``."""
+    return render("figure.html", figure=figure(grid))

@@ -1,7 +1,8 @@
 """The browser view: a small Starlette app that starts games, streams them live, plays back
 recordings.
 
-``GET /`` is the page; ``POST /api/start`` starts a configured game whose robots are built-in
+``GET /`` is the page (static HTML and script, ``static/index.html``; what it shows it asks
+for by ``/api/...``), ``GET /favicon.ico`` the icon every wwm server shows; ``POST /api/start`` starts a configured game whose robots are built-in
 agents or agent programs attached through the proxy by magic string; ``POST /api/pause``
 pauses and resumes it; ``GET /api/view`` and the ``/api/live`` WebSocket give the observer
 view; ``/api/recordings`` lists saved runs and returns one as frames for playback.
@@ -14,15 +15,17 @@ import contextlib
 import json
 import re
 import time
+from importlib import resources
 from pathlib import Path
 from typing import Any, overload
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..server.pages import icon
 from . import percepts
 from .agents import BUILTIN, make_agent
 from .config import Config, ConfigError
@@ -31,7 +34,7 @@ from .links import BuiltinLink, Link, LinkClosed, ProxyLink
 from .live import Game
 from .recording import Recording, RecordingError, frames
 
-PAGE = Path(__file__).with_name("static") / "index.html"
+PAGE = resources.files(__package__) / "static" / "index.html"   # shipped in the package, found wherever it is
 _NAME = re.compile(r"^[\w.-]+\.json$")
 
 
@@ -140,7 +143,10 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
     hub = Hub(proxy_url, Path(recordings))
 
     async def page(_: Request) -> Response:
-        return FileResponse(PAGE, media_type="text/html")
+        return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+
+    async def favicon(_: Request) -> Response:
+        return Response(icon(), media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
 
     async def defaults(_: Request) -> Response:
         return JSONResponse({"config": Config(end={"neutral": {"time": 120}}).to_dict(), "agents": list(BUILTIN),
@@ -218,7 +224,7 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         except (RecordingError, ConfigError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=422)
 
-    routes = [Route("/", page), Route("/api/defaults", defaults), Route("/api/start", start, methods=["POST"]),
+    routes = [Route("/", page), Route("/favicon.ico", favicon), Route("/api/defaults", defaults), Route("/api/start", start, methods=["POST"]),
               Route("/api/stop", stop, methods=["POST"]), Route("/api/pause", pause, methods=["POST"]),
               Route("/api/view", view),
               Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),

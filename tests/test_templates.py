@@ -1,0 +1,111 @@
+"""Every web page is a template (src/wwm/**/templates/), escaped by default, and every name a
+template uses is given: rendering each page in its shapes (a world's and a mind's description
+page, a display page with and without a picture and details, the run-ended page, the grid
+picture, an ACL conversation log) loads every template file there is, under StrictUndefined,
+without an error."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+
+from wwm.acl import log
+from wwm.acl.agent import Agent, LocalBus
+from wwm.acl.contractnet import contract_net, worker
+from wwm.acl.message import AID, ACLMessage
+from wwm.kit.grid import GridWorld
+from wwm.kit.random_mind import RandomMind
+from wwm.server import make_app, pages, templates
+from wwm.server.drawing import grid_svg
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def template_files() -> set[str]:
+    """Each template file by the name it is loaded by: the server's by its own, a feature's
+    under its package's last name (see wwm.server.templates)."""
+    names = set()
+    for folder in SRC.glob("wwm/**/templates"):
+        prefix = "" if folder.parent.name == "server" else folder.parent.name + "/"
+        names |= {prefix + p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    return names
+
+
+def cards() -> list[dict]:
+    world = make_app(GridWorld, url="http://127.0.0.1:9/", defaults={"size": 10}).card()
+    world["credit_trail"]["calls"] = [{"url": "http://other.example/", "queries": 2, "last_seen": 0.0}]
+    mind = make_app(RandomMind, url="http://127.0.0.1:9/").card()
+    mind["arguments_in_force"]["needed"] = {"set": "run"}                  # one each New run gives
+    return [world, mind]
+
+
+class Offers:
+    def __init__(self, details=None, grid=None) -> None:
+        self.details, self.grid = details, grid
+
+    def display_details(self):
+        return self.details
+
+    def display_grid(self):
+        return self.grid
+
+
+def view(obj) -> dict:
+    d = SimpleNamespace(url="http://127.0.0.1:9/", role="world", cls=type(obj))
+    run = SimpleNamespace(obj=obj, started=0.0, queries=1, last_state="s", last_action=None,
+                          score=0.5, client_url=None)
+    return pages.run_view(d, run)  # type: ignore[arg-type]
+
+
+async def conversation(tmp_path: Path) -> list[log.Entry]:
+    """A Contract Net round with a reneger (commitments made and broken) and a message out
+    of sequence (refused)."""
+    bus = LocalBus()
+    boss = bus.add(Agent("boss", log_path=str(tmp_path / "boss.jsonl")))
+    for name, price, mode in (("a", 1, "renege"), ("b", 2, "honest")):
+        bus.add(Agent(name, handler=worker(price, mode, 0.01)))
+    await contract_net(boss, [AID("a"), AID("b")], "(lift)", needed=1, deadline=0.3)
+    await boss.deliver(ACLMessage("agree", AID("b"), (boss.aid,), conversation_id="c-rogue",
+                                  reply_with="r1", protocol="fipa-request"))
+    await asyncio.sleep(0.01)
+    return log.read(tmp_path / "boss.jsonl")
+
+
+def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
+    loaded: set[str] = set()
+    get_template = jinja2.Environment.get_template
+
+    def spy(self, name, *args, **kwargs):
+        loaded.add(name)
+        return get_template(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "get_template", spy)
+    grid = {"columns": 3, "rows": 2, "marks": {"agent": [[0, 0]], "wall": [[1, 1]], "hazard": [[2, 0]],
+                                               "ghost": [[2, 1]]}, "caption": "c"}
+    for card in cards():
+        assert "<h2>Credit trail</h2>" in pages.description_page(card)
+    for obj in (Offers(), Offers({"minds": [{"m": 1, "won": True}], "x": {"y": 1.5}}, grid),
+                Offers([1, "two", None], {"columns": 0, "rows": 1}), Offers("text")):
+        assert '<div id="details">' in pages.display_page(view(obj))
+    assert "No run here" in pages.gone_page()
+    assert pages.icon().startswith("<svg")
+    assert grid_svg(grid).startswith('<svg class="grid"')
+    page = log.html(asyncio.run(conversation(tmp_path)))
+    assert 'class="refused"' in page and 'class="from line l"' in page
+
+    assert template_files() <= loaded, f"templates no test renders: {sorted(template_files() - loaded)}"
+
+
+@pytest.mark.parametrize("package", ["wwm.server", "wwm.acl"])
+def test_a_missing_name_fails_loudly_and_pages_are_escaped(package):
+    env = templates.environment(package)
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ nobody }}").render()
+    with pytest.raises(jinja2.UndefinedError):
+        templates.render("description.html", package=package)         # no card given
+    assert all(env.autoescape(name) for name in ("page.html", "picture.svg", "feed.xml"))
+    assert not env.autoescape("style.css")
