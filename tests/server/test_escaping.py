@@ -10,9 +10,9 @@ import asyncio
 import urllib.request
 from html.parser import HTMLParser
 
-from wwm.client import RemoteWorld
-
 from probes import HOSTILE, probe_server
+
+from wwm.client import RemoteWorld
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;"
 

@@ -151,7 +151,8 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
                    + (f" [X-act {m.act}]" if m.act else "") + (f"  {m.content!r}" if m.content else ""))
         for v in step.verdicts:
             if v.accepted and v.arc is not None:
-                out.append(f"       to {v.receiver}: {v.arc.act}  {v.before} → {v.after}" + ("  (crossed)" if v.crossed else "")
+                crossed = "  (crossed)" if v.crossed else ""
+                out.append(f"       to {v.receiver}: {v.arc.act}  {v.before} → {v.after}{crossed}"
                            + (f"  — {english(v.act)}" if v.act is not None else ""))
             elif v.accepted:
                 out.append(f"       to {v.receiver}: {v.reason or 'noted'}")

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import queries as Q
+from ..protocol.interfaces import World
 from .drawing import figure
 from .templates import render
 
@@ -53,7 +54,7 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "runs_ended": d.runs.ended,
         "credit_trail": d.trail.as_dict(),
     }
-    if d.role == "world":
+    if issubclass(cls, World):
         info["sharing"] = getattr(cls, "sharing", "own")
         info["clock"] = getattr(cls, "clock", "synchronous")
         if info["sharing"] == "exclusive":

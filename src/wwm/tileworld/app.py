@@ -2,7 +2,8 @@
 recordings.
 
 ``GET /`` is the page (static HTML and script, ``static/index.html``; what it shows it asks
-for by ``/api/...``), ``GET /favicon.ico`` the icon every wwm server shows; ``POST /api/start`` starts a configured game whose robots are built-in
+for by ``/api/...``), ``GET /favicon.ico`` the icon every wwm server shows;
+``POST /api/start`` starts a configured game whose robots are built-in
 agents or agent programs attached through the proxy by magic string; ``POST /api/pause``
 pauses and resumes it; ``GET /api/view`` and the ``/api/live`` WebSocket give the observer
 view; ``/api/recordings`` lists saved runs and returns one as frames for playback.
@@ -224,7 +225,8 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         except (RecordingError, ConfigError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=422)
 
-    routes = [Route("/", page), Route("/favicon.ico", favicon), Route("/api/defaults", defaults), Route("/api/start", start, methods=["POST"]),
+    routes = [Route("/", page), Route("/favicon.ico", favicon), Route("/api/defaults", defaults),
+              Route("/api/start", start, methods=["POST"]),
               Route("/api/stop", stop, methods=["POST"]), Route("/api/pause", pause, methods=["POST"]),
               Route("/api/view", view),
               Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),
