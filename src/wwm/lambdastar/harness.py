@@ -42,14 +42,11 @@ class KBand:
     stderr: float
 
 
-@dataclass(slots=True)
-class Scores:
-    """Per-episode group scores R̄ (Definition 2) and their complexities."""
+class MeanOfEpisodes:
+    """Υ and its standard error, for any result that holds one score per episode in ``scores``."""
 
-    setting: Setting
+    __slots__ = ()
     scores: np.ndarray
-    complexity: np.ndarray
-    meta: dict = field(default_factory=dict)
 
     @property
     def upsilon(self) -> float:
@@ -58,8 +55,20 @@ class Scores:
 
     @property
     def stderr(self) -> float:
+        """The standard error of Υ (nan for a single episode)."""
         n = len(self.scores)
         return float(self.scores.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+
+
+@dataclass(slots=True)
+class Scores(MeanOfEpisodes):
+    """Per-episode group scores R̄ (Definition 2) and their complexities."""
+
+    setting: Setting
+    scores: np.ndarray
+    complexity: np.ndarray
+    meta: dict = field(default_factory=dict)
+
 
     def by_complexity(self, bins: list[tuple[int, int]] | None = None) -> list[KBand]:
         if bins is None:

@@ -14,22 +14,14 @@ import numpy as np
 
 from ..client.remote import connect_mind, connect_world
 from ..protocol.errors import Refusal
+from .harness import MeanOfEpisodes
 
 
 @dataclass(slots=True)
-class RemoteScores:
+class RemoteScores(MeanOfEpisodes):
     minds: list[str]
     scores: np.ndarray     # per episode: mean over the minds of mean reward per iteration
     per_mind: np.ndarray   # [episodes, minds]
-
-    @property
-    def upsilon(self) -> float:
-        return float(self.scores.mean())
-
-    @property
-    def stderr(self) -> float:
-        n = len(self.scores)
-        return float(self.scores.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
 
 
 async def administer(world_url: str, mind_urls: Sequence[str], *, mind_args: dict | None = None,

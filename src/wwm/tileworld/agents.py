@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -80,38 +81,29 @@ def path_to(view: View, goal: Cell) -> list[str] | None:
     """Shortest walk from the robot to ``goal`` over walkable cells (BFS), or None."""
     if view.me == goal:
         return []
-    back: dict[Cell, tuple[Cell, str]] = {view.me: (view.me, "")}
-    queue = deque([view.me])
-    while queue:
-        here = queue.popleft()
-        for name, d in MOVES.items():
-            nxt = _add(here, d)
-            if nxt in back or not view.walkable(nxt):
-                continue
-            back[nxt] = (here, name)
-            if nxt == goal:
-                moves = []
-                while nxt != view.me:
-                    nxt, move = back[nxt]
-                    moves.append(move)
-                return moves[::-1]
-            queue.append(nxt)
-    return None
+    return _shortest_walk(view, goal.__eq__, view.walkable)
 
 
 def path_to_nearest(view: View, goals: set[Cell]) -> list[str] | None:
     """Shortest walk onto the nearest of ``goals`` (which may be unwalkable cells such as holes
     in easy mode), or None."""
+    return _shortest_walk(view, goals.__contains__, lambda cell: cell in goals or view.walkable(cell))
+
+
+def _shortest_walk(view: View, is_goal: Callable[[Cell], bool],
+                   may_enter: Callable[[Cell], bool]) -> list[str] | None:
+    """Breadth-first search from the robot over cells it ``may_enter``: the moves onto the first
+    cell that ``is_goal``, or None when no such cell can be reached."""
     back: dict[Cell, tuple[Cell, str]] = {view.me: (view.me, "")}
     queue = deque([view.me])
     while queue:
         here = queue.popleft()
         for name, d in MOVES.items():
             nxt = _add(here, d)
-            if nxt in back or not (nxt in goals or view.walkable(nxt)):
+            if nxt in back or not may_enter(nxt):
                 continue
             back[nxt] = (here, name)
-            if nxt in goals:
+            if is_goal(nxt):
                 moves = []
                 while nxt != view.me:
                     nxt, move = back[nxt]
