@@ -13,6 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 LAYERS: list[set[str]] = [
     {"wwm.protocol"},
     {"wwm.targets", "wwm.registry", "wwm._moved"},
+    {"wwm.commands"},                  # the registry of commands and the helpers they share
     {"wwm.server"},
     {"wwm.store"},
     {"wwm.client"},

@@ -13,6 +13,12 @@ from types import ModuleType
 
 MOVED: dict[str, str] = {
     "wwm.acl.lambdastar": "wwm.lambdastar.agents.acl_team",
+    "wwm.cli.acl": "wwm.acl.command",
+    "wwm.cli.common": "wwm.commands",
+    "wwm.cli.compare": "wwm.selection.command",
+    "wwm.cli.lambdastar": "wwm.lambdastar.command",
+    "wwm.cli.meta": "wwm.meta.command",
+    "wwm.cli.tworld": "wwm.tileworld.command",
     "wwm.client.exec_transport": "wwm.server.exec",
     "wwm.evaluation": "wwm.lambdastar",
     "wwm.evaluation.agents": "wwm.lambdastar.agents",

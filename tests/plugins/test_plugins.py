@@ -1,5 +1,5 @@
-"""Another package adds an Action Selection method, a World and an ACL protocol to wwm through
-its entry points alone (``site/wwm_plugin_demo``: one file each and one line each in its
+"""Another package adds an Action Selection method, a World, an ACL protocol and a command to
+wwm through its entry points alone (``site/wwm_plugin_demo``: one file each and one line each in its
 entry_points.txt), without a change to wwm: ``wwm list`` shows them, ``wwm serve`` serves the
 World by name, ``wwm compare`` and a Mind_AS run the method, and an ACL engine holds a
 conversation to the protocol."""
@@ -103,3 +103,12 @@ print(e.talk("c", "a", "b").state)
     done = wwm(code=code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "acknowledged"
+
+
+def test_the_plugin_command_is_a_wwm_command():
+    listed = wwm("--help")
+    assert "tally" in listed.stdout and "count how often each word is given" in listed.stdout
+    done = wwm("tally", "b", "a", "b", "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["b 2", "a 1"]
+    assert "wwm tally: " in wwm("tally").stderr  # its usage errors follow docs/cli.md as wwm's own do

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from ..client.conformance import check_server
-    from .common import fail, run_async
+    from ..commands import fail, run_async
 
     if urlsplit(args.url).scheme not in ("http", "https") or not urlsplit(args.url).netloc:
         return fail("check", f"expected the server's http:// or https:// URL, not {args.url!r}", 2)

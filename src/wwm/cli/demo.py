@@ -23,10 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ..commands import fail, interrupted, run_async
     from ..protocol.errors import Refusal
     from ..server.process import ServerProcess
     from ..store import StoreError
-    from .common import fail, interrupted, run_async
 
     console = Console()
     servers = {

@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from .common import fail, interrupted, port_number, ready_line
+from ..commands import fail, interrupted, port_number, ready_line
 
 TOOLS = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python")
 NOT_INSTALLED = "the documentation tools are not installed; pip install -e '.[docs]'"

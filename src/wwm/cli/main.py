@@ -1,4 +1,5 @@
-"""The ``wwm`` command line: one subcommand per module in :data:`COMMANDS`.
+"""The ``wwm`` command line: one subcommand per :class:`~wwm.commands.Command` in
+:data:`wwm.commands.COMMANDS` (wwm's own, then other packages' entry points).
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int`` and keeps its
 heavy imports inside ``run`` so that ``wwm --help`` stays fast.
@@ -12,25 +13,8 @@ import importlib
 import sys
 from typing import NoReturn
 
-from .common import interrupted
-
-# name -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("wwm.cli.demo", "start a world, several minds and a Mind_M on loopback and run a society"),
-    "serve": ("wwm.cli.serve", "serve a Python World or Mind class: wwm serve module:Class --port N"),
-    "serve-exec": ("wwm.cli.serve_exec", "serve a program in any language that reads stdin and writes stdout"),
-    "list": ("wwm.cli.listing", "what can be named: worlds and minds to serve, AS methods, protocols, agents"),
-    "check": ("wwm.cli.check", "check that a server at URL (in any language) answers the protocol correctly"),
-    "run": ("wwm.cli.run", "run a mind in a world (a society file, or --mind URL --world URL)"),
-    "runs": ("wwm.cli.runs", "list and show recorded runs"),
-    "lambdastar": ("wwm.cli.lambdastar", "the Λ* dynamic intelligence test"),
-    "compare": ("wwm.cli.compare", "compare Action Selection methods in one world"),
-    "meta": ("wwm.cli.meta", "meta-execution: Meta(A) and HCH at the terminal"),
-    "acl": ("wwm.cli.acl", "agent communication: conversations, commitments, Contract Net"),
-    "tworld": ("wwm.cli.tworld", "T-World: the Tileworld, its proxy and its browser view"),
-    "docs": ("wwm.cli.docs", "build and open the documentation site"),
-    "portal": ("wwm.cli.portal", "the portal: browse servers, compose, link, run, watch"),
-}
+from ..commands import COMMANDS, interrupted
+from ..registry import PluginError
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -84,17 +68,17 @@ def add_common_options(parser: argparse.ArgumentParser, inherited: bool = False)
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(prog="wwm", description="The World-Wide-Mind in Python.", formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name, (module_name, help_text) in COMMANDS.items():
-        if only is not None and name != only:
-            sub.add_parser(name, help=help_text, add_help=False)
-            continue
+    for name in COMMANDS:
         try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue  # a command not built yet
-        command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
+            spec = COMMANDS.lookup(name)
+        except PluginError as exc:  # another package's broken command: named, not fatal
+            print(f"wwm: {exc}", file=sys.stderr)
+            continue
+        if only is not None and name != only:
+            sub.add_parser(name, help=spec.help, add_help=False)
+            continue
+        module = importlib.import_module(spec.module)
+        command = sub.add_parser(name, help=spec.help, description=spec.help, formatter_class=HelpFormatter)
         module.add_arguments(command)
         add_common_options(command)
         command.set_defaults(_module=module, _parser=command)

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_society(args: argparse.Namespace):
     from ..client.society import SocietyError, load, parse
-    from .common import UsageError, parse_pairs
+    from ..commands import UsageError, parse_pairs
 
     if args.society:
         if args.mind or args.world:
@@ -46,9 +46,9 @@ def build_society(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from ..client.session import RoleError
     from ..client.society import SocietyError
+    from ..commands import UsageError, fail, interrupted, run_async
     from ..protocol.errors import Refusal
     from ..store import StoreError
-    from .common import UsageError, fail, interrupted, run_async
 
     try:
         society = build_society(args)

@@ -70,8 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from ..commands import fail
     from ..store import RunStore, StoreError
-    from .common import fail
 
     console = Console()
     plot = getattr(args, "plot", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .common import port_number
+from ..commands import port_number
 
 if TYPE_CHECKING:
     from ..protocol.interfaces import ServedClass
@@ -34,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..commands import UsageError, fail, load_target, parse_pairs, ready_line
     from ..protocol.interfaces import Mind, World
     from ..server import build_at_start, serve
-    from .common import UsageError, fail, load_target, parse_pairs, ready_line
 
     try:
         target = named_class(args.target) if ":" not in args.target else load_target(args.target)
@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
 def named_class(name: str) -> ServedClass:
     """The world or mind registered as ``name`` (``wwm list``), or a UsageError listing them."""
+    from ..commands import UsageError
     from ..registry import MINDS, WORLDS, PluginError, UnknownName
-    from .common import UsageError
 
     for registry in (WORLDS, MINDS):
         try:

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .common import port_number
+from ..commands import port_number
 
 MODES = ("per-query", "persistent")
 _SERVED: dict[str, type] = {}   # the classes this process serves, by name, for snapshots
@@ -157,8 +157,8 @@ def _restore(name: str, state: dict[str, Any]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..commands import UsageError, fail, interrupted, parse_pairs, ready_line
     from ..server import serve
-    from .common import UsageError, fail, interrupted, parse_pairs, ready_line
 
     try:
         command = resolve_command(list(args.command))

@@ -13,7 +13,7 @@ import argparse
 import math
 from pathlib import Path
 
-from .common import port_number
+from ..commands import port_number
 
 
 def _floats(text: str) -> list[float]:
@@ -95,7 +95,7 @@ def _serve(args: argparse.Namespace) -> int:
     from wwm.tileworld.app import create_app
     from wwm.tileworld.proxy import Proxy
 
-    from .common import fail, interrupted, ready_line
+    from ..commands import fail, interrupted, ready_line
 
     if problem := _writable_folder(Path(args.recordings)):
         return fail("tworld serve", problem, 2)
@@ -160,7 +160,7 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from wwm.tileworld.proxy import Proxy
 
-    from .common import fail, interrupted, ready_line
+    from ..commands import fail, interrupted, ready_line
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
 
@@ -194,7 +194,7 @@ def _batch(args: argparse.Namespace) -> int:
     from wwm.tileworld.batch import sweep
     from wwm.tileworld.config import Config, ConfigError
 
-    from .common import fail, interrupted
+    from ..commands import fail, interrupted
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     unknown = [a for a in agents if a not in BUILTIN]
@@ -275,7 +275,7 @@ def _replay(args: argparse.Namespace) -> int:
     from wwm.tileworld.config import ConfigError
     from wwm.tileworld.recording import Recording, RecordingError, replay
 
-    from .common import fail
+    from ..commands import fail
 
     try:
         recording = Recording.load(args.recording)

@@ -13,7 +13,7 @@ import asyncio
 import sys
 from contextlib import contextmanager
 
-from .common import fail, interrupted
+from ..commands import fail, interrupted
 
 
 def escape(text: str) -> str:
@@ -83,10 +83,10 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from sqlalchemy.exc import DatabaseError
 
-    from ..meta.agents import OutOfLines
-    from ..meta.meta import DecodeError
-    from ..meta.session import SettingsError
     from ..protocol.errors import Refusal
+    from .agents import OutOfLines
+    from .meta import DecodeError
+    from .session import SettingsError
 
     console = Console(highlight=False)
     command = args.meta_command or "act"
@@ -133,9 +133,9 @@ def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
     """What went wrong, for a person, and the exit status."""
     from sqlalchemy.exc import DatabaseError
 
-    from ..meta.agents import OutOfLines
-    from ..meta.meta import DecodeError
     from ..protocol.errors import Refusal
+    from .agents import OutOfLines
+    from .meta import DecodeError
 
     if isinstance(exc, EOFError):
         return "input ended before the computation finished; nothing was returned", 1
@@ -151,9 +151,9 @@ def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
 
 
 async def _compute(console, args: argparse.Namespace, command: str) -> int:
-    from ..meta.ledger import Call, Step
-    from ..meta.messages import Message
-    from ..meta.session import Session, Settings
+    from .ledger import Call, Step
+    from .messages import Message
+    from .session import Session, Settings
 
     amplify = args.amplify or ("scripted" if command == "sort" else "human")
     split = args.split or ("all" if command == "sort" else "tenth")
@@ -214,7 +214,7 @@ def _progress(console, hch, shown: bool):
 
 def _report(console, args: argparse.Namespace, session, label: str, calls: list) -> None:
     """Totals, the accounts checked, the computation saved and drawn if asked."""
-    from ..meta.tree import summary, tree
+    from .tree import summary, tree
 
     for call in calls:
         call.check()
@@ -263,7 +263,7 @@ def _not_a_meta_database(db: str) -> str | None:
 
 
 def _list(console, db: str) -> int:
-    from ..meta.store import Store
+    from .store import Store
 
     for number, label, created in Store(db).computations():
         console.print(f"{number:>4}  {created}  {escape(label)}")
@@ -271,8 +271,8 @@ def _list(console, db: str) -> int:
 
 
 def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -> int:
-    from ..meta.store import Store
-    from ..meta.tree import summary, tree
+    from .store import Store
+    from .tree import summary, tree
 
     store = Store(db)
     saved = store.computations()
@@ -301,7 +301,7 @@ def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -
 
 
 def _forget(db: str, prefix: str) -> int:
-    from ..meta.store import Store
+    from .store import Store
 
     try:
         gone = Store(db).memo.invalidate(prefix)

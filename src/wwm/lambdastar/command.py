@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from ..commands import fail, interrupted
     from ..protocol.errors import Refusal
-    from .common import fail, interrupted
 
     # with --json, stdout carries the JSON alone; tables and progress go to stderr
     console = Console(stderr=args.json)
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("lambdastar", exc, 2)
     except Refusal as refusal:
         return fail("lambdastar", f"a server refused: {refusal.code}: {refusal.text}", 1)
-    from ..lambdastar import report
+    from . import report
 
     console.print(report.table(results, title=_title(args)))
     try:
@@ -150,8 +150,8 @@ def _progress(console, quiet: bool = False):
 
 
 def _local(args, console):
-    from ..lambdastar import sweep
-    from ..lambdastar.agents import TEAMS
+    from . import sweep
+    from .agents import TEAMS
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
     unknown = [x for x in agents if x not in TEAMS]
@@ -177,11 +177,11 @@ def _local(args, console):
 def _remote(args, console):
     import asyncio
 
-    from ..lambdastar.battery import bands
-    from ..lambdastar.episodes import generate
-    from ..lambdastar.remote import administer
-    from ..lambdastar.sweep import Job, JobResult
     from ..server.process import ServerProcess
+    from .battery import bands
+    from .episodes import generate
+    from .remote import administer
+    from .sweep import Job, JobResult
 
     if len(args.grid) != 1 or len(args.seed) != 1:
         raise ValueError("--mind tests one grid size and one seed at a time")
@@ -230,6 +230,6 @@ def _remote(args, console):
     job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
               episodes=args.episodes, iterations=args.iterations, profile=args.profile,
               observation_range=args.observation_range, coordination=args.coordination, engine="remote")
-    from ..lambdastar.torus import torus
+    from .torus import torus
     return [JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(), complexity.tolist(),
                       torus(grid).entropy(), bands_out)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import fail, interrupted
+from ..commands import fail, interrupted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..acl.message import AclError
+    from .message import AclError
 
     try:
         if args.acl_command in ("show", "replay"):
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from ..acl import log
+    from . import log
 
     entries = log.read(args.log)
     if not entries:
@@ -75,7 +75,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _protocols(files: list[str]) -> int:
-    from ..acl.protocols import PROTOCOLS, check, load
+    from .protocols import PROTOCOLS, check, load
 
     bad = 0
     for protocol in [*PROTOCOLS.values(), *(load(f) for f in files)]:
@@ -97,12 +97,12 @@ def _demo(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..acl import log as acl_log
-    from ..acl.agent import Agent
-    from ..acl.contractnet import contract_net
-    from ..acl.directory import Directory
-    from ..acl.network import serve_agent
     from ..server.process import ServerProcess
+    from . import log as acl_log
+    from .agent import Agent
+    from .contractnet import contract_net
+    from .directory import Directory
+    from .network import serve_agent
 
     if args.contractors < 3:
         return fail("acl demo", "--contractors must be at least 3 (one is silent, one reneges)", 2)

@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from ..selection.compare import check_strengths, parse_methods, plot, run_compare
-    from .common import fail, interrupted
+    from ..commands import fail, interrupted
+    from .compare import check_strengths, parse_methods, plot, run_compare
 
     console = Console(stderr=args.json)  # with --json, stdout carries the JSON alone
     try:
