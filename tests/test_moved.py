@@ -25,6 +25,24 @@ def test_an_old_name_is_the_module_at_its_new_name_with_a_warning():
     assert new_name("wwm.kit.grid") is None
 
 
+def test_a_package_imported_by_its_old_name_is_still_a_package():
+    # the import system gives a module the spec of the name it was imported by; a moved package
+    # must keep its own, or importlib.resources and its submodules no longer find its files
+    code = """
+import warnings
+warnings.simplefilter("ignore", DeprecationWarning)
+import wwm.proxy, wwm.worlds.tileworld
+import wwm.tileworld
+from importlib import resources
+assert wwm.tileworld.__spec__.name == "wwm.tileworld", wwm.tileworld.__spec__
+assert (resources.files("wwm.tileworld") / "static" / "index.html").is_file()
+import wwm.tileworld.app
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
 def test_every_old_name_leads_somewhere():
     for new in MOVED.values():
         importlib.import_module(new)

@@ -75,10 +75,16 @@ class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         assert new is not None
         warnings.warn(f"{spec.name} is now {new}; the old name will go in a later release",
                       DeprecationWarning, stacklevel=2)
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        spec.loader_state = module.__spec__  # the import system sets __spec__ to the old name's next
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        pass  # the module at its new name is already executed
+        # The module at its new name is already executed; give it back its own spec, without
+        # which a package would no longer read as one (importlib.resources, submodules).
+        alias = module.__spec__
+        assert alias is not None and alias.loader_state is not None
+        module.__spec__ = alias.loader_state
 
 
 def install() -> None:
