@@ -68,7 +68,7 @@ def address_kind(ip: IPAddress) -> str | None:
         return address_kind(ip.ipv4_mapped)
     for kind, flag in (("unspecified", ip.is_unspecified), ("loopback", ip.is_loopback),
                        ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
-                       ("private", ip.is_private), ("reserved", ip.is_reserved)):
+                       ("reserved", ip.is_reserved), ("private", ip.is_private)):
         if flag:
             return kind
     if not ip.is_global:
@@ -132,7 +132,8 @@ async def checked_addresses(url: str, policy: Policy) -> tuple[str, list[tuple[i
         kind = policy.refusal(ipaddress.ip_address(address))
         if kind is not None:
             where = host if literal is not None else f"{host} ({address})"
-            raise FetchRefused(f"the portal does not fetch {url}: {where} is a {kind} address, "
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise FetchRefused(f"the portal does not fetch {url}: {where} is {article} {kind} address, "
                                "and this portal is public")
     return host, found
 
