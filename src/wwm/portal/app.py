@@ -17,7 +17,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -142,7 +142,9 @@ class Portal:
         trail = card.get("credit_trail") if isinstance(card.get("credit_trail"), dict) else {}
         return self.page(request, "server.html", server=server, card=card, description=_text(card.get("description")),
                          arguments=_arguments(card.get("arguments")), calls=_links(trail.get("calls")),
-                         called_by=_links(trail.get("called_by")), combinations=combinations)
+                         called_by=_links(trail.get("called_by")), combinations=combinations,
+                         query_sets=[q for q in card.get("query_sets") or [] if isinstance(q, str)]
+                         if isinstance(card.get("query_sets"), list) else [])
 
     # -- identity -------------------------------------------------------------------------
 
@@ -238,17 +240,29 @@ class Portal:
             if declared is not None and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
                 return self.page(request, "message.html", 413, title="Form too large",
                                  message=f"A form here is at most {MAX_FORM_BYTES // 1024} KB.")
-            try:
-                form = await request.form()
-            except Exception:
-                return self.page(request, "message.html", 400, title="Bad form",
-                                 message="The form could not be read.")
+            form = await read_form(request)
+            if form is None:
+                return self.page(request, "message.html", 413, title="Form too large",
+                                 message=f"A form here is at most {MAX_FORM_BYTES // 1024} KB.")
             if not self.signer.csrf_ok(visitor_of(request), form.get("csrf")):
                 return self.page(request, "message.html", 403, title="Form refused",
                                  message="This form was refused: its security token is missing or does not "
                                          "match your cookie. Reload the page and send it again.")
             return await handler(request, form)
         return checked
+
+
+async def read_form(request: Request) -> FormData | None:
+    """The URL-encoded form of a POST (every form here is one; no file is uploaded), or None
+    when it is longer than ``MAX_FORM_BYTES``. Another body reads as an empty form."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return None
+    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        return FormData()
+    return FormData(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 
 def _text(value: object) -> str:
@@ -278,8 +292,9 @@ def _arguments(schema: object) -> list[dict[str, str]]:
 
 
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
-             policy: Policy | None = None) -> Starlette:
-    """The portal on ``store``; ``public`` refuses private addresses and sets Secure cookies;
+             policy: Policy | None = None, secure_cookie: bool | None = None) -> Starlette:
+    """The portal on ``store``; ``public`` refuses private addresses and (unless
+    ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
     ``check_every`` seconds between checks of every server (0: never)."""
     policy = policy or Policy(public=public)
     portal = Portal(store, policy, Signer(store.secret_key()), check_every)
@@ -321,5 +336,5 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found, 500: not_found})
     app.state.portal = portal
-    app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=public)
+    app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=public if secure_cookie is None else secure_cookie)
     return app
