@@ -27,7 +27,7 @@ def count(store: PortalStore, model: type) -> int:
 def test_migrations_make_the_models_schema_and_rerun_harmlessly(db_url):
     store = PortalStore(db_url)
     try:
-        assert TABLES <= set(inspect(store.engine).get_table_names())
+        assert set(inspect(store.engine).get_table_names()) >= TABLES
         with store.engine.connect() as conn:
             assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0001"
             context = MigrationContext.configure(conn, opts={"compare_type": True,
@@ -76,7 +76,8 @@ def test_servers_listed_by_role_search_and_world(db_url):
         assert count(store, Server) == 4
         store.record_check(world.id, up=False, error="down for a nap")
         checked = store.server(world.id)
-        assert (checked.up, checked.last_error, checked.last_checked.tzinfo is not None) == (False, "down for a nap", True)
+        assert (checked.up, checked.last_error) == (False, "down for a nap")
+        assert checked.last_checked is not None and checked.last_checked.tzinfo is not None
         with pytest.raises(NotFound):
             store.server(999)
     finally:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from conftest import HOSTILE, csrf_of, served
+from conftest import csrf_of, served
 
 from wwm.portal.app import make_app
 from wwm.portal.fetching import Policy
@@ -76,7 +76,8 @@ async def browser(portal: str) -> AsyncIterator[Browser]:
 
 def listed(page: str) -> list[str]:
     """The names in a page's table of servers."""
-    return [html.unescape(n) for n in re.findall(r'<tr data-server="\d+">\s*<td><a href="/servers/\d+">(.*?)</a>', page)]
+    rows = re.findall(r'<tr data-server="\d+">\s*<td><a href="/servers/\d+">(.*?)</a>', page)
+    return [html.unescape(name) for name in rows]
 
 
 def message(page: str) -> str:
@@ -252,29 +253,28 @@ async def test_an_anonymous_identity_comes_back_by_its_recovery_link(browser, po
 
 
 async def test_the_checker_marks_servers_up_and_down(store, tmp_path):
-    with ServerProcess("wwm.kit.random_mind:RandomMind") as mind:
-        with served(make_app(store, check_every=0.2)) as url:
-            browser = Browser(url)
-            try:
-                await browser.register(mind.url)
-                server = store.servers()[0]
-                mind.kill()
-                for _ in range(100):
-                    if store.server(server.id).up is False:
-                        break
-                    await asyncio.sleep(0.05)
-                checked = store.server(server.id)
-                assert checked.up is False and "nothing answers at" in (checked.last_error or "")
-                _, page, _ = await browser.get(f"/servers/{server.id}")
-                assert '<span class="down">down</span>' in page and "nothing answers at" in page
-                mind.start()
-                for _ in range(100):
-                    if store.server(server.id).up:
-                        break
-                    await asyncio.sleep(0.05)
-                assert store.server(server.id).up and store.server(server.id).latency_ms is not None
-            finally:
-                await browser.close()
+    with ServerProcess("wwm.kit.random_mind:RandomMind") as mind, served(make_app(store, check_every=0.2)) as url:
+        browser = Browser(url)
+        try:
+            await browser.register(mind.url)
+            server = store.servers()[0]
+            mind.kill()
+            for _ in range(100):
+                if store.server(server.id).up is False:
+                    break
+                await asyncio.sleep(0.05)
+            checked = store.server(server.id)
+            assert checked.up is False and "nothing answers at" in (checked.last_error or "")
+            _, page, _ = await browser.get(f"/servers/{server.id}")
+            assert '<span class="down">down</span>' in page and "nothing answers at" in page
+            mind.start()
+            for _ in range(100):
+                if store.server(server.id).up:
+                    break
+                await asyncio.sleep(0.05)
+            assert store.server(server.id).up and store.server(server.id).latency_ms is not None
+        finally:
+            await browser.close()
 
 
 def test_the_command_prints_its_ready_line_and_serves(tmp_path):

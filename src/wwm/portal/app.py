@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
+from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -139,7 +139,8 @@ class Portal:
             return self.page(request, "message.html", 404, title="Not found", message=str(exc))
         combinations = await self.db(self.store.combinations_with, server.url)
         card = server.card if isinstance(server.card, dict) else {}
-        trail = card.get("credit_trail") if isinstance(card.get("credit_trail"), dict) else {}
+        found = card.get("credit_trail")
+        trail: dict[str, Any] = found if isinstance(found, dict) else {}
         return self.page(request, "server.html", server=server, card=card, description=_text(card.get("description")),
                          arguments=_arguments(card.get("arguments")), calls=_links(trail.get("calls")),
                          called_by=_links(trail.get("called_by")), combinations=combinations,
@@ -262,7 +263,9 @@ async def read_form(request: Request) -> FormData | None:
             return None
     if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
         return FormData()
-    return FormData(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    pairs: list[tuple[str, str | UploadFile]] = []
+    pairs += parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return FormData(pairs)
 
 
 def _text(value: object) -> str:
@@ -336,5 +339,6 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found, 500: not_found})
     app.state.portal = portal
-    app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=public if secure_cookie is None else secure_cookie)
+    secure = public if secure_cookie is None else secure_cookie
+    app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=secure)
     return app

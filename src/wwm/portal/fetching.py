@@ -21,7 +21,6 @@ import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
@@ -121,13 +120,14 @@ async def checked_addresses(url: str, policy: Policy) -> tuple[str, list[tuple[i
     except ValueError:
         literal = None
     if literal is not None:
-        found = [(socket.AF_INET6 if literal.version == 6 else socket.AF_INET, str(literal))]
+        found: list[tuple[int, str]] = [(socket.AF_INET6 if literal.version == 6 else socket.AF_INET,
+                                         str(literal))]
     else:
         try:
             infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (socket.gaierror, UnicodeError):
             raise FetchFailed(f"nothing answers at {url}: the name {host} does not resolve") from None
-        found = list(dict.fromkeys((info[0], str(info[4][0]).split("%")[0]) for info in infos))
+        found = list(dict.fromkeys((int(info[0]), str(info[4][0]).split("%")[0]) for info in infos))
     for _family, address in found:
         kind = policy.refusal(ipaddress.ip_address(address))
         if kind is not None:

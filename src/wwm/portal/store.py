@@ -244,7 +244,7 @@ class PortalStore:
         """The servers, by name: of one role, matching a search (name, URL, summary, any
         case), and with ``world`` a World's URL, that World and every server that took part in a
         combination with it."""
-        query: Select[tuple[Server]] = select(Server).order_by(func.lower(Server.name), Server.id)
+        query: Select[Server] = select(Server).order_by(func.lower(Server.name), Server.id)
         if role:
             query = query.where(Server.role == role)
         if search:
