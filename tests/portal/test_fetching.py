@@ -10,7 +10,7 @@ import socket
 
 import pytest
 from aiohttp import web
-from conftest import Site
+from portal_sites import Site
 
 from wwm.portal.cards import NotAServer, read_card, tidy_url
 from wwm.portal.fetching import FetchFailed, FetchRefused, Policy, _Pinned, address_kind, fetch

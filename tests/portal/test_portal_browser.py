@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import served
+from portal_sites import served
 
 from wwm.portal.app import make_app
 from wwm.portal.store import PortalStore

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from conftest import csrf_of, served
+from portal_sites import csrf_of, served
 
 from wwm.portal.app import make_app
 from wwm.portal.fetching import Policy
