@@ -75,6 +75,41 @@ async def conversation(tmp_path: Path) -> list[log.Entry]:
     return log.read(tmp_path / "boss.jsonl")
 
 
+async def asgi_get(app, path: str) -> tuple[int, str]:
+    """GET ``path`` from an ASGI app in this process (no client library, no socket)."""
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    path, _, query = path.partition("?")
+    await app({"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+               "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+               "headers": [(b"host", b"portal.test")], "server": ("portal.test", 80),
+               "client": ("127.0.0.1", 1), "root_path": ""}, receive, send)
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], body.decode()
+
+
+def portal_pages(tmp_path: Path) -> list[tuple[int, str]]:
+    """Every page of the portal, through its app: home, the servers (listed, one open), the
+    visitor's own page, the recovery, sign-up and sign-in pages, a not-found page."""
+    from wwm.portal.app import make_app
+    from wwm.portal.store import PortalStore
+
+    store = PortalStore(f"sqlite:///{tmp_path / 'portal.db'}")
+    try:
+        store.add_server("http://127.0.0.1:9/", cards()[0])
+        app = make_app(store, check_every=0)
+        return [asyncio.run(asgi_get(app, path)) for path in
+                ("/", "/servers?q=grid", "/servers/1", "/me", "/recover/x", "/signup", "/signin", "/nowhere")]
+    finally:
+        store.close()
+
+
 def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
     loaded: set[str] = set()
     get_template = jinja2.Environment.get_template
@@ -96,6 +131,8 @@ def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
     assert grid_svg(grid).startswith('<svg class="grid"')
     page = log.html(asyncio.run(conversation(tmp_path)))
     assert 'class="refused"' in page and 'class="from line l"' in page
+    statuses = [status for status, _ in portal_pages(tmp_path)]
+    assert statuses == [200] * 7 + [404]
 
     assert template_files() <= loaded, f"templates no test renders: {sorted(template_files() - loaded)}"
 

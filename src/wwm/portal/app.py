@@ -1,0 +1,344 @@
+"""The portal's web application (Starlette): browse servers, register one by URL, and a
+visitor's identity (anonymous with a recovery link, or an account).
+
+Every page is a template in ``templates/`` (escaped by default), every response carries a
+Content-Security-Policy that allows no inline script (:mod:`.visitors`), every POST is checked
+against the visitor's CSRF token, and every URL a visitor gives is fetched through
+:mod:`.fetching`. The store is synchronous (SQLAlchemy); handlers call it in a worker thread.
+A periodic checker (in the app's lifespan) re-reads each server's card: up, down, latency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..server.templates import environment
+from .cards import ROLES, read_card, tidy_url
+from .fetching import FetchError, Policy
+from .models import Server
+from .store import NotFound, PortalError, PortalStore
+from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
+
+PACKAGE = "wwm.portal"
+MAX_FORM_BYTES = 64 * 1024
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Request], Awaitable[Response]]
+FormHandler = Callable[[Request, FormData], Awaitable[Response]]
+
+
+def _env() -> Any:
+    env = environment(PACKAGE)
+    env.filters["href"] = href
+    env.filters["when"] = when
+    return env
+
+
+def href(url: object) -> str | None:
+    """A URL a page may link to (http or https), else None: untrusted text is shown, never
+    followed as ``javascript:`` or ``data:``."""
+    if isinstance(url, str) and urlsplit(url.strip()).scheme in ("http", "https"):
+        return url.strip()
+    return None
+
+
+def when(value: datetime | float | None) -> str:
+    if value is None:
+        return "never"
+    if isinstance(value, int | float):
+        if not math.isfinite(value):
+            return "?"
+        value = datetime.fromtimestamp(value).astimezone()
+    return value.strftime("%Y-%m-%d %H:%M UTC") if value.utcoffset() == 0 else value.strftime("%Y-%m-%d %H:%M")
+
+
+class Portal:
+    """The application's state: its store, its fetch policy, its signer."""
+
+    def __init__(self, store: PortalStore, policy: Policy, signer: Signer, check_every: float) -> None:
+        self.store, self.policy, self.signer, self.check_every = store, policy, signer, check_every
+        self.env = _env()
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        visitor = visitor_of(request)
+        context.setdefault("message", None)
+        html = self.env.get_template(f"portal/{name}").render(
+            csrf=self.signer.csrf_token(visitor), signed_in=visitor.user_id is not None,
+            public=self.policy.public, **context)
+        return HTMLResponse(html, status)
+
+    async def db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await run_in_threadpool(fn, *args, **kwargs)
+
+    async def user_id(self, visitor: Visitor) -> int:
+        """The visitor's user, made (anonymous) on first need."""
+        if visitor.user_id is not None:
+            try:
+                await self.db(self.store.user, visitor.user_id)
+                return visitor.user_id
+            except NotFound:
+                pass            # a cookie from another database: start again
+        made = await self.db(self.store.new_user)
+        visitor.become(made.user.id)
+        return int(made.user.id)
+
+    # -- pages ----------------------------------------------------------------------------
+
+    async def home(self, request: Request) -> Response:
+        servers: list[Server] = await self.db(self.store.servers)
+        counts = {role: sum(1 for s in servers if s.role == role) for role in ROLES}
+        return self.page(request, "home.html", counts=counts)
+
+    async def servers(self, request: Request, message: str | None = None, typed: str = "",
+                      status: int = 200) -> Response:
+        role = request.query_params.get("role") or None
+        search = (request.query_params.get("q") or "").strip()[:200]
+        world = request.query_params.get("world") or None
+        if role not in (None, *ROLES):
+            role = None
+        found = await self.db(self.store.servers, role=role, search=search or None, world=world)
+        worlds = await self.db(self.store.worlds)
+        return self.page(request, "servers.html", status, servers=found, role=role, search=search,
+                         world=world, worlds=worlds, roles=ROLES, message=message, typed=typed)
+
+    async def register(self, request: Request, form: FormData) -> Response:
+        typed = str(form.get("url") or "")
+        try:
+            url = tidy_url(typed)
+            existing = await self.db(self.store.server_by_url, url)
+            if existing is not None:
+                return RedirectResponse(f"/servers/{existing.id}", 303)
+            card = await read_card(url, self.policy)
+            user = await self.user_id(visitor_of(request))
+            server = await self.db(self.store.add_server, url, card.card, added_by=user,
+                                   latency_ms=card.latency_ms)
+        except (FetchError, PortalError) as exc:
+            return await self.servers(request, message=str(exc), typed=typed, status=400)
+        return RedirectResponse(f"/servers/{server.id}", 303)
+
+    async def server(self, request: Request) -> Response:
+        try:
+            server = await self.db(self.store.server, request.path_params["id"])
+        except NotFound as exc:
+            return self.page(request, "message.html", 404, title="Not found", message=str(exc))
+        combinations = await self.db(self.store.combinations_with, server.url)
+        card = server.card if isinstance(server.card, dict) else {}
+        found = card.get("credit_trail")
+        trail: dict[str, Any] = found if isinstance(found, dict) else {}
+        return self.page(request, "server.html", server=server, card=card, description=_text(card.get("description")),
+                         arguments=_arguments(card.get("arguments")), calls=_links(trail.get("calls")),
+                         called_by=_links(trail.get("called_by")), combinations=combinations,
+                         query_sets=[q for q in card.get("query_sets") or [] if isinstance(q, str)]
+                         if isinstance(card.get("query_sets"), list) else [])
+
+    # -- identity -------------------------------------------------------------------------
+
+    async def me(self, request: Request) -> Response:
+        visitor = visitor_of(request)
+        recovery = None
+        if visitor.user_id is None:
+            made = await self.db(self.store.new_user)
+            visitor.become(made.user.id)
+            recovery = made.recovery_token
+        try:
+            user = await self.db(self.store.user, visitor.user_id)
+        except NotFound:
+            made = await self.db(self.store.new_user)
+            visitor.become(made.user.id)
+            user, recovery = made.user, made.recovery_token
+        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, recovery))
+
+    def recovery_url(self, request: Request, token: str | None) -> str | None:
+        return None if token is None else str(request.url_for("recover", token=token))
+
+    async def new_recovery(self, request: Request, form: FormData) -> Response:
+        user_id = await self.user_id(visitor_of(request))
+        token = await self.db(self.store.new_recovery, user_id)
+        user = await self.db(self.store.user, user_id)
+        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
+                         message="A new recovery link: the old one no longer works.")
+
+    async def recover_page(self, request: Request) -> Response:
+        return self.page(request, "recover.html", token=request.path_params["token"])
+
+    async def recover(self, request: Request, form: FormData) -> Response:
+        try:
+            user = await self.db(self.store.user_by_recovery, request.path_params["token"])
+        except NotFound as exc:
+            return self.page(request, "message.html", 404, title="Recovery link not valid", message=str(exc))
+        visitor_of(request).become(user.id)
+        return RedirectResponse("/me", 303)
+
+    async def signup_page(self, request: Request) -> Response:
+        return self.page(request, "signup.html")
+
+    async def signup(self, request: Request, form: FormData) -> Response:
+        username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
+        try:
+            user_id = await self.user_id(visitor_of(request))
+            await self.db(self.store.sign_up, user_id, username, password)
+        except PortalError as exc:
+            return self.page(request, "signup.html", 400, message=str(exc), username=username)
+        return RedirectResponse("/me", 303)
+
+    async def signin_page(self, request: Request) -> Response:
+        return self.page(request, "signin.html")
+
+    async def signin(self, request: Request, form: FormData) -> Response:
+        username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
+        try:
+            user = await self.db(self.store.sign_in, username, password)
+        except PortalError as exc:
+            return self.page(request, "signin.html", 400, message=str(exc), username=username)
+        visitor_of(request).become(user.id)
+        return RedirectResponse("/me", 303)
+
+    async def signout(self, request: Request, form: FormData) -> Response:
+        visitor_of(request).become(None)
+        return RedirectResponse("/", 303)
+
+    # -- the checker ----------------------------------------------------------------------
+
+    async def check_all(self) -> None:
+        """Read every server's card once: up (with its latency and new card) or down (why)."""
+        for server in await self.db(self.store.servers):
+            try:
+                card = await read_card(server.url, self.policy)
+            except FetchError as exc:
+                await self.db(self.store.record_check, server.id, up=False, error=str(exc))
+            else:
+                await self.db(self.store.record_check, server.id, up=True, latency_ms=card.latency_ms,
+                              card=card.card if card.card.get("role") == server.role else None)
+
+    async def checker(self) -> None:
+        while True:
+            await asyncio.sleep(self.check_every)
+            try:
+                await self.check_all()
+            except Exception:                       # a database hiccup: try again next time
+                log.exception("checking the servers failed")
+
+    def posted(self, handler: FormHandler) -> Handler:
+        """``handler`` given the form, if it carries this visitor's CSRF token; else 403."""
+        async def checked(request: Request) -> Response:
+            declared = request.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+                return self.page(request, "message.html", 413, title="Form too large",
+                                 message=f"A form here is at most {MAX_FORM_BYTES // 1024} KB.")
+            form = await read_form(request)
+            if form is None:
+                return self.page(request, "message.html", 413, title="Form too large",
+                                 message=f"A form here is at most {MAX_FORM_BYTES // 1024} KB.")
+            if not self.signer.csrf_ok(visitor_of(request), form.get("csrf")):
+                return self.page(request, "message.html", 403, title="Form refused",
+                                 message="This form was refused: its security token is missing or does not "
+                                         "match your cookie. Reload the page and send it again.")
+            return await handler(request, form)
+        return checked
+
+
+async def read_form(request: Request) -> FormData | None:
+    """The URL-encoded form of a POST (every form here is one; no file is uploaded), or None
+    when it is longer than ``MAX_FORM_BYTES``. Another body reads as an empty form."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            return None
+    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        return FormData()
+    pairs: list[tuple[str, str | UploadFile]] = []
+    pairs += parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return FormData(pairs)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _links(value: object) -> list[dict[str, Any]]:
+    """A credit trail's side, as rows a page can show (untrusted: only strings and numbers)."""
+    rows = []
+    for item in value if isinstance(value, list) else []:
+        if isinstance(item, dict):
+            queries = item.get("queries")
+            rows.append({"url": _text(item.get("url")),
+                         "queries": queries if isinstance(queries, int) else None})
+    return rows[:200]
+
+
+def _arguments(schema: object) -> list[dict[str, str]]:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    rows = []
+    for name, spec in (properties if isinstance(properties, dict) else {}).items():
+        spec = spec if isinstance(spec, dict) else {}
+        rows.append({"name": str(name), "type": str(spec.get("type", "")),
+                     "default": "" if "default" not in spec else str(spec["default"]),
+                     "title": _text(spec.get("title")) or _text(spec.get("description"))})
+    return rows[:200]
+
+
+def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
+             policy: Policy | None = None, secure_cookie: bool | None = None) -> Starlette:
+    """The portal on ``store``; ``public`` refuses private addresses and (unless
+    ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
+    ``check_every`` seconds between checks of every server (0: never)."""
+    policy = policy or Policy(public=public)
+    portal = Portal(store, policy, Signer(store.secret_key()), check_every)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        task = asyncio.create_task(portal.checker()) if check_every > 0 else None
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        title = "Not found" if status == 404 else "Error"
+        text = "There is no page here." if status == 404 else "The portal could not answer that."
+        return portal.page(request, "message.html", status, title=title, message=text)
+
+    posted = portal.posted
+    routes = [
+        Route("/", portal.home),
+        Route("/servers", portal.servers, methods=["GET"]),
+        Route("/servers", posted(portal.register), methods=["POST"]),
+        Route("/servers/{id:int}", portal.server),
+        Route("/me", portal.me),
+        Route("/me/recovery", posted(portal.new_recovery), methods=["POST"]),
+        Route("/recover/{token}", portal.recover_page, methods=["GET"], name="recover"),
+        Route("/recover/{token}", posted(portal.recover), methods=["POST"]),
+        Route("/signup", portal.signup_page, methods=["GET"]),
+        Route("/signup", posted(portal.signup), methods=["POST"]),
+        Route("/signin", portal.signin_page, methods=["GET"]),
+        Route("/signin", posted(portal.signin), methods=["POST"]),
+        Route("/signout", posted(portal.signout), methods=["POST"]),
+        Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={404: not_found, 405: not_found, 500: not_found})
+    app.state.portal = portal
+    secure = public if secure_cookie is None else secure_cookie
+    app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=secure)
+    return app

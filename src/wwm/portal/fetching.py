@@ -1,0 +1,199 @@
+"""Fetching the URLs visitors give the portal (a server's card), safely.
+
+Every fetch has a time-out (the whole chain of redirects included) and a size cap. In public
+mode a URL is refused unless it is http(s) and its host's every address is a public one: not
+loopback, private, link-local, multicast, reserved or unspecified. The check is made after the
+name is resolved and again on every redirect (followed here, one hop at a time), and the
+connection goes to the very addresses that were checked (a resolver that answers only with
+them), so a name that resolves to a public address for the check and to a private one for the
+connection (DNS rebinding) gains nothing. Local mode (development, ``wwm portal`` without
+``--public``) allows every address; the scheme is checked in both.
+
+Errors are :class:`FetchRefused` (the portal will not fetch that) and :class:`FetchFailed`
+(it tried, and it did not work), each with one sentence a visitor can read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+REDIRECTS = (301, 302, 303, 307, 308)
+
+
+class FetchError(Exception):
+    """A fetch that did not give an answer; the text says why in one sentence."""
+
+
+class FetchRefused(FetchError):
+    """The portal will not fetch that URL (its scheme or its address)."""
+
+
+class FetchFailed(FetchError):
+    """The portal tried, and there was no usable answer."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What may be fetched, and how long and how much. ``allow``: networks trusted even in
+    public mode (an operator's own, or a test's)."""
+
+    public: bool = False
+    timeout: float = 10.0
+    max_bytes: int = 1_000_000
+    max_redirects: int = 5
+    allow: tuple[IPNetwork, ...] = field(default_factory=tuple)
+
+    def refusal(self, ip: IPAddress) -> str | None:
+        """Why ``ip`` may not be fetched from (the kind of address), or None if it may."""
+        if not self.public or any(ip in network for network in self.allow):
+            return None
+        return address_kind(ip)
+
+
+def address_kind(ip: IPAddress) -> str | None:
+    """The kind of a non-public address ("loopback", "private", ...), None for a public one."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return address_kind(ip.ipv4_mapped)
+    for kind, flag in (("unspecified", ip.is_unspecified), ("loopback", ip.is_loopback),
+                       ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
+                       ("reserved", ip.is_reserved), ("private", ip.is_private)):
+        if flag:
+            return kind
+    if not ip.is_global:
+        return "non-public"
+    return None
+
+
+@dataclass(frozen=True)
+class Fetched:
+    url: str                 # where the answer came from, after redirects
+    status: int
+    content_type: str
+    body: bytes
+    elapsed_ms: float
+
+
+class _Pinned(AbstractResolver):
+    """A resolver that knows one host, and answers with the addresses already checked."""
+
+    def __init__(self, host: str, addresses: Iterable[tuple[int, str]]) -> None:
+        self.host, self.addresses = host, list(addresses)
+
+    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+                      ) -> list[ResolveResult]:
+        if host != self.host:
+            raise OSError(f"{host} was not checked before connecting")
+        return [ResolveResult(hostname=host, host=address, port=port, family=fam, proto=0,
+                              flags=socket.AI_NUMERICHOST)
+                for fam, address in self.addresses if family in (0, socket.AF_UNSPEC, fam)]
+
+    async def close(self) -> None:
+        pass
+
+
+async def checked_addresses(url: str, policy: Policy) -> tuple[str, list[tuple[int, str]]]:
+    """The host of ``url`` and the addresses to connect to, each allowed by ``policy``."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise FetchRefused(f"{url!r} is not a well-formed URL") from None
+    if parts.scheme not in ("http", "https"):
+        raise FetchRefused(f"{url!r} is not an http:// or https:// URL")
+    host = parts.hostname
+    if not host:
+        raise FetchRefused(f"{url!r} names no host")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        literal: IPAddress | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        found: list[tuple[int, str]] = [(socket.AF_INET6 if literal.version == 6 else socket.AF_INET,
+                                         str(literal))]
+    else:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError):
+            raise FetchFailed(f"nothing answers at {url}: the name {host} does not resolve") from None
+        found = list(dict.fromkeys((int(info[0]), str(info[4][0]).split("%")[0]) for info in infos))
+    for _family, address in found:
+        kind = policy.refusal(ipaddress.ip_address(address))
+        if kind is not None:
+            where = host if literal is not None else f"{host} ({address})"
+            article = "an" if kind[0] in "aeiou" else "a"
+            raise FetchRefused(f"the portal does not fetch {url}: {where} is {article} {kind} address, "
+                               "and this portal is public")
+    return host, found
+
+
+async def fetch(url: str, policy: Policy, *, accept: str = "application/json") -> Fetched:
+    """GET ``url`` under ``policy``: redirects followed by hand, each hop checked first."""
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(policy.timeout):
+            for _hop in range(policy.max_redirects + 1):
+                host, addresses = await checked_addresses(url, policy)
+                answer = await _get(url, host, addresses, accept, policy)
+                if isinstance(answer, str):
+                    url = answer
+                    continue
+                status, content_type, body = answer
+                return Fetched(url, status, content_type, body, (time.perf_counter() - started) * 1000)
+    except TimeoutError:
+        raise FetchFailed(f"{url} did not answer within {policy.timeout:g} s") from None
+    raise FetchFailed(f"{url} redirects more than {policy.max_redirects} times")
+
+
+async def _get(url: str, host: str, addresses: list[tuple[int, str]], accept: str,
+               policy: Policy) -> str | tuple[int, str, bytes]:
+    """One hop: the next URL if it redirects, else (status, content type, body)."""
+    connector = aiohttp.TCPConnector(resolver=_Pinned(host, addresses), use_dns_cache=False, force_close=True)
+    try:
+        async with aiohttp.ClientSession(connector=connector) as session, session.get(
+                url, allow_redirects=False, headers={"Accept": accept, "User-Agent": "wwm-portal"}) as reply:
+            if reply.status in REDIRECTS:
+                location = reply.headers.get("Location")
+                if not location:
+                    raise FetchFailed(f"{url} redirects (HTTP {reply.status}) without saying where")
+                return urljoin(url, location)
+            declared = reply.content_length
+            if declared is not None and declared > policy.max_bytes:
+                raise FetchFailed(_too_big(url, policy))
+            body = bytearray()
+            async for chunk in reply.content.iter_chunked(65536):
+                body += chunk
+                if len(body) > policy.max_bytes:
+                    raise FetchFailed(_too_big(url, policy))
+            return reply.status, reply.headers.get("Content-Type", ""), bytes(body)
+    except aiohttp.InvalidURL:
+        raise FetchRefused(f"{url!r} is not a well-formed URL") from None
+    except (aiohttp.ClientError, OSError) as exc:
+        raise FetchFailed(f"nothing answers at {url}: {_reason(exc)}") from None
+
+
+def _too_big(url: str, policy: Policy) -> str:
+    return f"{url} answers with more than {policy.max_bytes:,} bytes, more than the portal reads"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        if isinstance(exc.os_error, ConnectionRefusedError):
+            return "the connection was refused (no server listens there)"
+        return exc.os_error.strerror or str(exc.os_error)
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection without answering"
+    text = str(exc).strip()
+    return text or type(exc).__name__
+

@@ -1,0 +1,131 @@
+"""The portal's tables, as SQLAlchemy models. The schema itself is made by the alembic
+migrations in ``migrations/versions`` (the first of them is this file, written out); a test
+checks that the two agree.
+
+Times are UTC (``UTCDateTime`` gives them back aware on every backend). A combination never
+changes once saved: an UPDATE of one raises (editing saves a new one, ``derived_from`` the old).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    event,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, Mapper, mapped_column
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC time on every backend (SQLite gives back naive ones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Setting(Base):
+    """The portal's own settings: its secret key (signs cookies and CSRF tokens)."""
+
+    __tablename__ = "portal_settings"
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class User(Base):
+    """A visitor: anonymous (known by the cookie and a recovery link) or with an account."""
+
+    __tablename__ = "portal_users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    recovery_hash: Mapped[str] = mapped_column(String(64), unique=True)   # sha256 of the link's token
+    username: Mapped[str | None] = mapped_column(String(40), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(Text)               # argon2id, never the password
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class Server(Base):
+    """A registered server and what its card said, and how it answered when last checked."""
+
+    __tablename__ = "portal_servers"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    url: Mapped[str] = mapped_column(String(2000), unique=True)
+    role: Mapped[str] = mapped_column(String(20), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    summary: Mapped[str] = mapped_column(Text, default="")
+    card: Mapped[dict[str, Any]] = mapped_column(JSON)
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    added_by: Mapped[int | None] = mapped_column(ForeignKey("portal_users.id"))
+    last_checked: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    up: Mapped[bool | None] = mapped_column(Boolean)
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+
+class Combination(Base):
+    """A saved society (a World and its Mind, arguments at every level): never changed."""
+
+    __tablename__ = "portal_combinations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("portal_users.id"), index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    explanation: Mapped[str] = mapped_column(Text, default="")           # Markdown, sanitised when shown
+    document: Mapped[dict[str, Any]] = mapped_column(JSON)                # the society document
+    world_url: Mapped[str] = mapped_column(String(2000), index=True)
+    derived_from: Mapped[int | None] = mapped_column(ForeignKey("portal_combinations.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class CombinationServer(Base):
+    """Each server URL a combination's document names (filled when it is saved)."""
+
+    __tablename__ = "portal_combination_servers"
+    combination_id: Mapped[int] = mapped_column(ForeignKey("portal_combinations.id"), primary_key=True)
+    url: Mapped[str] = mapped_column(String(2000), primary_key=True, index=True)
+
+
+class PortalRun(Base):
+    """A run started from the portal; its steps are in the run store (``run_store_id``)."""
+
+    __tablename__ = "portal_runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    combination_id: Mapped[int] = mapped_column(ForeignKey("portal_combinations.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("portal_users.id"), index=True)
+    status: Mapped[str] = mapped_column(String(40))
+    steps_asked: Mapped[int | None] = mapped_column(Integer)             # None: until ended
+    run_store_id: Mapped[int | None] = mapped_column(Integer)
+    end_secret_hash: Mapped[str] = mapped_column(String(64))             # sha256 of the end-run URL's secret
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ImmutableError(Exception):
+    """A saved combination was about to be changed."""
+
+
+@event.listens_for(Combination, "before_update")
+def _never_update(_mapper: Mapper[Combination], _connection: object, target: Combination) -> None:
+    raise ImmutableError(f"combination {target.id} is saved and never changes; save a new one "
+                         "derived from it instead")

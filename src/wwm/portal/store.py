@@ -1,0 +1,364 @@
+""":class:`PortalStore`: the portal's users, servers, combinations and runs, in SQLite by
+default (``portal.db`` beside the run store's ``runs.db``) or PostgreSQL by URL. Opening a
+store brings its schema to the newest migration (alembic ``upgrade head``). Each operation is
+one transaction: it is stored whole or not at all.
+
+Secrets (a recovery link's token, an end-run URL's secret) are returned once and kept only as
+their SHA-256; passwords only as their argon2id hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import argon2
+from sqlalchemy import Engine, Select, func, or_, select, text
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from ..store.engine import StoreError, default_path, make_engine, resolve_url, shown
+from .models import Combination, CombinationServer, PortalRun, Server, Setting, User, now
+
+ENV_VAR = "WWM_PORTAL_DATABASE_URL"
+MIGRATIONS = "wwm.portal:migrations"
+MIGRATION_LOCK_KEY = 0x77776D5F706F7274  # "wwm_port": one process migrates at a time on PostgreSQL
+USERNAME = re.compile(r"[A-Za-z0-9_.-]{3,40}")
+MIN_PASSWORD = 8
+_hasher = argon2.PasswordHasher()
+
+
+class PortalError(Exception):
+    """What the portal cannot do, in one sentence a visitor can read."""
+
+
+class NotFound(PortalError, LookupError):
+    pass
+
+
+class Conflict(PortalError):
+    pass
+
+
+def default_url() -> str:
+    """``$WWM_PORTAL_DATABASE_URL``, else ``portal.db`` in the run store's folder."""
+    return os.environ.get(ENV_VAR) or f"sqlite:///{default_path().parent / 'portal.db'}"
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database to the newest schema (alembic ``upgrade head``)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", MIGRATIONS)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+
+
+def urls_in(document: Any) -> set[str]:
+    """Every http(s) URL a society document names, at any depth."""
+    found: set[str] = set()
+    if isinstance(document, str):
+        if document.startswith(("http://", "https://")):
+            found.add(document)
+    elif isinstance(document, dict):
+        for value in document.values():
+            found |= urls_in(value)
+    elif isinstance(document, list):
+        for value in document:
+            found |= urls_in(value)
+    return found
+
+
+@dataclass(frozen=True)
+class NewUser:
+    user: User
+    recovery_token: str        # shown once, as the recovery link; only its hash is kept
+
+
+@dataclass(frozen=True)
+class NewRun:
+    run: PortalRun
+    end_secret: str            # shown once, in the end-run URL; only its hash is kept
+
+
+class PortalStore:
+    """The portal's records in the database at ``url`` (default :func:`default_url`)."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url: URL = resolve_url(url or default_url())
+        self.engine = make_engine(self.url)
+        try:
+            migrate(self.engine)
+        except SQLAlchemyError as exc:
+            self.engine.dispose()
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+            raise StoreError(f"cannot open the portal's database at {shown(self.url)}: {reason}") from None
+
+    def __repr__(self) -> str:
+        return f"PortalStore({shown(self.url)!r})"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        """One transaction: committed whole at the end, rolled back whole on any error."""
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    # -- settings -------------------------------------------------------------------------
+
+    def secret_key(self) -> str:
+        """The portal's secret (signs cookies and CSRF tokens), made on first use and kept, so
+        cookies stay valid across restarts."""
+        with self._session() as s:
+            found = s.get(Setting, "secret_key")
+            if found is not None:
+                return found.value
+        try:
+            with self._session() as s:
+                s.add(Setting(key="secret_key", value=secrets.token_urlsafe(32)))
+        except IntegrityError:
+            pass  # another process made it first
+        with self._session() as s:
+            found = s.get(Setting, "secret_key")
+            assert found is not None
+            return found.value
+
+    # -- users ----------------------------------------------------------------------------
+
+    def new_user(self) -> NewUser:
+        """An anonymous user, and the token of its recovery link."""
+        token = secrets.token_urlsafe(24)
+        with self._session() as s:
+            user = User(recovery_hash=digest(token), created_at=now())
+            s.add(user)
+        return NewUser(user, token)
+
+    def user(self, user_id: int) -> User:
+        with self._session() as s:
+            user = s.get(User, user_id)
+        if user is None:
+            raise NotFound(f"there is no user {user_id}")
+        return user
+
+    def user_by_recovery(self, token: str) -> User:
+        with self._session() as s:
+            user = s.scalar(select(User).where(User.recovery_hash == digest(token)))
+        if user is None:
+            raise NotFound("that recovery link is not valid (it may have been replaced by a newer one)")
+        return user
+
+    def new_recovery(self, user_id: int) -> str:
+        """A new recovery token for the user; the old link stops working."""
+        token = secrets.token_urlsafe(24)
+        with self._session() as s:
+            user = s.get(User, user_id)
+            if user is None:
+                raise NotFound(f"there is no user {user_id}")
+            user.recovery_hash = digest(token)
+        return token
+
+    def sign_up(self, user_id: int, username: str, password: str) -> User:
+        """Give the (anonymous) user an account: a username and a password, kept as its
+        argon2id hash."""
+        if not USERNAME.fullmatch(username):
+            raise PortalError("a username is 3 to 40 letters, digits, dots, dashes or underscores")
+        if len(password) < MIN_PASSWORD:
+            raise PortalError(f"a password has at least {MIN_PASSWORD} characters")
+        hashed = _hasher.hash(password)
+        try:
+            with self._session() as s:
+                user = s.get(User, user_id)
+                if user is None:
+                    raise NotFound(f"there is no user {user_id}")
+                if user.username is not None:
+                    raise Conflict(f"you already have an account, {user.username}")
+                user.username, user.password_hash = username, hashed
+        except IntegrityError:
+            raise Conflict(f"the username {username!r} is taken; choose another") from None
+        return user
+
+    def sign_in(self, username: str, password: str) -> User:
+        """The user with that username and password (one message for both kinds of mistake)."""
+        with self._session() as s:
+            user = s.scalar(select(User).where(User.username == username))
+        wrong = PortalError("no account has that username and password")
+        if user is None or user.password_hash is None:
+            _hasher.hash(password)   # the same work either way: the time does not tell which
+            raise wrong
+        try:
+            _hasher.verify(user.password_hash, password)
+        except argon2.exceptions.VerificationError:
+            raise wrong from None
+        except argon2.exceptions.InvalidHashError:
+            raise wrong from None
+        return user
+
+    # -- servers --------------------------------------------------------------------------
+
+    def add_server(self, url: str, card: dict[str, Any], *, added_by: int | None = None,
+                   latency_ms: float | None = None) -> Server:
+        """Register the server at ``url`` with the card it published (role and name from it)."""
+        at = now()
+        server = Server(url=url, role=str(card.get("role", "")), name=str(card.get("name") or url)[:200],
+                        summary=str(card.get("summary") or ""), card=card, added_at=at, added_by=added_by,
+                        last_checked=at, up=True, latency_ms=latency_ms, last_error=None)
+        try:
+            with self._session() as s:
+                s.add(server)
+        except IntegrityError:
+            raise Conflict(f"{url} is registered already") from None
+        return server
+
+    def server(self, server_id: int) -> Server:
+        with self._session() as s:
+            server = s.get(Server, server_id)
+        if server is None:
+            raise NotFound(f"there is no server {server_id} on this portal")
+        return server
+
+    def server_by_url(self, url: str) -> Server | None:
+        with self._session() as s:
+            return s.scalar(select(Server).where(Server.url == url))
+
+    def servers(self, *, role: str | None = None, search: str | None = None,
+                world: str | None = None) -> list[Server]:
+        """The servers, by name: of one role, matching a search (name, URL, summary, any
+        case), and with ``world`` a World's URL, that World and every server that took part in a
+        combination with it."""
+        query: Select[Server] = select(Server).order_by(func.lower(Server.name), Server.id)
+        if role:
+            query = query.where(Server.role == role)
+        if search:
+            pattern = "%" + search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            query = query.where(or_(*(func.lower(column).like(pattern, escape="\\")
+                                      for column in (Server.name, Server.url, Server.summary))))
+        if world:
+            partners = (select(CombinationServer.url).join(Combination)
+                        .where(Combination.world_url == world))
+            query = query.where(or_(Server.url == world, Server.url.in_(partners)))
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def worlds(self) -> list[Server]:
+        return self.servers(role="world")
+
+    def record_check(self, server_id: int, *, up: bool, latency_ms: float | None = None,
+                     error: str | None = None, card: dict[str, Any] | None = None) -> None:
+        """What a check of the server found; a new card (if it answered) replaces the old."""
+        with self._session() as s:
+            server = s.get(Server, server_id)
+            if server is None:
+                raise NotFound(f"there is no server {server_id} on this portal")
+            server.last_checked, server.up, server.latency_ms = now(), up, latency_ms
+            server.last_error = error
+            if card is not None:
+                server.card = card
+                server.name = str(card.get("name") or server.url)[:200]
+                server.summary = str(card.get("summary") or "")
+
+    # -- combinations ---------------------------------------------------------------------
+
+    def save_combination(self, *, author_id: int, title: str, document: dict[str, Any], world_url: str,
+                         explanation: str = "", derived_from: int | None = None) -> Combination:
+        """Save a combination (never changed afterwards), with the servers its document names."""
+        if not title.strip():
+            raise PortalError("a combination needs a title")
+        try:
+            with self._session() as s:
+                if derived_from is not None and s.get(Combination, derived_from) is None:
+                    raise NotFound(f"there is no combination {derived_from} to derive from")
+                combination = Combination(author_id=author_id, title=title.strip()[:200],
+                                          explanation=explanation, document=document, world_url=world_url,
+                                          derived_from=derived_from, created_at=now())
+                s.add(combination)
+                s.flush()
+                for url in sorted(urls_in(document) | {world_url}):
+                    s.add(CombinationServer(combination_id=combination.id, url=url))
+        except IntegrityError as exc:
+            raise PortalError(f"the combination could not be saved: {_reason(exc)}") from None
+        return combination
+
+    def combination(self, combination_id: int) -> Combination:
+        with self._session() as s:
+            combination = s.get(Combination, combination_id)
+        if combination is None:
+            raise NotFound(f"there is no combination {combination_id}")
+        return combination
+
+    def combinations_with(self, url: str) -> list[Combination]:
+        """The combinations whose document names ``url`` (newest first)."""
+        query = (select(Combination).join(CombinationServer).where(CombinationServer.url == url)
+                 .order_by(Combination.created_at.desc(), Combination.id.desc()))
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def new_run(self, combination_id: int, user_id: int, steps_asked: int | None) -> NewRun:
+        """A run of the combination, "starting", and the secret of its end-run URL."""
+        secret = secrets.token_urlsafe(24)
+        try:
+            with self._session() as s:
+                if s.get(Combination, combination_id) is None:
+                    raise NotFound(f"there is no combination {combination_id}")
+                run = PortalRun(combination_id=combination_id, user_id=user_id, status="starting",
+                                steps_asked=steps_asked, end_secret_hash=digest(secret), created_at=now())
+                s.add(run)
+        except IntegrityError as exc:
+            raise PortalError(f"the run could not be saved: {_reason(exc)}") from None
+        return NewRun(run, secret)
+
+    def run(self, run_id: int) -> PortalRun:
+        with self._session() as s:
+            run = s.get(PortalRun, run_id)
+        if run is None:
+            raise NotFound(f"there is no run {run_id}")
+        return run
+
+    def set_run(self, run_id: int, *, status: str | None = None, run_store_id: int | None = None,
+                ended: bool = False) -> PortalRun:
+        with self._session() as s:
+            run = s.get(PortalRun, run_id)
+            if run is None:
+                raise NotFound(f"there is no run {run_id}")
+            if status is not None:
+                run.status = status
+            if run_store_id is not None:
+                run.run_store_id = run_store_id
+            if ended:
+                run.ended_at = now()
+        return run
+
+    def end_secret_matches(self, run_id: int, secret: str) -> bool:
+        """Whether ``secret`` is the one given when the run started (compared in constant time)."""
+        run = self.run(run_id)
+        return hmac.compare_digest(run.end_secret_hash, digest(secret))
+
+    def runs_of(self, combination_id: int) -> list[PortalRun]:
+        query = (select(PortalRun).where(PortalRun.combination_id == combination_id)
+                 .order_by(PortalRun.id.desc()))
+        with self._session() as s:
+            return list(s.scalars(query))
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]

@@ -1,0 +1,92 @@
+"""Helpers for the portal's tests: loopback sites that answer what a test says (a hostile
+card among them), the portal served over HTTP in a thread, the CSRF token of a page."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+from aiohttp import web
+
+from wwm.server import listen
+
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+
+
+def hostile_card(url: str) -> dict[str, Any]:
+    return {
+        "wwm": "1.0", "role": "mind", "name": "Evil " + HOSTILE, "summary": "sum " + HOSTILE,
+        "description": "desc " + HOSTILE, "url": url, "state_format": "sf " + HOSTILE,
+        "action_format": "af " + HOSTILE, "query_sets": ["Mind", HOSTILE],
+        "arguments": {"properties": {HOSTILE: {"type": HOSTILE, "default": HOSTILE, "title": HOSTILE}}},
+        "credit_trail": {"url": url,
+                         "calls": [{"url": "javascript:window.pwned=3", "queries": 1},
+                                   {"url": HOSTILE, "queries": HOSTILE}],
+                         "called_by": [{"url": '"><script>window.pwned=4</script>', "queries": 2}]},
+    }
+
+
+class Site:
+    """An aiohttp site on loopback (in a thread of its own) answering what the test says."""
+
+    def __init__(self, routes: dict[str, Any], host: str = "127.0.0.1") -> None:
+        self.routes, self.host = routes, host
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        app = web.Application()
+        for path, handler in self.routes.items():
+            app.router.add_get(path, handler)
+        self.runner = web.AppRunner(app)
+        self.loop.run_until_complete(self.runner.setup())
+        site = web.TCPSite(self.runner, self.host, 0)
+        self.loop.run_until_complete(site.start())
+        self.port = self.runner.addresses[0][1]
+        self.ready.set()
+        self.loop.run_forever()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://{self.host}:{self.port}{path}"
+
+    def __enter__(self) -> Site:
+        self.thread.start()
+        self.ready.wait(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """``app`` on a free loopback port, by uvicorn in a thread; yields its URL."""
+    sock = listen("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        threading.Event().wait(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, "the page has no CSRF token"
+    return found.group(1)
