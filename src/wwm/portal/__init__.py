@@ -1,0 +1,1 @@
+"""The WWM portal (section 12.2): anyone browses servers, composes societies, runs and watches them."""
