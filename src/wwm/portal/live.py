@@ -68,7 +68,7 @@ def end_message(status: str, steps: int, total_score: float | None, world_score:
             "mind_score": mind_score}
 
 
-@dataclass
+@dataclass(eq=False)
 class Subscription:
     """One viewer's queue on one run: bounded, drop-oldest, with the end kept apart."""
 

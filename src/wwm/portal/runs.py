@@ -60,6 +60,7 @@ from starlette.routing import BaseRoute, Route
 from ..client.runner import Event, Runner, RunResult, RunSettings, Step
 from ..client.session import check_servers
 from ..client.society import Society, SocietyError, parse
+from ..protocol.errors import Refusal
 from ..store import RunStore, StoreError, StoreRecorder, UnknownRun, schema
 from .live import LiveHub, end_message, live_events, step_message
 
@@ -242,7 +243,8 @@ class RunService:
                 recorder.on_finish(RunResult(status="interrupted", record_id=run_id))
         except Exception as exc:  # noqa: BLE001 - whatever it was, the run ends saying so
             if not recorder.finished:
-                recorder.on_event(Event(0, "run-ended", str(exc) or type(exc).__name__))
+                text = exc.text if isinstance(exc, Refusal) else str(exc)
+                recorder.on_event(Event(0, "run-ended", text or type(exc).__name__))
                 result.status = COULD_NOT_START
                 recorder.on_finish(result)
             else:
