@@ -77,6 +77,7 @@ class Subscription:
     dropped: int = 0           # messages lost since the viewer last read (reported as a gap)
     dropped_total: int = 0
     end: Message | None = None
+    _ended: bool = False
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
 
     def __post_init__(self) -> None:
@@ -104,8 +105,10 @@ class Subscription:
             if self.queue:
                 return self.queue.popleft()
             if self.end is not None:
-                end, self.end = self.end, {}
-                return ("end", end) if end else None
+                if self._ended:
+                    return None
+                self._ended = True
+                return "end", self.end
             self._wake.clear()
             await self._wake.wait()
 
