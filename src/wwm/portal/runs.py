@@ -153,18 +153,24 @@ class _PortalRecorder(StoreRecorder):
         if self.finished:
             return
         self.finished = True
+        # The steps counted here, not the result's: a run cancelled during End run (or before
+        # its loop) finishes with an empty result, but its steps are recorded all the same.
         if result.status == "interrupted":
             if self.by_owner:
                 result.status = ENDED_BY_OWNER
-                self.on_event(Event(len(result.steps), "ended-by-owner",
-                                    f"the run was ended by its owner after {len(result.steps)} steps"))
+                self.on_event(Event(self.steps, "ended-by-owner",
+                                    f"the run was ended by its owner after {self.steps} steps"))
             else:
-                result.status = interrupted_at(len(result.steps))
-                self.on_event(Event(len(result.steps), "interrupted",
-                                    "the portal stopped before the run ended"))
-        super().on_finish(result)
+                result.status = interrupted_at(self.steps)
+                self.on_event(Event(self.steps, "interrupted", "the portal stopped before the run ended"))
         assert self.run_id is not None
-        self.service.hub.finish(self.run_id, end_message(result.status, len(result.steps), result.total_score,
+        try:
+            self.store.finish_run(self.run_id, result.status, self.total, self.steps,
+                                  world_score=result.world_score, mind_score=result.mind_score)
+        except StoreError as exc:
+            self.error = f"run {self.run_id} is not fully recorded: {exc}"
+            log.warning("%s", self.error)
+        self.service.hub.finish(self.run_id, end_message(result.status, self.steps, self.total,
                                                          result.world_score, result.mind_score))
 
 
