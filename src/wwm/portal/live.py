@@ -1,0 +1,274 @@
+"""Live updates of portal runs (issue 14, item 5): a pub/sub hub the run loop publishes to,
+and a server-sent-events stream any number of viewers follow.
+
+Messages (each an SSE ``event:`` name with a JSON ``data:``):
+
+- ``record``: sent first to every viewer, the run so far from the run store: ``run`` (its
+  summary: status, URLs, step count, total, scores), ``steps`` (the last ``max_record_steps``
+  of them, ``first_step`` the index of the first one sent, ``total_before`` the score of the
+  steps left out) and ``events``.
+- ``step``: one step as the run loop recorded it: ``step``, ``state``, ``action``,
+  ``new_state``, ``score``, ``total`` (the score so far), ``note``, ``at`` (the publisher's
+  clock, seconds since the epoch, for measuring the delay to a viewer).
+- ``event``: ``seq`` (0, 1, ... within the run), ``step``, ``kind`` ("mind-error",
+  "timeout", "world-down", "ended-by-owner", ...) and ``text``.
+- ``gap``: ``dropped``, the number of messages a slow viewer missed (see below).
+- ``end``: the run's final ``status``, ``steps``, ``total_score``, ``world_score`` and
+  ``mind_score``; the stream closes after it.
+
+A viewer never misses or repeats a step between the record and the pushed steps: it
+subscribes first, then the store's queue is written and the record read, and pushed steps
+the record already holds are skipped (by step index; events by ``seq``).
+
+**Slow viewers never slow the run.** Publishing only appends to each viewer's bounded queue
+(``queue_size`` messages, 256 by default) and wakes it; a viewer that falls behind loses the
+*oldest* queued messages (drop-oldest), and is told how many with a ``gap`` message before
+the next one it gets, so a page can re-read the record if it cares. The ``end`` message is
+kept apart from the queue and is never dropped.
+
+**Runs executed by another process** (another portal worker): the hub of this process has no
+channel for them, so the stream follows the run store instead, reading new steps and events
+every ``poll`` seconds until the run finishes (or its writer is found dead: "interrupted").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import time
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sse_starlette import EventSourceResponse
+from starlette.responses import PlainTextResponse, Response
+
+from ..store import RunStore, StepRecord, UnknownRun
+from ..store.records import EventRecord, RunDetail
+
+Message = dict[str, Any]
+
+
+def step_message(step: Any, total: float) -> Message:
+    """A ``step`` message from a run loop step (or a :class:`StepRecord`)."""
+    return {"step": step.index, "state": step.state, "action": step.action, "new_state": step.new_state,
+            "score": step.score, "total": total, "note": step.note, "at": time.time()}
+
+
+def event_message(seq: int, step: int, kind: str, text: str, at: datetime | None = None) -> Message:
+    return {"seq": seq, "step": step, "kind": kind, "text": text,
+            "at": at.timestamp() if at is not None else time.time()}
+
+
+def end_message(status: str, steps: int, total_score: float | None, world_score: float | None = None,
+                mind_score: float | None = None) -> Message:
+    return {"status": status, "steps": steps, "total_score": total_score, "world_score": world_score,
+            "mind_score": mind_score}
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One viewer's queue on one run: bounded, drop-oldest, with the end kept apart."""
+
+    size: int
+    queue: collections.deque[tuple[str, Message]] = field(init=False)
+    dropped: int = 0           # messages lost since the viewer last read (reported as a gap)
+    dropped_total: int = 0
+    end: Message | None = None
+    _ended: bool = False
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.queue = collections.deque()
+
+    def put(self, kind: str, message: Message) -> None:
+        if len(self.queue) >= self.size:
+            self.queue.popleft()
+            self.dropped += 1
+            self.dropped_total += 1
+        self.queue.append((kind, message))
+        self._wake.set()
+
+    def finish(self, message: Message) -> None:
+        self.end = message
+        self._wake.set()
+
+    async def next(self) -> tuple[str, Message] | None:
+        """The next message (``gap`` first if some were dropped); ``("end", ...)`` after the
+        last one, then None."""
+        while True:
+            if self.dropped:
+                dropped, self.dropped = self.dropped, 0
+                return "gap", {"dropped": dropped}
+            if self.queue:
+                return self.queue.popleft()
+            if self.end is not None:
+                if self._ended:
+                    return None
+                self._ended = True
+                return "end", self.end
+            self._wake.clear()
+            await self._wake.wait()
+
+
+class _Channel:
+    def __init__(self) -> None:
+        self.subscribers: set[Subscription] = set()
+        self.events = 0  # events published so far: the next one's seq
+
+
+class LiveHub:
+    """Channels of the runs this process executes; the run loop publishes, viewers subscribe.
+    Every method is called from the event loop's thread (publishing is synchronous and cheap)."""
+
+    def __init__(self, queue_size: int = 256) -> None:
+        self.queue_size = queue_size
+        self._channels: dict[int, _Channel] = {}
+
+    def open(self, run_id: int) -> None:
+        """A run starts here: viewers may subscribe to it from now on."""
+        self._channels.setdefault(run_id, _Channel())
+
+    def is_live(self, run_id: int) -> bool:
+        return run_id in self._channels
+
+    def viewers(self, run_id: int) -> int:
+        channel = self._channels.get(run_id)
+        return len(channel.subscribers) if channel else 0
+
+    def subscribe(self, run_id: int) -> Subscription | None:
+        """A new viewer's queue, or None when the run is not executing in this process."""
+        channel = self._channels.get(run_id)
+        if channel is None:
+            return None
+        sub = Subscription(self.queue_size)
+        channel.subscribers.add(sub)
+        return sub
+
+    def unsubscribe(self, run_id: int, sub: Subscription) -> None:
+        channel = self._channels.get(run_id)
+        if channel is not None:
+            channel.subscribers.discard(sub)
+
+    def publish_step(self, run_id: int, message: Message) -> None:
+        self._publish(run_id, "step", message)
+
+    def publish_event(self, run_id: int, step: int, kind: str, text: str) -> None:
+        channel = self._channels.get(run_id)
+        if channel is None:
+            return
+        message = event_message(channel.events, step, kind, text)
+        channel.events += 1
+        self._publish(run_id, "event", message)
+
+    def finish(self, run_id: int, message: Message) -> None:
+        """The run has ended (and its end is in the store): every viewer gets ``end`` after
+        what it has queued, and the channel goes; later viewers read the store."""
+        channel = self._channels.pop(run_id, None)
+        if channel is not None:
+            for sub in channel.subscribers:
+                sub.finish(message)
+
+    def _publish(self, run_id: int, kind: str, message: Message) -> None:
+        channel = self._channels.get(run_id)
+        if channel is not None:
+            for sub in channel.subscribers:
+                sub.put(kind, message)
+
+
+def _step_dict(step: StepRecord, total: float) -> Message:
+    return {"step": step.index, "state": step.state, "action": step.action, "new_state": step.new_state,
+            "score": step.score, "total": total, "note": step.note}
+
+
+def _run_dict(run: RunDetail) -> Message:
+    return {"id": run.id, "name": run.name, "status": run.status, "mind_url": run.mind_url,
+            "world_url": run.world_url, "step_count": run.step_count, "total_score": run.total_score,
+            "world_score": run.world_score, "mind_score": run.mind_score,
+            "started_at": run.started_at.isoformat(),
+            "finished_at": run.finished_at.isoformat() if run.finished_at else None}
+
+
+def _sse(kind: str, message: Message, seq: int) -> dict[str, Any]:
+    return {"event": kind, "id": str(seq), "data": json.dumps(message, allow_nan=False, default=str)}
+
+
+async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
+                 max_record_steps: int = 5000) -> AsyncGenerator[dict[str, Any], None]:
+    """The SSE messages of one viewer of ``run_id`` (see the module's docstring). Raises
+    :class:`~wwm.store.UnknownRun` before the first message if there is no such run."""
+    sub = hub.subscribe(run_id)  # first, so nothing published from now on is missed
+    try:
+        if sub is not None:
+            await asyncio.to_thread(store.flush)  # everything published before is in the store
+        head = await asyncio.to_thread(store.get_run, run_id, max_steps=0)
+        first = max(0, head.step_count - max_record_steps)
+        record = await asyncio.to_thread(store.get_run, run_id, from_step=first)
+        sent = 0
+        before = (record.total_score or 0.0) - sum(s.score or 0.0 for s in record.steps)
+        total = before
+        steps = []
+        for s in record.steps:
+            total += s.score or 0.0
+            steps.append(_step_dict(s, total))
+        last_step = record.steps[-1].index if record.steps else -1
+        events_seen = len(record.events)
+        yield _sse("record", {"run": _run_dict(record), "first_step": first, "total_before": before,
+                              "steps": steps, "events": [event_message(i, e.step, e.kind, e.text, e.at)
+                                                         for i, e in enumerate(record.events)]}, sent)
+        if sub is not None:
+            while (item := await sub.next()) is not None:
+                kind, message = item
+                if kind == "step" and message["step"] <= last_step:
+                    continue
+                if kind == "event" and message["seq"] < events_seen:
+                    continue
+                sent += 1
+                yield _sse(kind, message, sent)
+            return
+        # Not executing here: finished, or run by another process (follow the store).
+        run = record
+        while run.status == "running":
+            await asyncio.sleep(poll)
+            run = await asyncio.to_thread(store.get_run, run_id, from_step=last_step + 1)
+            for s in run.steps:
+                total += s.score or 0.0
+                sent += 1
+                yield _sse("step", {**_step_dict(s, total), "at": None}, sent)
+                last_step = s.index
+            new: list[EventRecord] = run.events[events_seen:]
+            for i, e in enumerate(new, start=events_seen):
+                sent += 1
+                yield _sse("event", event_message(i, e.step, e.kind, e.text, e.at), sent)
+            events_seen = len(run.events)
+        sent += 1
+        yield _sse("end", end_message(run.status, run.step_count, run.total_score, run.world_score,
+                                      run.mind_score), sent)
+    finally:
+        if sub is not None:
+            hub.unsubscribe(run_id, sub)
+
+
+async def live_events(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
+                      max_record_steps: int = 5000, ping: float = 15.0) -> Response:
+    """The SSE response for one viewer of ``run_id``: 404 with a sentence for a run that
+    does not exist."""
+    messages = stream(run_id, hub, store, poll=poll, max_record_steps=max_record_steps)
+    try:
+        first = await anext(messages)
+    except UnknownRun:
+        await messages.aclose()
+        return PlainTextResponse(f"there is no run {run_id}", status_code=404)
+
+    async def everything() -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield first
+            async for message in messages:
+                yield message
+        finally:
+            await messages.aclose()
+
+    return EventSourceResponse(everything(), ping=ping, send_timeout=30.0,
+                               headers={"Cache-Control": "no-store"})

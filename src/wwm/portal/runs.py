@@ -1,0 +1,475 @@
+"""The portal's run service (issue 14, items 5, 6 and 8): start a society's run in the
+portal's process, end it with its owner's secret, and follow it live.
+
+:class:`RunService` drives the project's own run loop (:class:`wwm.client.runner.Runner`,
+with its time-outs and recovery policies) as an asyncio task, recording into the run store
+(:class:`wwm.store.RunStore`) and publishing every step and event to a :class:`LiveHub`
+(:mod:`.live`)::
+
+    service = RunService("sqlite:///portal.db")       # recovers runs a dead process left
+    started = await service.start(document, steps=200, owner="user:42")
+    started.run_id, started.end_secret                  # the secret is shown once, never kept
+    service.check_end_secret(run_id, secret) -> bool    # constant-time
+    await service.end(run_id, secret) -> EndedRun       # or EndRefused(code, reason)
+    Mount("/", routes=service.routes())                 # GET /live/{run_id}: server-sent events
+    await service.close()
+
+**End secrets** live in the database (table ``wwm_portal_run_secrets``, beside the run
+store's tables): only their SHA-256 is kept (a 256-bit random token needs no slow hash), and
+the comparison is constant-time. The table also holds when the end was asked for, so a
+secret ends a run once and a reused one is refused saying when it was used. Because the
+request is in the database, any process on it can end any portal run: the process executing
+the run notices within ``poll`` seconds and stops it (a portal with several workers).
+
+**A process that dies mid-run** (kill -9, a lost machine): its runs are marked
+``"interrupted at step k"``, with steps 0..k as recorded; they are *not* resumed. Resuming
+would need the World to be where step k left it, but the World and the Mind hold the run
+under the dead client's run, which they expire; a fresh New run would start the World over,
+and the steps after k would no longer continue the record. Nor can the client tell whether
+the Execute action of step k+1 was done (the reason the run loop never resends one). So the
+honest record is the interrupted one; the combination can be run again. A new service marks
+them as it starts (the store knows a writer is dead: its process is gone from this host, or
+its heartbeat is older than 30 s), and again every ``sweep`` seconds, for workers that die
+while it runs. A service that is closed cleanly ends its runs the same way. Only runs started
+by a portal (with a secret) are marked; ``wwm run``'s runs are left to ``wwm runs``.
+
+Statuses a portal run ends with: the run loop's ("completed", "ended by world", "mind lost",
+"mind failed", "world lost"), ``"ended by its owner"``, ``"interrupted at step k"`` (or
+``"interrupted before its first step"``), and ``"could not start"`` (a server of the wrong
+role, nothing listening, a refused New run: the reason is the run's ``run-ended`` event).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, func, insert, select, update
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from ..client.runner import Event, Runner, RunResult, RunSettings, Step
+from ..client.session import check_servers
+from ..client.society import Society, SocietyError, parse
+from ..protocol.errors import Refusal
+from ..store import RunStore, StoreError, StoreRecorder, UnknownRun, schema
+from .live import LiveHub, end_message, live_events, step_message
+
+log = logging.getLogger(__name__)
+
+ENDED_BY_OWNER = "ended by its owner"
+COULD_NOT_START = "could not start"
+
+portal_metadata = MetaData()
+
+run_secrets = Table(
+    "wwm_portal_run_secrets", portal_metadata,
+    Column("run_id", Integer, primary_key=True, autoincrement=False),   # wwm_runs.id
+    Column("secret_sha256", String(64), nullable=False),
+    Column("owner", String(200), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("end_requested_at", DateTime(timezone=True)),                # the secret was used
+)
+
+_DUMMY = hashlib.sha256(b"no such run").hexdigest()
+
+
+def interrupted_at(steps: int) -> str:
+    """The status of a run that stopped without ending, after ``steps`` recorded steps."""
+    return f"interrupted at step {steps - 1}" if steps else "interrupted before its first step"
+
+
+@dataclass(frozen=True)
+class StartedRun:
+    """A run just started: its run-store ID and the secret that ends it (shown once)."""
+
+    run_id: int
+    end_secret: str
+
+
+@dataclass(frozen=True)
+class EndedRun:
+    run_id: int
+    status: str
+    steps: int
+
+
+EndCode = Literal["unknown-run", "not-a-portal-run", "wrong-secret", "already-ended", "already-finished",
+                  "still-running"]
+
+
+class EndRefused(Exception):
+    """``end`` did not end the run; ``code`` says which case, ``reason`` says it to a person."""
+
+    def __init__(self, code: EndCode, reason: str) -> None:
+        super().__init__(reason)
+        self.code: EndCode = code
+        self.reason = reason
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _PortalRecorder(StoreRecorder):
+    """The store's recorder for a run whose row the service made already, which also
+    publishes each step and event to the hub and names the portal's own end statuses."""
+
+    def __init__(self, service: RunService, run_id: int, society: Society) -> None:
+        super().__init__(service.store, mind_url=society.mind.url or f"local:{society.mind.class_}",
+                         world_url=society.world.url or f"local:{society.world.class_}")
+        self.run_id = run_id
+        self.service = service
+        self.total = 0.0
+        self.steps = 0
+        self.finished = False
+        self.by_owner = False
+
+    def on_start(self, result: Any) -> None:  # the row exists: started by RunService.start
+        result.record_id = self.run_id
+
+    def on_step(self, step: Step) -> None:
+        super().on_step(step)                 # queued in the store first, then published:
+        self.total += step.score or 0.0       # a viewer's record then never lacks a pushed step
+        self.steps += 1
+        assert self.run_id is not None
+        self.service.hub.publish_step(self.run_id, step_message(step, self.total))
+
+    def on_event(self, event: Event) -> None:
+        super().on_event(event)
+        assert self.run_id is not None
+        self.service.hub.publish_event(self.run_id, event.step, event.kind, event.text)
+
+    def on_finish(self, result: RunResult) -> None:
+        if self.finished:
+            return
+        self.finished = True
+        # The steps counted here, not the result's: a run cancelled during End run (or before
+        # its loop) finishes with an empty result, but its steps are recorded all the same.
+        if result.status == "interrupted":
+            if self.by_owner:
+                result.status = ENDED_BY_OWNER
+                self.on_event(Event(self.steps, "ended-by-owner",
+                                    f"the run was ended by its owner after {self.steps} steps"))
+            else:
+                result.status = interrupted_at(self.steps)
+                self.on_event(Event(self.steps, "interrupted", "the portal stopped before the run ended"))
+        assert self.run_id is not None
+        try:
+            self.store.finish_run(self.run_id, result.status, self.total, self.steps,
+                                  world_score=result.world_score, mind_score=result.mind_score)
+        except StoreError as exc:
+            self.error = f"run {self.run_id} is not fully recorded: {exc}"
+            log.warning("%s", self.error)
+        self.service.hub.finish(self.run_id, end_message(result.status, self.steps, self.total,
+                                                         result.world_score, result.mind_score))
+
+
+@dataclass
+class _Running:
+    task: asyncio.Task[None]
+    recorder: _PortalRecorder
+
+
+class RunService:
+    """Starts, ends and shows portal runs; see the module's docstring.
+
+    ``db``: the run store's database URL (None: the store's default), or pass ``store``.
+    ``poll``: how often the service looks for end requests made through the database;
+    ``sweep``: how often it looks for runs whose process died."""
+
+    def __init__(self, db: str | None = None, *, store: RunStore | None = None, hub: LiveHub | None = None,
+                 poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0) -> None:
+        self.store = store if store is not None else RunStore(db)
+        self._own_store = store is None
+        self.hub = hub or LiveHub()
+        self.poll, self.sweep, self.end_wait = poll, sweep, end_wait
+        self._runs: dict[int, _Running] = {}
+        self._watcher: asyncio.Task[None] | None = None
+        self._closed = False
+        with self.store._lock, self.store.engine.begin() as conn:
+            portal_metadata.create_all(conn)
+        self.recovered = self.recover()
+
+    # ---- starting --------------------------------------------------------------------------
+    async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str) -> StartedRun:
+        """Start ``document`` (a society document or a parsed :class:`Society`) for ``steps``
+        steps (None: until ended, or until the World ends it) as a task of this process.
+        Raises :class:`~wwm.client.society.SocietyError` for a document that cannot run; a
+        server that is down or of the wrong role is the run's own end ("could not start")."""
+        if self._closed:
+            raise RuntimeError("the run service is closed")
+        society = document if isinstance(document, Society) else parse(document, source="the society document")
+        if steps is not None and (not isinstance(steps, int) or isinstance(steps, bool) or steps < 1):
+            raise SocietyError(f"steps must be a whole number of at least 1, or none (until ended), not {steps!r}")
+        if not isinstance(owner, str) or not owner or len(owner) > 200:
+            raise ValueError("owner must be 1 to 200 characters")
+        settings = dataclasses.replace(society.settings(), steps=steps)
+        secret = secrets.token_urlsafe(32)
+
+        def record() -> int:
+            run_id = self.store.start_run(
+                mind_url=society.mind.url or f"local:{society.mind.class_}",
+                world_url=society.world.url or f"local:{society.world.class_}",
+                society=society.model_dump(by_alias=True, exclude_none=True),
+                settings=settings.as_dict(), name=society.name)
+            with self.store._lock, self.store.engine.begin() as conn:
+                conn.execute(insert(run_secrets).values(run_id=run_id, secret_sha256=_hash(secret), owner=owner,
+                                                        created_at=datetime.now(UTC)))
+            return run_id
+
+        run_id = await asyncio.to_thread(record)
+        self.hub.open(run_id)
+        recorder = _PortalRecorder(self, run_id, society)
+        task = asyncio.create_task(self._drive(run_id, society, settings, recorder), name=f"wwm-portal-run-{run_id}")
+        self._runs[run_id] = _Running(task, recorder)
+        self._ensure_watcher()
+        return StartedRun(run_id, secret)
+
+    async def _drive(self, run_id: int, society: Society, settings: RunSettings,
+                     recorder: _PortalRecorder) -> None:
+        servers: list[Any] = []
+        result = RunResult(status="running", record_id=run_id)
+        try:
+            await check_servers(society, wait=settings.start_wait, timeout=settings.timeout)
+            mind, world = society.build()
+            servers = [mind, world]
+            result = await Runner(mind, world, settings, recorder=recorder).run()
+        except asyncio.CancelledError:
+            if not recorder.finished:  # ended before the first step (a slow New run)
+                recorder.on_finish(RunResult(status="interrupted", record_id=run_id))
+        except Exception as exc:  # noqa: BLE001 - whatever it was, the run ends saying so
+            if not recorder.finished:
+                text = exc.text if isinstance(exc, Refusal) else str(exc)
+                recorder.on_event(Event(0, "run-ended", text or type(exc).__name__))
+                result.status = COULD_NOT_START
+                recorder.on_finish(result)
+            else:
+                log.warning("portal run %s: %s", run_id, exc)
+        finally:
+            for server in servers:
+                close = getattr(server, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(Exception):
+                        await close()
+            self._runs.pop(run_id, None)
+
+    # ---- ending ----------------------------------------------------------------------------
+    def check_end_secret(self, run_id: int, secret: str) -> bool:
+        """Whether ``secret`` is the end secret of ``run_id`` (used or not), compared in
+        constant time (a run without one is compared against a dummy)."""
+        stored = self._secret_row(run_id)
+        expected = stored["secret_sha256"] if stored is not None else _DUMMY
+        given = _hash(secret) if isinstance(secret, str) else ""
+        return hmac.compare_digest(given, expected) and stored is not None
+
+    async def end(self, run_id: int, secret: str) -> EndedRun:
+        """End ``run_id`` for its owner: the run loop stops after its current query, End run
+        goes to both servers, and the run is recorded as "ended by its owner" with the steps
+        it made. Raises :class:`EndRefused` for a wrong secret, a used one, a finished run."""
+        row = await asyncio.to_thread(self._secret_row, run_id)
+        if row is None:
+            try:
+                await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
+            except UnknownRun:
+                raise EndRefused("unknown-run", f"there is no run {run_id}") from None
+            raise EndRefused("not-a-portal-run", f"run {run_id} was not started from the portal; "
+                                                 "it has no end secret") from None
+        if not self.check_end_secret(run_id, secret):
+            raise EndRefused("wrong-secret", f"that is not the secret that ends run {run_id}; only the "
+                                             "person who started it has it (the link given at its start)")
+        if row["end_requested_at"] is not None:
+            raise EndRefused("already-ended", f"run {run_id} was already ended by its owner "
+                                              f"({_when(row['end_requested_at'])}); a secret ends a run once")
+        local = self._runs.get(run_id)
+        if local is None:
+            self.recover()  # a dead writer's run is interrupted, not ended: say so below
+            summary = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
+            if summary.status != "running":
+                raise EndRefused("already-finished", f"run {run_id} has already finished ({summary.status}) "
+                                                     f"after {summary.step_count} steps; there is nothing to end")
+        with self.store._lock, self.store.engine.begin() as conn:
+            claimed = conn.execute(update(run_secrets).where(run_secrets.c.run_id == run_id)
+                                   .where(run_secrets.c.end_requested_at.is_(None))
+                                   .values(end_requested_at=datetime.now(UTC))).rowcount
+        if not claimed:
+            raise EndRefused("already-ended", f"run {run_id} was already ended by its owner; a secret ends a run once")
+        if local is not None:
+            await self._stop(run_id, local)
+        else:  # executing in another process: it sees the request within its poll
+            await self._wait_elsewhere(run_id)
+        summary = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
+        return EndedRun(run_id, summary.status, summary.step_count)
+
+    async def _stop(self, run_id: int, running: _Running) -> None:
+        running.recorder.by_owner = True
+        running.task.cancel()
+        await asyncio.wait([running.task])
+
+    async def _wait_elsewhere(self, run_id: int) -> None:
+        deadline = asyncio.get_running_loop().time() + self.end_wait
+        while asyncio.get_running_loop().time() < deadline:
+            summary = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
+            if summary.status == "interrupted":  # its process died meanwhile: ended all the same
+                self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
+                           "the run was ended by its owner after its process had stopped")
+                return
+            if summary.status != "running":
+                return
+            await asyncio.sleep(min(self.poll, 0.2))
+        raise EndRefused("still-running", f"run {run_id} is asked to end, but the process running it has not "
+                                          f"stopped it within {self.end_wait:g} s; it will when it next looks")
+
+    def _secret_row(self, run_id: int) -> Any:
+        if not isinstance(run_id, int):
+            return None
+        with self.store._lock, self.store.engine.connect() as conn:
+            return conn.execute(select(run_secrets).where(run_secrets.c.run_id == run_id)).mappings().first()
+
+    # ---- runs left by dead processes -------------------------------------------------------
+    def recover(self) -> list[tuple[int, str]]:
+        """Mark every portal run whose writing process is dead "interrupted at step k"
+        (steps 0..k stay as recorded); returns the (run ID, status) pairs it marked."""
+        with self.store._lock, self.store.engine.connect() as conn:
+            candidates = conn.execute(
+                select(schema.runs.c.id).join(run_secrets, run_secrets.c.run_id == schema.runs.c.id)
+                .where(schema.runs.c.status == "running")).scalars().all()
+        marked = []
+        for run_id in candidates:
+            if run_id in self._runs:
+                continue
+            try:
+                status = self.store.get_run(run_id, max_steps=0).status
+            except StoreError:
+                continue
+            if status != "interrupted":  # alive in another process
+                continue
+            row = self._secret_row(run_id)
+            if row is not None and row["end_requested_at"] is not None:
+                done = self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
+                                  "the run was ended by its owner after its process had stopped")
+            else:
+                done = self._mark(run_id, None, "interrupted",
+                                  "the process running it stopped before the run ended; runs are not resumed")
+            if done is not None:
+                marked.append((run_id, done))
+        return marked
+
+    def _mark(self, run_id: int, status: str | None, kind: str, text: str) -> str | None:
+        """Finish a run nobody is writing any more, with its recorded steps; None if another
+        process did it first."""
+        with self.store._lock, self.store.engine.begin() as conn:
+            count, total = conn.execute(select(func.count(), func.sum(schema.steps.c.score))
+                                        .where(schema.steps.c.run_id == run_id)).one()
+            status = status or interrupted_at(int(count))
+            done = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
+                                .where(schema.runs.c.status == "running")
+                                .values(status=status, finished_at=datetime.now(UTC), steps=int(count),
+                                        total_score=total)).rowcount
+            if not done:
+                return None
+            conn.execute(insert(schema.events).values(run_id=run_id, step=int(count), kind=kind, text=text,
+                                                      at=datetime.now(UTC)))
+        return status
+
+    # ---- the watcher: end requests from other processes, dead workers ----------------------
+    def _ensure_watcher(self) -> None:
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.create_task(self._watch(), name="wwm-portal-run-watcher")
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        swept = loop.time()
+        while True:
+            await asyncio.sleep(self.poll)
+            try:
+                if self._runs:
+                    ids = list(self._runs)
+                    asked = await asyncio.to_thread(self._end_requests, ids)
+                    for run_id in asked:
+                        running = self._runs.get(run_id)
+                        if running is not None and not running.recorder.by_owner:
+                            running.recorder.by_owner = True
+                            running.task.cancel()
+                if loop.time() - swept >= self.sweep:
+                    swept = loop.time()
+                    await asyncio.to_thread(self.recover)
+            except (StoreError, OSError) as exc:
+                log.warning("portal run watcher: %s", exc)
+            except Exception as exc:  # noqa: BLE001 - a database error: try again next round
+                log.warning("portal run watcher: %s", exc)
+
+    def _end_requests(self, run_ids: list[int]) -> list[int]:
+        with self.store._lock, self.store.engine.connect() as conn:
+            return list(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.run_id.in_(run_ids))
+                                     .where(run_secrets.c.end_requested_at.is_not(None))).scalars())
+
+    # ---- reading, live, closing ------------------------------------------------------------
+    def is_running_here(self, run_id: int) -> bool:
+        return run_id in self._runs
+
+    def owner_of(self, run_id: int) -> str | None:
+        row = self._secret_row(run_id)
+        return None if row is None else str(row["owner"])
+
+    def runs_of(self, owner: str) -> list[int]:
+        """The IDs of the runs ``owner`` started, newest first."""
+        with self.store._lock, self.store.engine.connect() as conn:
+            return list(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.owner == owner)
+                                     .order_by(run_secrets.c.run_id.desc())).scalars())
+
+    async def wait(self, run_id: int) -> str:
+        """Wait for a run executing here to finish; its status."""
+        running = self._runs.get(run_id)
+        if running is not None:
+            await asyncio.wait([running.task])
+        return (await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)).status
+
+    async def live_events(self, run_id: int) -> Response:
+        """Server-sent events of ``run_id`` for one viewer (see :mod:`.live`)."""
+        return await live_events(run_id, self.hub, self.store, poll=self.poll)
+
+    def routes(self) -> list[BaseRoute]:
+        """``GET /live/{run_id}``: the live updates of a run, as server-sent events."""
+
+        async def live(request: Request) -> Response:
+            return await self.live_events(request.path_params["run_id"])
+
+        return [Route("/live/{run_id:int}", live, methods=["GET"])]
+
+    async def close(self) -> None:
+        """Stop the watcher and this process's runs (each "interrupted at step k", viewers
+        told), then close the store if the service opened it."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._watcher is not None:
+            self._watcher.cancel()
+            await asyncio.wait([self._watcher])
+        tasks = [r.task for r in self._runs.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        if self._own_store:
+            await asyncio.to_thread(self.store.close)
+
+    async def __aenter__(self) -> RunService:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _when(value: datetime) -> str:
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -1,0 +1,420 @@
+"""The portal's run service over real servers on loopback and real HTTP: a society's run in
+the portal's process, recorded in the run store; viewers following it by server-sent events
+(aiohttp clients in their own threads, as separate browsers would be); its end by the owner's
+secret, also after a restart; a portal killed mid-run; a mind server that dies mid-run.
+
+Run as a script (``python test_runs.py DB WORLD MIND``) it is the portal process the kill
+test starts and kills."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+
+from wwm.portal.live import Subscription
+from wwm.portal.runs import EndRefused, RunService
+from wwm.server.process import ServerProcess, free_port
+from wwm.store import RunStore
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"
+
+
+@pytest.fixture(scope="module")
+def world():
+    with ServerProcess(GRID) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def mind():
+    with ServerProcess(SEEKER) as server:
+        yield server
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'portal.db'}"
+
+
+def society(world: Any, mind: Any, **run: Any) -> dict[str, Any]:
+    return {"name": "food seeker in the grid", "world": {"url": world.url, "args": {"size": 8}},
+            "mind": {"url": mind.url}, "run": {"timeout": 2.0, **run}}
+
+
+@contextlib.asynccontextmanager
+async def serving(service: RunService) -> AsyncIterator[str]:
+    """The service's routes on a real uvicorn server in this event loop (the portal process)."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=service.routes()), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="off", timeout_graceful_shutdown=1))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+class Viewer:
+    """A browser following ``url`` by SSE, in a thread with its own event loop: every message
+    with the time it arrived. ``stall`` seconds without reading after connecting."""
+
+    def __init__(self, url: str, stall: float = 0.0) -> None:
+        self.url, self.stall = url, stall
+        self.messages: list[tuple[str, dict[str, Any], float]] = []
+        self.connected = threading.Event()
+        self.status: int | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._follow())
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+        finally:
+            self.connected.set()
+
+    async def _follow(self) -> None:
+        async with aiohttp.ClientSession() as session, session.get(self.url) as reply:
+            self.status = reply.status
+            self.connected.set()
+            if reply.status != 200:
+                self.messages.append(("http", {"text": await reply.text()}, time.time()))
+                return
+            if self.stall:
+                await asyncio.sleep(self.stall)
+            event, data = "message", []
+            async for raw in reply.content:
+                line = raw.decode().rstrip("\r\n")
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip())
+                elif not line and data:
+                    self.messages.append((event, json.loads("\n".join(data)), time.time()))
+                    if event == "end":
+                        return
+                    event, data = "message", []
+
+    async def done(self, timeout: float = 60.0) -> Viewer:
+        await asyncio.to_thread(self.thread.join, timeout)
+        assert not self.thread.is_alive(), "the viewer did not get the end of the run"
+        assert self.error is None, self.error
+        return self
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for k, m, _ in self.messages if k == kind]
+
+    def every_step(self) -> list[int]:
+        """The step indices this viewer saw: the record's, then the pushed ones."""
+        record = self.of("record")[0]
+        return [s["step"] for s in record["steps"]] + [m["step"] for m in self.of("step")]
+
+
+async def until(condition: Any, timeout: float = 30.0, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.005)
+
+
+def steps_so_far(service: RunService, run_id: int) -> int:
+    running = service._runs.get(run_id)
+    return running.recorder.steps if running else 10**9
+
+
+def check_record(store: RunStore, run_id: int, status: str) -> Any:
+    run = store.get_run(run_id)
+    assert run.status == status, (run.status, run.events)
+    assert [s.index for s in run.steps] == list(range(run.step_count)), "steps 0..k, none missing"
+    return run
+
+
+# ---- a run, recorded and watched -------------------------------------------------------------
+@pytest.mark.slow
+async def test_a_run_is_recorded_and_viewers_who_join_at_different_moments_see_every_step(world, mind, db):
+    n = 3000
+    async with RunService(db) as service, serving(service) as base:
+        started = await service.start(society(world, mind), steps=n, owner="anonymous:1")
+        url = f"{base}/live/{started.run_id}"
+        await until(lambda: steps_so_far(service, started.run_id) >= 200, what="200 steps")
+        first = Viewer(url)
+        await until(lambda: steps_so_far(service, started.run_id) >= 1500, what="1500 steps")
+        second = Viewer(url)
+        assert await service.wait(started.run_id) == "completed"
+        await first.done()
+        await second.done()
+
+        run = check_record(service.store, started.run_id, "completed")
+        assert run.step_count == n and run.world_score is not None
+        assert run.settings["steps"] == n and run.society["name"] == "food seeker in the grid"
+        delays = []
+        for viewer in (first, second):
+            record = viewer.of("record")[0]
+            assert record["run"]["status"] == "running" and record["first_step"] == 0
+            assert len(record["steps"]) > 0, "joined mid-run: the earlier steps come from the record"
+            assert viewer.of("step"), "and the later ones are pushed"
+            assert viewer.every_step() == list(range(n)), "every step once, in order"
+            assert not viewer.of("gap")
+            end = viewer.of("end")[0]
+            assert end == {"status": "completed", "steps": n, "total_score": run.total_score,
+                           "world_score": run.world_score, "mind_score": run.mind_score}
+            last = viewer.of("step")[-1]
+            assert last["total"] == pytest.approx(run.total_score)
+            delays += [(arrived - m["at"]) * 1000 for k, m, arrived in viewer.messages if k == "step"]
+        assert len(record["steps"]) > len(first.of("record")[0]["steps"])  # the second joined later
+        delays.sort()
+        print(f"\nstep-to-viewer delay over {len(delays)} pushed steps, 2 viewers: "
+              f"p50 {statistics.median(delays):.2f} ms, p99 {delays[int(len(delays) * 0.99)]:.2f} ms, "
+              f"max {delays[-1]:.2f} ms")
+
+
+@pytest.mark.slow
+async def test_a_finished_run_shows_its_record_and_end_and_an_unknown_one_is_404(world, mind, db):
+    async with RunService(db) as service, serving(service) as base:
+        started = await service.start(society(world, mind), steps=20, owner="u")
+        await service.wait(started.run_id)
+        viewer = await Viewer(f"{base}/live/{started.run_id}").done()
+        assert [k for k, _, _ in viewer.messages] == ["record", "end"]
+        assert [s["step"] for s in viewer.of("record")[0]["steps"]] == list(range(20))
+        assert viewer.of("end")[0]["status"] == "completed"
+        missing = await Viewer(f"{base}/live/999").done()
+        assert missing.status == 404 and missing.of("http")[0]["text"] == "there is no run 999"
+
+
+@pytest.mark.slow
+async def test_a_viewer_that_stops_reading_does_not_hold_up_the_run(world, mind, db):
+    async with RunService(db) as service, serving(service) as base:
+        alone = await service.start(society(world, mind), steps=2000, owner="u")
+        t0 = time.monotonic()
+        await service.wait(alone.run_id)
+        print(f"\nno viewer: {(time.monotonic() - t0) / 2:.2f} ms a step", end="")
+        started = await service.start(society(world, mind), steps=12000, owner="u")
+        # a browser tab left in the background: connected, reading nothing, a small buffer
+        stalled = socket.socket()
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        stalled.connect(("127.0.0.1", int(base.rsplit(":", 1)[1])))
+        stalled.sendall(f"GET /live/{started.run_id} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await until(lambda: service.hub.viewers(started.run_id) == 1, what="the viewer")
+        t0 = time.monotonic()
+        (sub,) = service.hub._channels[started.run_id].subscribers
+        assert await service.wait(started.run_id) == "completed"
+        print(f"; with a viewer that never reads: {(time.monotonic() - t0) / 12:.2f} ms a step over 12000 "
+              f"steps (its queue dropped the oldest {sub.dropped_total} messages)")
+        check_record(service.store, started.run_id, "completed")
+        stalled.close()
+
+
+def test_a_slow_viewer_loses_the_oldest_messages_never_the_end():
+    async def scenario() -> None:
+        sub = Subscription(size=3)
+        for i in range(10):
+            sub.put("step", {"step": i})
+        sub.finish({"status": "completed"})
+        got = []
+        while (item := await sub.next()) is not None:
+            got.append(item)
+        assert got == [("gap", {"dropped": 7}), ("step", {"step": 7}), ("step", {"step": 8}),
+                       ("step", {"step": 9}), ("end", {"status": "completed"})]
+        assert sub.dropped_total == 7
+
+    asyncio.run(scenario())
+
+
+# ---- ending a run ----------------------------------------------------------------------------
+@pytest.mark.slow
+async def test_the_owner_ends_a_run_with_its_secret_once_and_nobody_else_can(world, mind, db):
+    async with RunService(db) as service, serving(service) as base:
+        started = await service.start(society(world, mind), steps=None, owner="anonymous:7")
+        await until(lambda: steps_so_far(service, started.run_id) >= 50, what="50 steps")
+        viewer = Viewer(f"{base}/live/{started.run_id}")
+        await asyncio.to_thread(viewer.connected.wait, 10)
+
+        for wrong in ("", "not-the-secret", secrets.token_urlsafe(32), started.end_secret[:-1]):
+            assert not service.check_end_secret(started.run_id, wrong)
+            with pytest.raises(EndRefused) as refused:
+                await service.end(started.run_id, wrong)
+            assert refused.value.code == "wrong-secret"
+            assert refused.value.reason == (f"that is not the secret that ends run {started.run_id}; only the "
+                                            "person who started it has it (the link given at its start)")
+        assert service.is_running_here(started.run_id), "a wrong secret leaves the run going"
+
+        assert service.check_end_secret(started.run_id, started.end_secret)
+        ended = await service.end(started.run_id, started.end_secret)
+        assert ended.status == "ended by its owner" and ended.steps >= 50
+        run = check_record(service.store, started.run_id, "ended by its owner")
+        assert run.step_count == ended.steps and run.world_score is not None  # End run went to the world
+        assert run.events[-1].kind == "ended-by-owner"
+
+        await viewer.done()
+        assert viewer.of("end")[0]["status"] == "ended by its owner"
+        assert viewer.every_step() == list(range(ended.steps))
+        assert viewer.of("event")[-1]["kind"] == "ended-by-owner"
+
+        with pytest.raises(EndRefused) as reused:
+            await service.end(started.run_id, started.end_secret)
+        assert reused.value.code == "already-ended"
+        assert reused.value.reason.startswith(f"run {started.run_id} was already ended by its owner (20")
+        assert reused.value.reason.endswith("UTC); a secret ends a run once")
+        with pytest.raises(EndRefused, match="^there is no run 4242$"):
+            await service.end(4242, started.end_secret)
+        assert service.owner_of(started.run_id) == "anonymous:7"
+        assert service.runs_of("anonymous:7") == [started.run_id]
+
+
+@pytest.mark.slow
+async def test_a_finished_run_cannot_be_ended(world, mind, db):
+    async with RunService(db) as service:
+        started = await service.start(society(world, mind), steps=10, owner="u")
+        await service.wait(started.run_id)
+        with pytest.raises(EndRefused) as refused:
+            await service.end(started.run_id, started.end_secret)
+        assert refused.value.code == "already-finished"
+        assert refused.value.reason == (f"run {started.run_id} has already finished (completed) after 10 steps; "
+                                        "there is nothing to end")
+
+
+@pytest.mark.slow
+async def test_the_secret_keeps_working_in_a_new_service_on_the_same_database(world, mind, db):
+    async with RunService(db) as first:
+        started = await first.start(society(world, mind), steps=None, owner="u")
+        await until(lambda: steps_so_far(first, started.run_id) >= 20, what="20 steps")
+        # The portal process again, started anew on the same database (the first still runs
+        # the run, as another worker would): the secret is checked from the database, and the
+        # end request reaches the process executing the run through it.
+        async with RunService(db) as second:
+            assert second.recovered == [], "a run whose process lives is not touched"
+            assert second.check_end_secret(started.run_id, started.end_secret)
+            assert not second.check_end_secret(started.run_id, secrets.token_urlsafe(32))
+            ended = await second.end(started.run_id, started.end_secret)
+            assert ended.status == "ended by its owner" and ended.steps >= 20
+        assert not first.is_running_here(started.run_id)
+        check_record(first.store, started.run_id, "ended by its owner")
+    async with RunService(db) as third:
+        assert third.check_end_secret(started.run_id, started.end_secret)
+        with pytest.raises(EndRefused) as reused:
+            await third.end(started.run_id, started.end_secret)
+        assert reused.value.code == "already-ended"
+
+
+@pytest.mark.slow
+async def test_a_viewer_of_a_run_executed_by_another_process_follows_the_store(world, mind, db):
+    async with RunService(db) as worker, RunService(db) as front, serving(front) as base:
+        started = await worker.start(society(world, mind), steps=1500, owner="u")
+        await until(lambda: steps_so_far(worker, started.run_id) >= 100, what="100 steps")
+        assert not front.hub.is_live(started.run_id)
+        viewer = Viewer(f"{base}/live/{started.run_id}")
+        assert await worker.wait(started.run_id) == "completed"
+        await viewer.done()
+        assert viewer.of("record")[0]["run"]["status"] == "running"
+        assert viewer.of("step"), "steps arrive from the store as they are written"
+        assert viewer.every_step() == list(range(1500))
+        assert viewer.of("end")[0]["status"] == "completed"
+
+
+# ---- a portal killed mid-run -----------------------------------------------------------------
+async def _portal(db: str, world_url: str, mind_url: str) -> None:
+    service = RunService(db)
+    started = await service.start({"world": {"url": world_url}, "mind": {"url": mind_url}},
+                                  steps=None, owner="u")
+    print(started.run_id, started.end_secret, flush=True)
+    await asyncio.Event().wait()
+
+
+@pytest.mark.slow
+async def test_a_portal_killed_mid_run_leaves_it_interrupted_at_step_k_and_its_secret_known(world, mind, db):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    child = subprocess.Popen([sys.executable, __file__, db, world.url, mind.url], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = await asyncio.to_thread(child.stdout.readline)
+        assert line, child.stderr.read()
+        run_id, secret = int(line.split()[0]), line.split()[1]
+        with RunStore(db) as reader:
+            await until(lambda: reader.get_run(run_id, max_steps=0).step_count >= 200, what="200 steps")
+            assert reader.get_run(run_id, max_steps=0).status == "running"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(10)
+    assert child.returncode == -signal.SIGKILL
+
+    async with RunService(db) as service, serving(service) as base:
+        run = service.store.get_run(run_id)
+        k = run.step_count - 1
+        assert k >= 199
+        assert service.recovered == [(run_id, f"interrupted at step {k}")]
+        run = check_record(service.store, run_id, f"interrupted at step {k}")
+        assert run.events[-1].kind == "interrupted"
+        assert service.check_end_secret(run_id, secret)
+        with pytest.raises(EndRefused) as refused:
+            await service.end(run_id, secret)
+        assert refused.value.code == "already-finished"
+        assert f"(interrupted at step {k}) after {k + 1} steps" in refused.value.reason
+        viewer = await Viewer(f"{base}/live/{run_id}").done()
+        assert viewer.of("end")[0]["status"] == f"interrupted at step {k}"
+        assert viewer.every_step() == list(range(k + 1))
+
+
+# ---- servers that fail -----------------------------------------------------------------------
+@pytest.mark.slow
+async def test_a_mind_server_that_dies_mid_run_ends_it_and_the_viewers_are_told(world, db):
+    with ServerProcess(SEEKER) as doomed:
+        async with RunService(db) as service, serving(service) as base:
+            started = await service.start(society(world, doomed, timeout=1.0, mind_wait=1.0), steps=None, owner="u")
+            await until(lambda: steps_so_far(service, started.run_id) >= 50, what="50 steps")
+            viewer = Viewer(f"{base}/live/{started.run_id}")
+            await asyncio.to_thread(viewer.connected.wait, 10)
+            doomed.kill()
+            status = await asyncio.wait_for(service.wait(started.run_id), 30)
+            assert status == "mind lost"
+            run = check_record(service.store, started.run_id, "mind lost")
+            await viewer.done()
+            end = viewer.of("end")[0]
+            assert end["status"] == "mind lost" and end["steps"] == run.step_count
+            kinds = [e["kind"] for e in viewer.of("event")]
+            assert "mind-down" in kinds and "run-ended" in kinds
+            ended = next(e for e in viewer.of("event") if e["kind"] == "run-ended")
+            assert ended["text"].startswith("the mind has not answered for 1 s")
+            assert viewer.every_step() == list(range(run.step_count))
+
+
+@pytest.mark.slow
+async def test_a_run_that_cannot_start_says_why(world, db):
+    nowhere = f"http://127.0.0.1:{free_port()}/"
+    async with RunService(db) as service:
+        started = await service.start({"world": {"url": world.url}, "mind": {"url": world.url}}, steps=5, owner="u")
+        assert await service.wait(started.run_id) == "could not start"
+        run = service.store.get_run(started.run_id)
+        assert run.events[-1].kind == "run-ended"
+        assert run.events[-1].text == (f"{world.url} is a World server; the society's mind needs a Mind server")
+        started = await service.start({"world": {"url": world.url}, "mind": {"url": nowhere},
+                                       "run": {"start_wait": 0}}, steps=5, owner="u")
+        assert await service.wait(started.run_id) == "could not start"
+        assert service.store.get_run(started.run_id).events[-1].text.startswith(f"nothing is listening at {nowhere}")
+
+
+if __name__ == "__main__":  # the portal process of the kill test
+    asyncio.run(_portal(*sys.argv[1:4]))
