@@ -49,6 +49,7 @@ for _command in (
     Command("acl", "wwm.acl.command", "agent communication: conversations, commitments, Contract Net"),
     Command("tworld", "wwm.tileworld.command", "T-World: the Tileworld, its proxy and its browser view"),
     Command("docs", "wwm.cli.docs", "build and open the documentation site"),
+    Command("portal", "wwm.portal.command", "the portal: browse servers, compose, link, run, watch"),
 ):
     COMMANDS.register(_command)
 

@@ -5,20 +5,11 @@ refuses to fetch private addresses and marks the cookie Secure (serve it behind 
 from __future__ import annotations
 
 import argparse
-import sys
+
+from ..commands import fail, interrupted, port_number, ready_line
 
 DB_HELP = ("SQLAlchemy URL of the portal's database (default: $WWM_PORTAL_DATABASE_URL, else the "
            "SQLite file ~/.local/share/wwm/portal.db)")
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is between 0 and 65535 (0: any free port), not {port}")
-    return port
 
 
 def _seconds(text: str) -> float:
@@ -33,18 +24,13 @@ def _seconds(text: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0: any free port)")
+    parser.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0: any free port)")
     parser.add_argument("--db", metavar="URL", help=DB_HELP)
     parser.add_argument("--public", action="store_true",
                         help="a public portal: never fetch loopback, private, link-local or reserved "
                              "addresses; Secure cookies")
     parser.add_argument("--check-every", type=_seconds, default=300.0, metavar="SECONDS",
                         help="seconds between checks of every registered server (default 300; 0: never)")
-
-
-def _fail(message: object) -> int:
-    print(f"wwm portal: {' '.join(str(message).split())}", file=sys.stderr)
-    return 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,22 +44,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = PortalStore(args.db)
     except StoreError as exc:
-        return _fail(exc)
+        return fail("portal", exc)
     try:
         try:
             sock = listen(args.host, args.port)
         except OSError as exc:
-            return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+            return fail("portal", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
         port = sock.getsockname()[1]
         host = f"[{args.host}]" if ":" in args.host else args.host
         app = make_app(store, public=args.public, check_every=args.check_every)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                                proxy_headers=False))
-        print(f"serving the portal at http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+        ready_line("the portal", f"http://{host}:{port}/")
         try:
             server.run(sockets=[sock])
         except KeyboardInterrupt:
-            pass
+            return interrupted("portal", "the portal stopped; its database keeps everything it stored")
         return 0
     finally:
         store.close()
