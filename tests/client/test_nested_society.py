@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -247,6 +248,30 @@ async def test_a_refusal_deep_down_comes_back_up_with_the_path_of_each_level():
         bad_region = await refusal({"url": region.url, "args": {"region": "n<<3", "minds": [leaf.url, leaf.url]}})
         assert bad_region.code == "mind-url-invalid"
         assert bad_region.text.startswith(f"minds[1] {region.url}: ") and "n<<3" in bad_region.text, bad_region.text
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_the_nested_example_runs_against_its_servers(tmp_path):
+    """examples/societies/nested-args.yaml, its servers started as its comment says."""
+    root = HERE.parents[1]
+    text = (root / "examples/societies/nested-args.yaml").read_text()
+    targets = re.findall(r"wwm serve (\S+) --port (\d+)", text)
+    assert len(targets) == 7
+    procs = [ServerProcess(target, env={"PYTHONPATH": PATH}) for target, _ in targets]
+    with ThreadPoolExecutor(len(procs)) as pool:
+        list(pool.map(lambda p: p.start(), procs))
+    try:
+        for (_, port), proc in zip(targets, procs, strict=True):
+            text = text.replace(f"http://127.0.0.1:{port}/", proc.url)
+        path = tmp_path / "nested.yaml"
+        path.write_text(text)
+        done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", str(path), "--steps", "20",
+                               "--no-record", "--json"], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": PATH})
+        assert done.returncode == 0, done.stderr + done.stdout
+        assert json.loads(done.stdout)["status"] in ("completed", "ended by world")
     finally:
         for p in procs:
             p.stop()
