@@ -275,3 +275,24 @@ def test_the_nested_example_runs_against_its_servers(tmp_path):
     finally:
         for p in procs:
             p.stop()
+
+
+async def test_a_member_with_arguments_travels_in_the_xml_encoding_too(tmp_path):
+    logs = {name: tmp_path / f"{name}.jsonl" for name in ("AS", "M")}
+    procs = [ServerProcess("nested_probes:RecordedAS", env={"PYTHONPATH": PATH, "WWM_ARGS_LOG": str(logs["AS"])}),
+             ServerProcess("nested_probes:ArgsMind", env={"PYTHONPATH": PATH, "WWM_ARGS_LOG": str(logs["M"])})]
+    with ThreadPoolExecutor(len(procs)) as pool:
+        list(pool.map(lambda p: p.start(), procs))
+    top, leaf = procs
+    try:
+        member = {"url": leaf.url, "args": {"strength": "strong", "greed": 0.3}}
+        async with RemoteMind(top.url, encoding="xml", minds=[member, leaf.url]) as mind:
+            await mind.new_run()
+            assert (await mind.get_action("n=0")).action == "+1"
+            await mind.end_run()
+    finally:
+        for p in procs:
+            p.stop()
+    (as_args,) = read_log(logs["AS"])
+    assert [_member_read(m) for m in as_args["minds"]] == [member, leaf.url]
+    assert sorted(read_log(logs["M"]), key=len) == [{}, {"strength": "strong", "greed": 0.3}]
