@@ -53,6 +53,23 @@ async def test_wire_items_beside_kwargs_in_process() -> None:
     assert refused.value.code == "bad-parameters" and "X-CamelCase" in refused.value.text
 
 
+class Made(Mind):
+    """A ``wire_items`` constructor: what a New run brought, by wire name."""
+
+    def __init__(self, wire_items: dict[str, Any]) -> None:
+        self.made_with = wire_items
+
+
+async def test_a_new_run_with_no_items_on_a_server_with_no_defaults_gives_an_empty_dict() -> None:
+    """It used to fail with KeyError: 'wire_items' (the empty defaults were never validated):
+    a member called with a bare URL sends exactly such a New run."""
+    d = Dispatcher(Made, url="http://127.0.0.1:1/")
+    run_id = (await _ask(d, "New run"))["mind run ID"]
+    assert d.runs.get(run_id).obj.made_with == {}
+    run_id = (await _ask(d, "New run", **{"X-Strength": "strong"}))["mind run ID"]
+    assert d.runs.get(run_id).obj.made_with == {"X-Strength": "strong"}
+
+
 @pytest.fixture(scope="module")
 def wire_mind():
     with ServerProcess("wire_probes:WireItemsMind", args={"X-Default": "from --arg"}, env=ENV) as server:

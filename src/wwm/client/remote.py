@@ -2,15 +2,17 @@
 
 ``connect(url, **args)`` gives a :class:`RemoteWorld` or :class:`RemoteMind` (``role=``
 says which; without it the server's description is asked once). Its ``new_run()`` sends
-"New run" with ``args`` and keeps the run ID the server mints; every later call sends the
-query of section 9 with that run ID, the caller's URL (for the credit trail, section 7.2)
-and its arguments, and decodes the response into the value a local object would return.
+"New run" with ``args`` (``run_args={...}`` gives them as a mapping, for names that are also
+options of the connection, such as a Mind_AS's own ``timeout``) and keeps the run ID the
+server mints; every later call sends the query of section 9 with that run ID, the caller's URL
+(for the credit trail, section 7.2) and its arguments, and decodes the response into the
+value a local object would return.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
@@ -51,8 +53,8 @@ def _wire_names(spec: Q.QuerySpec) -> dict[str, str]:
 def _to_wire(value: Any) -> Q.Wire:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    if isinstance(value, (list, tuple)):
-        return [v if isinstance(v, str) else str(v) for v in value]
+    if isinstance(value, (list, tuple)):  # a mapping in a list (a member {url, args}) as JSON text
+        return [v if isinstance(v, str) else json.dumps(v) if isinstance(v, dict) else str(v) for v in value]
     if isinstance(value, dict):
         return json.dumps(value)
     return str(value)
@@ -63,14 +65,15 @@ class _Remote:
 
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
                  transport: str = "http", encoding: str = "json",
-                 timeout: float | None = DEFAULT_TIMEOUT, **args: Any) -> None:
+                 timeout: float | None = DEFAULT_TIMEOUT, run_args: Mapping[str, Any] | None = None,
+                 **args: Any) -> None:
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
                          "timeout": timeout}
         self.transport: Transport = (open_transport(target, transport, encoding=encoding, timeout=timeout)
                                      if isinstance(target, str) else target)
         self.url: str = self.transport.url
         self._target = target
-        self.args = args
+        self.args = {**(run_args or {}), **args}
         self.client_url = client_url
         self.run_id: str | None = None
         self.display_url: str | None = None
@@ -295,7 +298,7 @@ class RemoteMind(_Remote, Mind):
 
 def _restore(cls: type[_Remote], target: str, options: dict[str, Any], args: dict[str, Any],
              state: dict[str, Any]) -> _Remote:
-    remote = cls(target, **options, **args)
+    remote = cls(target, **options, run_args=args)
     remote.run_id = state["run_id"]
     remote.display_url = state["display_url"]
     return remote
@@ -313,8 +316,9 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
     blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
     :func:`connect_world`). Keyword options: ``client_url``, ``transport``
-    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query); every
-    other keyword is an argument sent with "New run"."""
+    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query),
+    ``run_args`` (a mapping of New run arguments, whatever their names); every other keyword
+    is an argument sent with "New run"."""
     if role is None:
         role = fetch_card_sync(url).get("role")
     if role == "world":

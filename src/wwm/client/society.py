@@ -1,17 +1,28 @@
 """Society documents: one top-level Mind with its arguments (which may name further minds,
-recursively) and one World with its arguments, the run's steps and time-outs. The same
-document runs with ``wwm run society.yaml`` and is what a link to a combination stores
-(section 12.2.1). YAML or JSON::
+each with arguments of its own, at any depth) and one World with its arguments, the run's
+steps and time-outs. The same document runs with ``wwm run society.yaml`` and is what a link
+to a combination stores (section 12.2.1). YAML or JSON; section 3.5's Mind_M that calls an AS
+"with arguments (strong M4, weak M5)", under a top-level AS::
 
-    name: Region switch in the grid world
+    name: Three levels, each server with its own arguments
     world: {url: "http://127.0.0.1:8001/", args: {size: 8}}
     mind:
-      url: "http://127.0.0.1:8003/"            # a Mind_M server ...
+      url: "http://127.0.0.1:8002/"            # a Mind_AS server ...
       args:
-        region: "x<4"
+        method: w=q
         minds:                                  # ... whose minds are further servers
-          - {url: "http://127.0.0.1:8002/"}
-          - {url: "http://127.0.0.1:8004/"}
+          - {url: "http://127.0.0.1:8003/", args: {greed: 0.3}}
+          - url: "http://127.0.0.1:8004/"       # a Mind_M (region) server ...
+            args:
+              region: "x<4"
+              minds:                            # ... that calls another AS ...
+                - url: "http://127.0.0.1:8005/"
+                  args:
+                    method: min-worst-unhappiness
+                    minds:                      # ... over a strong M4 and a weak M5
+                      - {url: "http://127.0.0.1:8006/", args: {strength: strong}}
+                      - {url: "http://127.0.0.1:8007/", args: {strength: weak}}
+                - "http://127.0.0.1:8003/"      # a bare URL: a mind with no arguments
     run: {steps: 200, timeout: 2.0, policy: requery}
 
 ``transport`` (``http``, ``ws`` or ``tcp``) picks the binding a remote server is queried over;
@@ -20,8 +31,12 @@ document runs with ``wwm run society.yaml`` and is what a link to a combination 
 ``run.start_wait`` how long a server that is not listening yet is waited for before the run.
 
 A server is a ``url`` (a remote server) or a ``class`` (``module:Class``, made in this
-process). Arguments whose values are server specs are resolved: to URLs under a remote
-mind (which connects to them itself), to objects or remote objects under a local class.
+process). Arguments whose values are server specs are resolved: under a remote mind, to
+members (:mod:`wwm.client.members`): a bare URL, or ``{url, args}`` when it has arguments,
+sent in that mind's New run; the remote mind connects to each itself and sends each its own
+``args`` in the New run it starts there, and so on down. Under a local class they become
+objects or remote objects. Every server is checked when the document is read, at any depth:
+an error names the path (``mind.args.minds[1].args.minds[0].args: ...``).
 """
 
 from __future__ import annotations
@@ -34,6 +49,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..protocol.interfaces import Mind, World
+from .members import MEMBER_LISTS, MemberSpec
 from .remote import RemoteMind, RemoteWorld
 from .runner import RunSettings
 
@@ -93,7 +109,10 @@ class Society(BaseModel):
 
     def build(self) -> tuple[Mind, World]:
         """The top-level Mind and the World, ready for :func:`wwm.client.runner.run`."""
-        return build_mind(self.mind), build_world(self.world)
+        try:
+            return build_mind(self.mind), build_world(self.world)
+        except SocietyError as exc:
+            raise SocietyError(f"{self.name}: {exc}") from None
 
     def servers(self) -> list[str]:
         """Every server URL the document names, top-level first."""
@@ -130,46 +149,82 @@ def parse(doc: Any, source: str = "society") -> Society:
     if not isinstance(doc, dict):
         raise SocietyError(f"{source}: a society document is a mapping with 'mind' and 'world'")
     try:
-        return Society.model_validate(doc)
+        society = Society.model_validate(doc)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise SocietyError(f"{source}: {problems}") from None
+    check(society, source)
+    return society
 
 
 def _is_spec(value: Any) -> bool:
-    return isinstance(value, dict) and ("url" in value or "class" in value) and set(value) <= {
-        "url", "class", "args", "transport", "encoding"}
+    """Whether an argument's value names a server (a mapping with ``url`` or ``class``)."""
+    return isinstance(value, dict) and ("url" in value or "class" in value)
 
 
-def _resolve(value: Any, remote_parent: bool) -> Any:
+def _spec(value: dict[str, Any], where: str) -> ServerSpec:
+    try:
+        return ServerSpec.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join([where, *map(str, e['loc'])])}: {e['msg']}" for e in exc.errors())
+        raise SocietyError(problems) from None
+
+
+def _resolve(value: Any, remote_parent: bool, where: str, *, build: bool = True, member: bool = False) -> Any:
+    """An argument's value with the servers it names resolved (``where``: its path, for the
+    errors; ``member``: it is a list of minds, such as ``minds``). Under a remote mind a server
+    becomes a member, its URL or ``{url, args}``, whose arguments travel in the New run that
+    mind sends it (3.5); under a local class, an object. With ``build`` false nothing is made:
+    the value is only checked."""
     if _is_spec(value):
-        spec = ServerSpec.model_validate(value)
+        spec = _spec(value, where)
         if remote_parent:
             if spec.url is None:
-                raise SocietyError(f"a remote mind's minds must be URLs, not a class ({spec.class_})")
-            if spec.args:
-                raise SocietyError(f"{spec.url}: arguments of a mind under a remote mind are set by that mind")
-            return spec.url
-        return build_mind(spec)
+                raise SocietyError(f"{where}: a remote mind's minds must be URLs, not a class ({spec.class_})")
+            return MemberSpec(spec.url, _resolve_args(spec, f"{where}.args", build=build)).wire()
+        if not build:
+            _resolve_args(spec, f"{where}.args", build=False)
+            return value
+        return build_mind(spec, where)
     if isinstance(value, list):
-        return [_resolve(v, remote_parent) for v in value]
+        return [_resolve(v, remote_parent, f"{where}[{i}]", build=build, member=member) for i, v in enumerate(value)]
+    if member and remote_parent and not isinstance(value, str):
+        raise SocietyError(f"{where}: a mind is a URL or a mapping with url (and args), not {value!r:.60}")
     return value
 
 
-def build_mind(spec: ServerSpec) -> Mind:
+def _resolve_args(spec: ServerSpec, where: str, *, build: bool = True) -> dict[str, Any]:
+    remote = spec.url is not None
+    return {k: _resolve(v, remote, f"{where}.{k}", build=build, member=k in MEMBER_LISTS)
+            for k, v in spec.args.items()}
+
+
+def check(society: Society, source: str = "society") -> None:
+    """Check every server the document names, at any depth, without making any: a
+    :class:`SocietyError` names the file and the path of what is wrong
+    (``mind.args.minds[1].args.minds[0].args: ...``)."""
+    try:
+        _resolve_args(society.mind, "mind.args", build=False)
+        if society.world.class_ is not None:  # a remote world's arguments are sent as written
+            _resolve_args(society.world, "world.args", build=False)
+    except SocietyError as exc:
+        raise SocietyError(f"{source}: {exc}") from None
+
+
+def build_mind(spec: ServerSpec, where: str = "mind") -> Mind:
     if spec.url is not None:
-        args = {k: _resolve(v, True) for k, v in spec.args.items()}
-        return RemoteMind(spec.url, transport=spec.transport, encoding=spec.encoding, **args)
-    return _local(spec, Mind)
+        return RemoteMind(spec.url, transport=spec.transport, encoding=spec.encoding,
+                          run_args=_resolve_args(spec, f"{where}.args"))
+    return _local(spec, Mind, where)
 
 
 def build_world(spec: ServerSpec) -> World:
     if spec.url is not None:
-        return RemoteWorld(spec.url, transport=spec.transport, encoding=spec.encoding, **spec.args)
-    return _local(spec, World)
+        return RemoteWorld(spec.url, transport=spec.transport, encoding=spec.encoding, run_args=spec.args)
+    return _local(spec, World, "world")
 
 
-def _local(spec: ServerSpec, base: type[T]) -> T:
+def _local(spec: ServerSpec, base: type[T], where: str) -> T:
     from ..protocol.errors import Refusal
     from ..server.arguments import Arguments
     from ..targets import TargetError, load_target
@@ -180,7 +235,7 @@ def _local(spec: ServerSpec, base: type[T]) -> T:
         raise SocietyError(str(exc)) from None
     if not (isinstance(cls, type) and issubclass(cls, base)):
         raise SocietyError(f"{spec.class_} is not a {base.__name__} class")
-    args = {k: _resolve(v, False) for k, v in spec.args.items()}
+    args = _resolve_args(spec, f"{where}.args")
     try:
         return cls(**Arguments(cls).build(args))
     except Refusal as exc:

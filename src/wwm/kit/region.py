@@ -17,7 +17,7 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -245,20 +245,22 @@ class FixedAction(Mind):
         return Suggestion(self.action)
 
 
-def open_mind(entry: str | Mind, timeout: float = 10.0) -> Mind:
-    """A Mind object for one entry of a wrapper's mind list."""
+def open_mind(entry: str | Mapping[str, Any] | Mind, timeout: float = 10.0, where: str = "mind") -> Mind:
+    """A Mind object for one entry of a wrapper's mind list: a Mind object, ``action:A``, a
+    URL, or a member ``{url, args}`` (or its JSON text) whose ``args`` go in the New run sent
+    to it (see :mod:`wwm.client.members`). A wrong entry is a ValueError naming ``where``."""
     if isinstance(entry, Mind):
         return entry
-    if not isinstance(entry, str) or not entry.strip():
-        raise ValueError(f"a mind must be a Mind object, a URL or 'action:A', not {entry!r}")
-    entry = entry.strip()
-    if entry.startswith("action:"):
-        return FixedAction(entry[len("action:"):].strip())
-    if not entry.startswith(("http://", "https://")):
-        raise ValueError(f"{entry!r} is neither an http(s) URL of a Mind server nor 'action:A'")
-    from ..client.remote import connect_mind
+    if not isinstance(entry, (str, Mapping)) or (isinstance(entry, str) and not entry.strip()):
+        raise ValueError(f"{where}: a mind must be a Mind object, a URL or 'action:A', not {entry!r}")
+    if isinstance(entry, str) and entry.strip().startswith("action:"):
+        return FixedAction(entry.strip()[len("action:"):].strip())
+    from ..client.members import connect_member, read_member
 
-    return connect_mind(entry, timeout=timeout)
+    spec = read_member(entry, where)
+    if not spec.url.startswith(("http://", "https://")):
+        raise ValueError(f"{where}: {spec.url!r} is neither an http(s) URL of a Mind server nor 'action:A'")
+    return connect_member(spec, timeout=timeout)
 
 
 def freeze(mind: Mind) -> Any:
@@ -305,24 +307,28 @@ class RegionMind(Mind):
     other state. With one region and two minds: "if x in X do what M1 does, else what M2 does".
 
     ``region`` is a list, or one text with the regions separated by ``;``; ``minds`` (wire
-    name "mind URL", repeated) holds one more entry than there are regions; either may be
+    name "mind URL", repeated) holds one more entry than there are regions, each a URL,
+    ``action:A``, or a member ``{"url": ..., "args": {...}}`` (JSON text on the wire) whose
+    ``args`` this mind sends in that member's own New run (3.5); either may be
     fixed for every run by the server (``wwm serve ... --arg region=...``). Every mind is told
     the new state after each step ("Inform it about state"), whichever acted.
     """
 
     state_format: ClassVar[str] = "whatever the wrapped minds read; regions test its key=value items"
 
-    def __init__(self, minds: Sequence[str | Mind] | str = (), region: list[str] | str = "",
+    def __init__(self, minds: Sequence[str | Mapping[str, Any] | Mind] | str = (), region: list[str] | str = "",
                  timeout: float = 10.0) -> None:
+        from ..client.members import member_entries
+
         self.regions = [parse_region(r) for r in _entries(region, r"[;\n]")]
-        entries = _entries(minds, r"[\s,]+")
+        entries = _entries(member_entries(minds) if isinstance(minds, str) else minds, r"[\s,]+")
         if not self.regions:
             raise ValueError("RegionMind needs at least one region, e.g. region='x<3'")
         if len(entries) != len(self.regions) + 1:
             raise ValueError(f"RegionMind needs one mind per region plus one for every other state: "
                              f"{len(self.regions)} region(s) need {len(self.regions) + 1} minds, "
                              f"{len(entries)} given")
-        self.minds: list[Mind] = [open_mind(e, timeout) for e in entries]
+        self.minds: list[Mind] = [open_mind(e, timeout, f"minds[{i}]") for i, e in enumerate(entries)]
         self.chosen: Counter[int] = Counter()
 
     # A snapshot (the server pickles own runs so a restarted server resumes them) keeps each

@@ -9,6 +9,7 @@ table, so a new query set plugs in by registering more rows (see :func:`register
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -29,7 +30,9 @@ class Kind(str, Enum):
     URL = "url"
     NUMBER = "number"
     BOOLEAN = "boolean"
-    URLS = "urls"        # a repeated item: a list of URLs (Mind_AS "List of Mind server URLs")
+    URLS = "urls"        # a repeated item: a list of URLs (Mind_AS "List of Mind server URLs");
+                         # an entry may instead be a JSON object {"url": ..., "args": {...}}: a
+                         # mind to call with the arguments of its own New run
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +234,8 @@ def read_value(item: Field, value: Any, query: str) -> Any:
     try:
         if kind is Kind.URLS:
             values = value if isinstance(value, list) else [value]
-            return [str(v).strip() for v in values]
+            # an entry may be a member {url, args} (3.5): kept as its JSON text, as XML carries it
+            return [json.dumps(v) if isinstance(v, dict) else str(v).strip() for v in values]
         if isinstance(value, list):
             raise ValueError("expected one value, got a list")
         if kind is Kind.TEXT:

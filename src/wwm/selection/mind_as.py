@@ -17,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
+from ..client.members import MemberError, MemberSpec, connect_member, member_entries, read_member
 from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
@@ -60,7 +60,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     section 10 (argument ``method``; see :data:`wwm.selection.methods.METHODS`).
 
     Arguments: ``minds`` (wire name "mind URL", repeated: http(s)://, ws(s)://host:port/ws
-    or tcp://host:port; never this server's own URL); ``method``; ``timeout`` (seconds
+    or tcp://host:port; never this server's own URL; or a member ``{"url": ..., "args":
+    {...}}``, as JSON text on the wire, whose ``args`` this server sends in that mind's own
+    New run, see :mod:`wwm.client.members`); ``method``; ``timeout`` (seconds
     per round of queries); ``views`` (one sub-space per mind, e.g. "i,f;n;p", "*" for all of
     x); ``weights`` (DAMN) and ``strengths`` (sent to the minds as "Change mind strength"),
     comma-separated, one per mind; ``candidates`` ("suggested" actions or the "shared"
@@ -75,7 +77,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                                    "which each mind is shown its own sub-space")
     action_format: ClassVar[str] = "whatever its minds suggest (or the shared 'actions' suite)"
 
-    def __init__(self, minds: Sequence[str | Mind] | str | None = None, method: str = "w=q",
+    def __init__(self, minds: Sequence[str | Mapping[str, Any] | Mind] | str | None = None, method: str = "w=q",
                  timeout: float = 2.0, views: str | list[str] = "", weights: str | list[float] = "",
                  strengths: str | list[float] = "", candidates: str = "suggested",
                  actions: str | list[str] = "", q_temperature: float = 1.0,
@@ -102,10 +104,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         shared = tuple(a for a in _split(actions) if a)
         if candidates == "shared" and not shared:
             raise ValueError("candidates='shared' needs the shared suite in 'actions'")
-        if isinstance(minds, str):  # one text: URLs separated by white space or commas
-            entries: list[str | Mind] = [u for u in re.split(r"[\s,]+", minds) if u]
-        else:
-            entries = [minds] if isinstance(minds, Mind) else list(minds or [])
+        # one text: URLs separated by white space or commas (or a JSON list of members)
+        entries: list[Any] = [minds] if isinstance(minds, Mind) else member_entries(minds)
         self.timeout = timeout
         self.members: list[Member] = []
         self._next_ident = 0
@@ -114,7 +114,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise ValueError(f"views gives {len(view_list)} sub-spaces for {len(entries)} minds")
         for i, entry in enumerate(entries):
             view = view_list[i] if view_list else "*"
-            self.members.append(self._member(entry, view))
+            self.members.append(self._member(entry, view, where=f"minds[{i}]"))
         weight_list = _numbers(weights, "weights", len(self.members))
         self.strengths = _numbers(strengths, "strengths", len(self.members))
         if any(s <= 0 for s in self.strengths):
@@ -141,23 +141,24 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.steps = 0
 
     # ---- the collection -------------------------------------------------------------------
-    def _member(self, entry: str | Mind, view: str = "*") -> Member:
+    def _member(self, entry: str | Mapping[str, Any] | Mind, view: str = "*", where: str = "minds") -> Member:
+        """One member: a Mind object, a URL, or ``{url, args}`` (its JSON text on the wire),
+        whose ``args`` go in the New run this server sends it (3.5). A member of the wrong
+        shape is a ValueError naming its path (``minds[1].args: ...``)."""
         keys = None if view.strip() in ("", "*") else parse_keys(view)
-        ident, self._next_ident = self._next_ident, self._next_ident + 1
         if isinstance(entry, Mind):
+            ident, self._next_ident = self._next_ident, self._next_ident + 1
             name = getattr(entry, "url", None) or f"local:{type(entry).__name__}#{ident}"
             return Member(ident, name, entry, keys, competing=True if isinstance(entry, CompetingMind) else None)
-        if isinstance(entry, str):
-            url = check_mind_url(entry)
-            refuse_self(url, home_url())
-            from ..client.remote import connect_mind
-
-            try:  # the binding follows the scheme: HTTP, WebSocket or TCP
-                remote = connect_mind(url, timeout=self.timeout)
-            except ValueError as exc:
-                raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
-            return Member(ident, url, remote, keys, owned=True)
-        raise ValueError(f"a mind must be a URL or a Mind object, not {type(entry).__name__}")
+        spec = read_member(entry, where)
+        url = check_mind_url(spec.url)
+        refuse_self(url, home_url())
+        try:  # the binding follows the scheme: HTTP, WebSocket or TCP
+            remote = connect_member(MemberSpec(url, spec.args), timeout=self.timeout)
+        except ValueError as exc:
+            raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
+        ident, self._next_ident = self._next_ident, self._next_ident + 1
+        return Member(ident, url, remote, keys, owned=True)
 
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
         """New run on each member, in parallel; the failures, with why."""
@@ -209,7 +210,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         await self.panel.gather(jobs)
 
     async def add_mind(self, mind_url: str) -> None:
-        member = self._member(mind_url)
+        try:
+            member = self._member(mind_url, where="mind URL")
+        except MemberError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
         failed = await self._start([member])
         if failed:
             await self._close([member])
@@ -238,7 +242,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         failed = await self._start(self.members)
         if failed:
             await self._close([m for m in self.members if m not in dict(failed)])
-            raise Refusal("mind-url-invalid", "; ".join(f"{m.url}: {why}" for m, why in failed))
+            raise Refusal("mind-url-invalid", "; ".join(f"minds[{self.members.index(m)}] {m.url}: {why}"
+                                                        for m, why in failed))
         # no strengths given: an empty list, and no member is told one
         for m, s in zip(self.members, self.strengths, strict=False):
             try:

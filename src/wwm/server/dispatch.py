@@ -39,7 +39,9 @@ class Dispatcher:
         self.raw_defaults = dict(defaults or {})
         # Validated now, so a bad --arg stops the server at start, not at the first New run;
         # defaults may leave a required argument for each run to give (then kept as given).
-        built = self.arguments.build_if_complete(self.raw_defaults) if defaults else {}
+        # No defaults are validated too: a run that gives nothing then gets the class's own
+        # (a ``wire_items`` parameter its empty dict), or is refused naming what is missing.
+        built = self.arguments.build_if_complete(self.raw_defaults)
         self.defaults_complete = built is not None
         self.defaults: dict[str, Any] = built if built is not None else dict(self.raw_defaults)
         # What a run that gives nothing gets, and where each value was set: what the
