@@ -133,18 +133,22 @@ async def test_the_owner_ends_a_run_on_a_ray_worker_with_its_secret(cluster, pos
 
 # ---- a worker lost mid-run -------------------------------------------------------------------
 @pytest.mark.slow
+@pytest.mark.parametrize("kill", ["kill -9", "ray.kill"])
 async def test_a_ray_worker_killed_mid_run_leaves_it_interrupted_at_step_k_and_the_portal_goes_on(
-        cluster, postgres, world, mind):
+        cluster, postgres, world, mind, kill):
     async with on_ray(postgres.new_schema()) as service, serving(service) as base:
         started = await service.start(society(world, mind), steps=None, owner="u")
         _, pid = await taken(service, started.run_id)
         await until(lambda: recorded(service, started.run_id) >= 200, what="200 steps")
         viewer = Viewer(f"{base}/live/{started.run_id}")
         await asyncio.to_thread(viewer.connected.wait, 10)
-        os.kill(pid, signal.SIGKILL)  # the worker process executing the run, as a lost machine
+        if kill == "kill -9":  # the worker process executing the run, as a lost machine
+            os.kill(pid, signal.SIGKILL)
+        else:                  # an operator, or Ray itself, ending the actor
+            cluster.kill(service.executor._runs[started.run_id].actor)  # type: ignore[union-attr]
         t0 = time.monotonic()
         status = await asyncio.wait_for(service.wait(started.run_id), 60)
-        print(f"\nthe lost worker's run was marked {(time.monotonic() - t0) * 1000:.0f} ms after the kill")
+        print(f"\n{kill}: the lost worker's run was marked {(time.monotonic() - t0) * 1000:.0f} ms after")
 
         run = service.store.get_run(started.run_id)
         k = run.step_count - 1
@@ -160,6 +164,51 @@ async def test_a_ray_worker_killed_mid_run_leaves_it_interrupted_at_step_k_and_t
         again = await service.start(society(world, mind), steps=30, owner="u")
         assert await service.wait(again.run_id) == "completed"
         check_record(service.store, again.run_id, "completed")
+
+
+async def _portal(db: str, world_url: str, mind_url: str, address: str) -> None:
+    """A portal process on the test's Ray cluster (the kill test's): one run, until killed."""
+    from wwm.portal.workers import RayExecutor
+
+    service = RunService(db, poll=0.2, executor=RayExecutor(address))
+    started = await service.start({"world": {"url": world_url}, "mind": {"url": mind_url}}, steps=None, owner="u")
+    _, pid = await taken(service, started.run_id)
+    print(started.run_id, started.end_secret, pid, flush=True)
+    await asyncio.Event().wait()
+
+
+@pytest.mark.slow
+async def test_a_portal_killed_mid_run_loses_its_ray_worker_and_the_next_portal_marks_the_run(
+        cluster, postgres, world, mind):
+    """Ray ends the actors of a portal process that dies; no executor is left to see it, so the
+    run store's dead-writer detection and the next portal's sweep mark the run."""
+    db = postgres.new_schema()
+    address = cluster.get_runtime_context().gcs_address
+    child = subprocess.Popen([sys.executable, __file__, db, world.url, mind.url, address], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.to_thread(child.stdout.readline)  # type: ignore[union-attr]
+        assert line, child.stderr.read()  # type: ignore[union-attr]
+        run_id, secret, pid = int(line.split()[0]), line.split()[1], int(line.split()[2])
+        async with RunService(db, poll=0.2, sweep=0.2) as service:
+            await until(lambda: recorded(service, run_id) >= 200, what="200 steps")
+            assert service.store.get_run(run_id, max_steps=0).status == "running"
+            child.send_signal(signal.SIGKILL)
+            child.wait(10)
+            t0 = time.monotonic()
+            await until(lambda: service.store.get_run(run_id, max_steps=0).status.startswith("interrupted at"),
+                        timeout=60, what="the run to be marked")
+            print(f"\nthe portal's worker (pid {pid}) was gone and its run marked by the sweep "
+                  f"{(time.monotonic() - t0) * 1000:.0f} ms after the portal was killed")
+            run = service.store.get_run(run_id)
+            k = run.step_count - 1
+            check_record(service.store, run_id, f"interrupted at step {k}")
+            assert k >= 199 and run.events[-1].kind == "interrupted"
+            assert service.check_end_secret(run_id, secret)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
 
 
 # ---- the store workers can reach; Ray optional -------------------------------------------------
@@ -201,3 +250,7 @@ def test_ray_is_optional_and_says_how_to_install_it():
                                "print('ray' in sys.modules)"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "PYTHONPATH": str(SRC)}, check=True)
     assert imported.stdout == "False\n"
+
+
+if __name__ == "__main__":  # the portal process of the portal kill test
+    asyncio.run(_portal(*sys.argv[1:5]))

@@ -236,6 +236,15 @@ class RunService:
         self.executor = executor
         if executor is not None:   # may refuse the store (an SQLite file, workers elsewhere)
             executor.bind(self)
+        # The sweep for runs whose process died runs from now on, not from the first run this
+        # service starts: a portal process that only serves pages marks the runs of lost
+        # workers too (made outside an event loop, the service starts it with its first run).
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            self._ensure_watcher()
 
     # ---- starting --------------------------------------------------------------------------
     async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str) -> StartedRun:
