@@ -21,7 +21,7 @@ from test_runs import GRID, SEEKER, Viewer, check_record, serving, society, unti
 
 from wwm.portal.runs import RunService
 from wwm.server.process import ServerProcess
-from wwm.store import StoreError
+from wwm.store import RunStore, StoreError
 from wwm.store.engine import resolve_url
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -129,6 +129,35 @@ async def test_the_owner_ends_a_run_on_a_ray_worker_with_its_secret(cluster, pos
         await viewer.done()
         assert viewer.of("end")[0]["status"] == "ended by its owner"
         assert viewer.every_step() == list(range(ended.steps))
+
+
+@pytest.mark.slow
+async def test_a_portal_that_closes_stops_its_ray_runs_at_step_k(cluster, postgres, world, mind):
+    async with on_ray(postgres.new_schema()) as service:
+        started = await service.start(society(world, mind), steps=None, owner="u")
+        await taken(service, started.run_id)
+        await until(lambda: recorded(service, started.run_id) >= 50, what="50 steps")
+        store = RunStore(service.store.url.render_as_string(hide_password=False))
+    run = store.get_run(started.run_id)  # the service's store is closed: read with another
+    check_record(store, started.run_id, f"interrupted at step {run.step_count - 1}")
+    assert run.step_count >= 50 and run.world_score is not None  # the worker ended it properly
+    assert run.events[-1].text == "the portal stopped before the run ended"
+    store.close()
+
+
+@pytest.mark.slow
+async def test_a_run_no_ray_worker_takes_could_not_start_and_says_why(cluster, postgres, world, mind):
+    # each run asks for more CPUs than the cluster has: Ray never schedules it
+    async with on_ray(postgres.new_schema(), num_cpus=3, start_timeout=2) as service:
+        started = await service.start(society(world, mind), steps=10, owner="u")
+        await asyncio.sleep(0.5)
+        assert service.store.get_run(started.run_id, max_steps=0).status == "running", "held by the portal"
+        assert await service.wait(started.run_id) == "could not start"
+        run = service.store.get_run(started.run_id)
+        assert run.step_count == 0 and run.events[-1].kind == "run-ended"
+        assert run.events[-1].text == ("no Ray worker took the run within 2 s (does a node of the cluster "
+                                       "have 3 CPU free?)")
+        assert service.recover() == []
 
 
 # ---- a worker lost mid-run -------------------------------------------------------------------
