@@ -33,6 +33,11 @@ its heartbeat is older than 30 s), and again every ``sweep`` seconds, for worker
 while it runs. A service that is closed cleanly ends its runs the same way. Only runs started
 by a portal (with a secret) are marked; ``wwm run``'s runs are left to ``wwm runs``.
 
+**Runs beyond one machine** (item 8): ``RunService(db, executor=RayExecutor(address))``
+(:mod:`.workers`) records the run here and executes it on a worker of a Ray cluster, which
+adopts it in the store and drives it with a service of its own; everything above holds
+there too, through the database (see :mod:`.workers`).
+
 Statuses a portal run ends with: the run loop's ("completed", "ended by world", "mind lost",
 "mind failed", "world lost"), ``"ended by its owner"``, ``"interrupted at step k"`` (or
 ``"interrupted before its first step"``), and ``"could not start"`` (a server of the wrong
@@ -50,7 +55,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, func, insert, select, update
 from starlette.requests import Request
@@ -174,6 +179,30 @@ class _PortalRecorder(StoreRecorder):
                                                          result.world_score, result.mind_score))
 
 
+class Executor(Protocol):
+    """Where a started run executes when not in the portal's process (issue 14, item 8):
+    :class:`wwm.portal.workers.RayExecutor` is the one there is. The service records the run
+    and its secret first, then hands it over with ``submit``; the executor reports nothing
+    back through the service except by the store (steps, end, status), and marks a run whose
+    worker it lost with :meth:`RunService.mark_lost`."""
+
+    def bind(self, service: RunService) -> None:
+        """Called once by the service it was given to; refuse a store the workers cannot reach."""
+
+    async def submit(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+        """Execute run ``run_id`` (recorded as "running", open in the service's store) on a
+        worker, which adopts it in the store; returns once it is handed over."""
+
+    def has(self, run_id: int) -> bool:
+        """Whether ``run_id`` is one of this executor's runs still executing."""
+
+    async def wait(self, run_id: int) -> None:
+        """Wait until ``run_id``'s worker is done with it (finished, or lost and marked)."""
+
+    async def close(self) -> None:
+        """Stop every run still executing (each "interrupted at step k") and let the workers go."""
+
+
 @dataclass
 class _Running:
     task: asyncio.Task[None]
@@ -185,10 +214,15 @@ class RunService:
 
     ``db``: the run store's database URL (None: the store's default), or pass ``store``.
     ``poll``: how often the service looks for end requests made through the database;
-    ``sweep``: how often it looks for runs whose process died."""
+    ``sweep``: how often it looks for runs whose process died.
+    ``executor``: where started runs execute; None (the default) is this process, as tasks
+    of its event loop; a :class:`wwm.portal.workers.RayExecutor` runs each on a worker of a
+    Ray cluster, which writes its steps to the same store (the end request reaches it
+    through the database, and viewers follow it through the store)."""
 
     def __init__(self, db: str | None = None, *, store: RunStore | None = None, hub: LiveHub | None = None,
-                 poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0) -> None:
+                 poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0,
+                 executor: Executor | None = None) -> None:
         self.store = store if store is not None else RunStore(db)
         self._own_store = store is None
         self.hub = hub or LiveHub()
@@ -199,11 +233,24 @@ class RunService:
         with self.store._lock, self.store.engine.begin() as conn:
             portal_metadata.create_all(conn)
         self.recovered = self.recover()
+        self.executor = executor
+        if executor is not None:   # may refuse the store (an SQLite file, workers elsewhere)
+            executor.bind(self)
+        # The sweep for runs whose process died runs from now on, not from the first run this
+        # service starts: a portal process that only serves pages marks the runs of lost
+        # workers too (made outside an event loop, the service starts it with its first run).
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            self._ensure_watcher()
 
     # ---- starting --------------------------------------------------------------------------
     async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str) -> StartedRun:
         """Start ``document`` (a society document or a parsed :class:`Society`) for ``steps``
-        steps (None: until ended, or until the World ends it) as a task of this process.
+        steps (None: until ended, or until the World ends it) as a task of this process (or on
+        the service's executor: a Ray worker).
         Raises :class:`~wwm.client.society.SocietyError` for a document that cannot run; a
         server that is down or of the wrong role is the run's own end ("could not start")."""
         if self._closed:
@@ -228,12 +275,28 @@ class RunService:
             return run_id
 
         run_id = await asyncio.to_thread(record)
+        if self.executor is not None:  # executed elsewhere: its hub is the worker's, viewers follow the store
+            await self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
+            self._ensure_watcher()
+        else:
+            self._launch(run_id, society, settings)
+        return StartedRun(run_id, secret)
+
+    async def execute(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+        """Drive run ``run_id``, recorded by another process's :meth:`start` and adopted by
+        this process's store (a worker of :mod:`.workers`), as a task of this process; end
+        requests reach it through the database, as for any run of this service."""
+        if self._closed:
+            raise RuntimeError("the run service is closed")
+        society = parse(document, source="the society document")
+        self._launch(run_id, society, dataclasses.replace(society.settings(), steps=steps))
+
+    def _launch(self, run_id: int, society: Society, settings: RunSettings) -> None:
         self.hub.open(run_id)
         recorder = _PortalRecorder(self, run_id, society)
         task = asyncio.create_task(self._drive(run_id, society, settings, recorder), name=f"wwm-portal-run-{run_id}")
         self._runs[run_id] = _Running(task, recorder)
         self._ensure_watcher()
-        return StartedRun(run_id, secret)
 
     async def _drive(self, run_id: int, society: Society, settings: RunSettings,
                      recorder: _PortalRecorder) -> None:
@@ -353,16 +416,20 @@ class RunService:
                 continue
             if status != "interrupted":  # alive in another process
                 continue
-            row = self._secret_row(run_id)
-            if row is not None and row["end_requested_at"] is not None:
-                done = self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
-                                  "the run was ended by its owner after its process had stopped")
-            else:
-                done = self._mark(run_id, None, "interrupted",
-                                  "the process running it stopped before the run ended; runs are not resumed")
+            done = self.mark_lost(run_id)
             if done is not None:
                 marked.append((run_id, done))
         return marked
+
+    def mark_lost(self, run_id: int, why: str = "the process running it stopped before the run ended") -> str | None:
+        """Finish a portal run whose executing process is gone, with the steps it recorded:
+        "interrupted at step k", or "ended by its owner" if the end was asked for; None if
+        the run was finished meanwhile (by its process, or by another sweep)."""
+        row = self._secret_row(run_id)
+        if row is not None and row["end_requested_at"] is not None:
+            return self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
+                              "the run was ended by its owner after its process had stopped")
+        return self._mark(run_id, None, "interrupted", f"{why}; runs are not resumed")
 
     def _mark(self, run_id: int, status: str | None, kind: str, text: str) -> str | None:
         """Finish a run nobody is writing any more, with its recorded steps; None if another
@@ -428,10 +495,12 @@ class RunService:
                                      .order_by(run_secrets.c.run_id.desc())).scalars())
 
     async def wait(self, run_id: int) -> str:
-        """Wait for a run executing here to finish; its status."""
+        """Wait for a run executing here (or on this service's executor) to finish; its status."""
         running = self._runs.get(run_id)
         if running is not None:
             await asyncio.wait([running.task])
+        elif self.executor is not None and self.executor.has(run_id):
+            await self.executor.wait(run_id)
         return (await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)).status
 
     async def live_events(self, run_id: int) -> Response:
@@ -460,6 +529,8 @@ class RunService:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
+        if self.executor is not None:  # its runs stop as this process's do, before the store closes
+            await self.executor.close()
         if self._own_store:
             await asyncio.to_thread(self.store.close)
 

@@ -1,0 +1,300 @@
+"""Portal runs executed on the workers of a Ray cluster (issue 14, item 8: runs beyond one
+machine)::
+
+    service = RunService("postgresql://wwm@db.example/wwm", executor=RayExecutor("ray-head:6379"))
+    started = await service.start(document, steps=500, owner="user:42")   # as before
+
+**What executes where.** :meth:`RunService.start` records the run and its end secret in the
+portal's process, as it always does, then :meth:`RayExecutor.submit` creates one Ray *actor*
+(:class:`RunWorker`, an async actor: the run loop is asyncio) for the run, on any node with a
+free ``num_cpus``. The actor opens the same database, *adopts* the run in the store (the run's
+row gets the worker's host and PID, and the worker's store writes its steps and heartbeat from
+then on), and drives it with a :class:`RunService` of its own. An actor rather than a task: the
+run is one long-lived process of its own, whose death is the run's loss and nothing else's, that
+the portal can ask to stop, and that Ray never retries (``max_restarts=0``: the World cannot be
+put back where step k left it; see :mod:`.runs`).
+
+**Ending.** The end secret is checked and the end request written in the database by whichever
+portal process gets the request; the worker's service looks for end requests of its runs every
+``poll`` seconds and stops the run ("ended by its owner", steps intact), exactly as between two
+portal processes. Nothing goes through Ray for it, so it works from a restarted portal too.
+
+**Watching.** The portal's hub has no channel for a run executed elsewhere, so viewers follow
+it through the store (:mod:`.live`), every ``poll`` seconds.
+
+**A worker lost mid-run** is found two ways, whichever comes first: Ray fails the portal's call
+that waits for the run (the actor died: killed, its process or node gone), and the executor marks
+the run at once; or the store sees a dead writer (its PID gone from that host, or no heartbeat
+for 30 s) and the sweep of any portal process (:meth:`RunService.recover`) marks it. Either way
+it is "interrupted at step k" with steps 0..k as the worker committed them (a worker commits
+every 0.25 s, so at most the last moment's steps are lost), or "ended by its owner" if the end
+had been asked for.
+
+**The store must be reachable from every worker.** PostgreSQL for a real cluster. An SQLite
+file is refused unless this machine is the cluster's only node, and then the actors are pinned
+to this node, so a node that joins later never gets a run it could not record; an in-memory
+SQLite database is always refused. ``worker_db`` gives the URL workers use when it differs from
+the portal's (another host name for the same database).
+
+**Ray is optional** (``pip install 'wwm[ray]'``): importing :mod:`wwm.portal` never imports
+it; making a :class:`RayExecutor` without it raises one :class:`RuntimeError` that says so.
+
+Left as they are: the actors belong to the portal process that made them (Ray kills them when
+it exits, and its runs are then marked interrupted, as in-process runs are); runs are not
+resumed on another worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.engine import URL
+
+from ..store import RunStore, StoreError, schema
+from ..store.engine import resolve_url, shown
+from ..store.store import HOST
+from .runs import COULD_NOT_START, RunService
+
+log = logging.getLogger(__name__)
+
+RAY_MISSING = "runs on Ray workers need Ray, an optional part of wwm: pip install 'wwm[ray]'"
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or the one error that says how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(RAY_MISSING) from None
+    return ray
+
+
+# ---- the store, across processes ----------------------------------------------------------
+# RunStore has a process open a run it started; a Ray run is started (recorded) by the portal
+# and written by a worker, so the worker takes the run over and the portal lets it go. These
+# two touch the store's set of open runs, as the portal's modules already use its lock.
+
+def adopt(store: RunStore, run_id: int) -> None:
+    """Make this process the writer of ``run_id``, a "running" run another process recorded:
+    its row names this host and PID (so a reader finds it dead when this process is), and
+    this process's store takes its steps and beats its heartbeat."""
+    with store._lock, store.engine.begin() as conn:
+        taken = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
+                             .where(schema.runs.c.status == "running")
+                             .values(host=HOST, pid=os.getpid(), heartbeat_at=datetime.now(UTC))).rowcount
+    if not taken:
+        raise StoreError(f"run {run_id} is not running any more; there is nothing to execute")
+    store._open.add(run_id)
+
+
+def release(store: RunStore, run_id: int) -> None:
+    """Stop writing ``run_id`` from this process (no heartbeat, not finished on close): its
+    writer is now another process."""
+    store._open.discard(run_id)
+
+
+def check_store(url: URL, nodes: list[dict[str, Any]], here: str) -> None:
+    """Refuse a store that Ray workers could not all reach: an in-memory SQLite database, or
+    an SQLite file when the cluster (``ray.nodes()``) has alive nodes other than ``here``."""
+    if url.get_backend_name() != "sqlite":
+        return
+    if url.database in (None, "", ":memory:"):
+        raise StoreError("runs on Ray workers cannot use an in-memory SQLite run store: a worker is "
+                         "another process and would not see it; use PostgreSQL (postgresql://user@host/dbname)")
+    others = sorted(str(n.get("NodeManagerAddress", n.get("NodeID"))) for n in nodes
+                    if n.get("Alive") and n.get("NodeID") != here)
+    if others:
+        raise StoreError(f"runs on Ray workers write their steps from the workers' machines, and the run "
+                         f"store {shown(url)} is a file on this machine, but the Ray cluster has "
+                         f"{len(others)} other node{'s' if len(others) > 1 else ''} ({', '.join(others)}); "
+                         "use PostgreSQL (postgresql://user@host/dbname) for runs beyond one machine (an "
+                         "SQLite file works only with a cluster of this machine alone)")
+
+
+# ---- the worker: one Ray actor per run ----------------------------------------------------
+class RunWorker:
+    """One portal run in a Ray worker process (made a Ray actor by :class:`RayExecutor`)."""
+
+    def __init__(self, db: str, poll: float) -> None:
+        self.db, self.poll = db, poll
+        self.service: RunService | None = None
+        self.run_id: int | None = None
+
+    async def begin(self, run_id: int, document: dict[str, Any], steps: int | None) -> tuple[str, int]:
+        """Adopt ``run_id`` and start driving it; this worker's (host, PID)."""
+        # sweep: never; looking for other processes' dead runs is the portals' job
+        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"))
+        await asyncio.to_thread(adopt, self.service.store, run_id)
+        try:
+            await self.service.execute(run_id, document, steps)
+        except BaseException:
+            release(self.service.store, run_id)  # the portal marks it "could not start"
+            raise
+        self.run_id = run_id
+        return HOST, os.getpid()
+
+    async def finish(self) -> str:
+        """Wait for the run to end, write the rest of its record; its status."""
+        assert self.service is not None and self.run_id is not None
+        status = await self.service.wait(self.run_id)
+        await self.service.close()
+        return status
+
+    async def stop(self) -> None:
+        """Stop the run ("interrupted at step k"), as a portal that closes stops its own."""
+        if self.service is not None:
+            await self.service.close()
+
+
+@dataclass
+class _Remote:
+    actor: Any
+    follower: asyncio.Task[None] | None = None
+    where: tuple[str, int] | None = None   # the worker's host and PID, once it adopted the run
+
+
+class RayExecutor:
+    """Executes a :class:`RunService`'s runs on a Ray cluster (see the module's docstring).
+
+    ``address``: the cluster (``"ray-head:6379"``, ``"auto"``); None: the cluster this process
+    is already connected to, else a new local one. ``num_cpus``: what each run reserves on its
+    node. ``start_timeout``: a run no worker has taken within it ends "could not start".
+    ``worker_db``: the database URL the workers use (None: the service's own)."""
+
+    def __init__(self, address: str | None = None, *, num_cpus: float = 1.0, start_timeout: float = 120.0,
+                 worker_db: str | None = None) -> None:
+        self._ray = import_ray()
+        self.address, self.num_cpus, self.start_timeout, self.worker_db = address, num_cpus, start_timeout, worker_db
+        self.service: RunService | None = None
+        self._runs: dict[int, _Remote] = {}
+        self._options: dict[str, Any] = {}
+        self._actor_class: Any = None
+        self._shutdown = False
+
+    # ---- joining a service, and the cluster ------------------------------------------------
+    def bind(self, service: RunService) -> None:
+        if self.service is not None:
+            raise RuntimeError("a RayExecutor executes the runs of one RunService")
+        ray = self._ray
+        if not ray.is_initialized():
+            if self.address:
+                ray.init(address=self.address, log_to_driver=False)
+            else:
+                ray.init(include_dashboard=False, log_to_driver=False)
+            self._shutdown = True
+        here = ray.get_runtime_context().get_node_id()
+        url = service.store.url
+        check_store(url if self.worker_db is None else resolve_url(self.worker_db), ray.nodes(), here)
+        self._options = {"num_cpus": self.num_cpus, "max_restarts": 0, "max_task_retries": 0}
+        if url.get_backend_name() == "sqlite" and self.worker_db is None:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            # the file is on this node: a node that joins the cluster later gets no run
+            self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=here, soft=False)
+        self._actor_class = ray.remote(RunWorker)
+        self.service = service
+
+    # ---- runs ------------------------------------------------------------------------------
+    async def submit(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+        assert self.service is not None, "bind first"
+        db = self.worker_db or self.service.store.url.render_as_string(hide_password=False)
+        actor = self._actor_class.options(**self._options).remote(db, self.service.poll)
+        remote = _Remote(actor)
+        self._runs[run_id] = remote
+        begin = actor.begin.remote(run_id, document, steps)
+        remote.follower = asyncio.create_task(self._follow(run_id, remote, begin), name=f"wwm-ray-run-{run_id}")
+
+    async def _follow(self, run_id: int, remote: _Remote, begin: Any) -> None:
+        """Wait for the worker to take the run, then for it to finish it; mark the run if the
+        worker could not take it or was lost."""
+        ray, service = self._ray, self.service
+        assert service is not None
+        try:
+            try:
+                host, pid = await asyncio.wait_for(_awaitable(begin), self.start_timeout)
+            except TimeoutError:
+                self._kill(remote)
+                why = (f"no Ray worker took the run within {self.start_timeout:g} s "
+                       f"(does a node of the cluster have {self.num_cpus:g} CPU free?)")
+                await asyncio.to_thread(self._could_not_start, run_id, why)
+                return
+            except ray.exceptions.RayError as exc:
+                self._kill(remote)
+                why = f"the Ray worker could not take the run: {_cause(exc)}"
+                await asyncio.to_thread(self._could_not_start, run_id, why)
+                return
+            remote.where = (host, pid)
+            release(service.store, run_id)  # the worker writes it now
+            try:
+                await _awaitable(remote.actor.finish.remote())
+            except ray.exceptions.RayActorError as exc:
+                log.warning("portal run %s: its Ray worker was lost: %s", run_id, _cause(exc))
+                await asyncio.to_thread(service.mark_lost, run_id,
+                                        f"the Ray worker running it (pid {pid} on {host}) was lost")
+            except ray.exceptions.RayError as exc:
+                log.warning("portal run %s: its Ray worker failed: %s", run_id, _cause(exc))
+                await asyncio.to_thread(service.mark_lost, run_id, f"the Ray worker running it failed: {_cause(exc)}")
+        finally:
+            self._runs.pop(run_id, None)
+            self._kill(remote)
+
+    def _could_not_start(self, run_id: int, why: str) -> None:
+        assert self.service is not None
+        release(self.service.store, run_id)
+        self.service._mark(run_id, COULD_NOT_START, "run-ended", why)
+
+    def _kill(self, remote: _Remote) -> None:
+        with contextlib.suppress(Exception):
+            self._ray.kill(remote.actor, no_restart=True)
+
+    def has(self, run_id: int) -> bool:
+        return run_id in self._runs
+
+    def where(self, run_id: int) -> tuple[str, int] | None:
+        """The host and PID of the worker executing ``run_id`` (None: not taken yet, or done)."""
+        remote = self._runs.get(run_id)
+        return None if remote is None else remote.where
+
+    async def wait(self, run_id: int) -> None:
+        remote = self._runs.get(run_id)
+        if remote is not None and remote.follower is not None:
+            await asyncio.wait([remote.follower])
+
+    async def close(self, timeout: float = 30.0) -> None:
+        """Ask every worker to stop its run ("interrupted at step k", as the portal's own
+        runs), wait ``timeout`` seconds at most, then let the workers go; a run still not
+        finished is marked from here. Disconnects from Ray if this executor connected."""
+        running = list(self._runs.items())
+        for _, remote in running:
+            if remote.where is not None:
+                with contextlib.suppress(Exception):
+                    remote.actor.stop.remote()
+        followers = [r.follower for _, r in running if r.follower is not None]
+        if followers:
+            await asyncio.wait(followers, timeout=timeout)
+        for run_id, remote in running:
+            if remote.follower is not None and not remote.follower.done():
+                remote.follower.cancel()
+                self._kill(remote)
+                assert self.service is not None
+                release(self.service.store, run_id)
+                await asyncio.to_thread(self.service.mark_lost, run_id, "the portal stopped before the run ended")
+        if self._shutdown:
+            self._ray.shutdown()
+
+
+def _awaitable(ref: Any) -> Any:
+    """A Ray ObjectRef as an asyncio future (``asyncio.wait_for`` wants one)."""
+    return asyncio.wrap_future(ref.future())
+
+
+def _cause(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[-1] if text else type(exc).__name__
