@@ -49,7 +49,8 @@ async def test_compose_through_the_form_and_open_the_link_in_another_context(tmp
                     async with page.expect_navigation():
                         await page.select_option("select[name='mind.members.0.server']", seeker)
                     await page.fill("input[name=title]", "Seeker under an AS <script>window.pwned=1</script>")
-                    await page.fill("textarea[name=explanation]", "Why: *because*. <img src=x onerror=\"window.pwned=2\">")
+                    await page.fill("textarea[name=explanation]",
+                                    "Why: *because*. <img src=x onerror=\"window.pwned=2\">")
                     async with page.expect_navigation():
                         await page.click("button[value=update]")
                     assert "minds:" in await page.locator("pre.preview").inner_text()

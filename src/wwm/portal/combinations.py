@@ -36,9 +36,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import nh3
 import yaml
@@ -52,12 +52,11 @@ from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
 from .models import Combination, PortalRun, Server
-from .store import NotFound, PortalError
-from .visitors import visitor_of
+from .store import NotFound, PortalError, PortalStore
+from .visitors import Visitor, visitor_of
 
 if TYPE_CHECKING:
     from ..store import RunStore
-    from .app import Portal
 
 MAX_TITLE = 200
 MAX_EXPLANATION = 20_000        # characters of Markdown
@@ -71,6 +70,22 @@ FINISHED = ("completed", "ended by world")       # a run that made the steps it 
 MEMBERS = "minds"                                  # the argument that takes member minds
 ARG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}")
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml")
+
+
+class Portal(Protocol):
+    """What these pages need of the application (:class:`wwm.portal.app.Portal`)."""
+
+    store: PortalStore
+    run_store: RunStore | None
+
+    def page(self, request: Request, name: str, status: int = 200, **context: Any) -> Response: ...
+
+    async def db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
+
+    async def user_id(self, visitor: Visitor) -> int: ...
+
+    def posted(self, handler: Callable[[Request, FormData], Awaitable[Response]]
+               ) -> Callable[[Request], Awaitable[Response]]: ...
 
 
 class DraftError(PortalError):
@@ -539,7 +554,7 @@ class Combinations:
 
     @property
     def run_store(self) -> RunStore | None:
-        return getattr(self.portal, "run_store", None)
+        return self.portal.run_store
 
     async def registry(self) -> Registry:
         return Registry(await self.portal.db(self.portal.store.servers))
@@ -638,15 +653,17 @@ class Combinations:
         run = doc.get("run") if isinstance(doc.get("run"), dict) else {}
         steps = run.get("steps") if isinstance(run, dict) and isinstance(run.get("steps"), int) else DEFAULT_STEPS
         yaml_url = str(request.url_for("combination_yaml", id=combination.id))
-        return self.portal.page(request, "combination.html", combination=combination, author=author,
+        page = self.portal.page(request, "combination.html", combination=combination, author=author,
                                 explanation=render_markdown(combination.explanation), tree=tree,
                                 gone=gone, parent=parent, children=children, history=history,
                                 best=best_of(history).get(combination.id), steps=steps,
                                 yaml_url=yaml_url, world_server=registry.by_url.get(combination.world_url))
+        page.headers["vary"] = "Accept"        # the same URL answers YAML to wwm run
+        return page
 
     def yaml_of(self, combination: Combination) -> Response:
         return Response(to_yaml(combination.document), media_type="application/yaml", headers={
-            "content-disposition": f'inline; filename="combination-{combination.id}.yaml"'})
+            "content-disposition": f'inline; filename="combination-{combination.id}.yaml"', "vary": "Accept"})
 
     async def society_yaml(self, request: Request) -> Response:
         try:
