@@ -8,7 +8,8 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("society", nargs="?", help="a society document (YAML or JSON)")
+    parser.add_argument("society", nargs="?", help="a society document (YAML or JSON): a file, or the http(s) URL "
+                        "of one, e.g. a portal combination's link")
     parser.add_argument("--mind", help="URL of the top-level Mind server (instead of a document)")
     parser.add_argument("--world", help="URL of the World server (instead of a document)")
     parser.add_argument("--mind-arg", action="append", default=[], metavar="K=V", help="New run argument for the mind")
@@ -33,6 +34,8 @@ def build_society(args: argparse.Namespace):
     if args.society:
         if args.mind or args.world:
             raise UsageError("give a society document or --mind and --world, not both")
+        if args.society.startswith(("http://", "https://")):
+            return parse(fetch_document(args.society), source=args.society)
         return load(args.society)
     if not (args.mind and args.world):
         raise UsageError("give a society document, or both --mind URL and --world URL")
@@ -41,6 +44,42 @@ def build_society(args: argparse.Namespace):
                       "world": {"url": args.world, "args": parse_pairs(args.world_arg)}})
     except SocietyError as exc:
         raise UsageError(str(exc)) from None
+
+
+FETCH_TIMEOUT = 15.0
+FETCH_CAP = 1024 * 1024
+
+
+def fetch_document(url: str, *, timeout: float = FETCH_TIMEOUT, cap: int = FETCH_CAP) -> Any:
+    """The society document at ``url`` (a portal combination's page or its ``society.yaml``,
+    or any YAML or JSON document), read with a time-out and a size cap (section 12.2.2)."""
+    import urllib.error
+    import urllib.request
+
+    import yaml
+
+    from ..client.society import SocietyError
+
+    request = urllib.request.Request(url, headers={
+        "Accept": "application/yaml, text/yaml;q=0.9, application/json;q=0.8", "User-Agent": "wwm-run"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 - http(s) only, checked above
+            body = reply.read(cap + 1)
+            kind = reply.headers.get_content_type()
+    except urllib.error.HTTPError as exc:
+        raise SocietyError(f"cannot fetch {url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise SocietyError(f"cannot fetch {url}: {reason}") from None
+    if len(body) > cap:
+        raise SocietyError(f"{url} is larger than {cap // 1024} KB: not a society document")
+    if kind == "text/html":
+        raise SocietyError(f"{url} is a web page, not a society document (give a combination's link or "
+                           "its society.yaml)")
+    try:
+        return yaml.safe_load(body.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise SocietyError(f"{url} is not valid YAML or JSON: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ or an account.
 ``store`` keeps users, servers, combinations and portal runs (SQLAlchemy, alembic migrations
 applied at start: SQLite by default, PostgreSQL by URL); ``fetching`` fetches the URLs users
 give, refusing private addresses in public mode; ``runs`` starts, ends and recovers runs and
-``live`` pushes their steps to viewers; ``app`` is the Starlette application and ``command``
-the ``wwm portal`` command.
+``live`` pushes their steps to viewers; ``combinations`` composes, links and lists
+combinations (and their Top 10s); ``app`` is the Starlette application and ``command`` the
+``wwm portal`` command.
 """

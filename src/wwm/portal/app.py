@@ -29,7 +29,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..server.templates import environment
+from ..store import RunStore
 from .cards import ROLES, read_card, tidy_url
+from .combinations import Combinations
 from .fetching import FetchError, Policy
 from .models import Server
 from .store import NotFound, PortalError, PortalStore
@@ -74,6 +76,7 @@ class Portal:
     def __init__(self, store: PortalStore, policy: Policy, signer: Signer, check_every: float) -> None:
         self.store, self.policy, self.signer, self.check_every = store, policy, signer, check_every
         self.env = _env()
+        self.run_store: RunStore | None = None     # where portal runs' scores are (Top 10, histories)
 
     def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         visitor = visitor_of(request)
@@ -144,6 +147,7 @@ class Portal:
         return self.page(request, "server.html", server=server, card=card, description=_text(card.get("description")),
                          arguments=_arguments(card.get("arguments")), calls=_links(trail.get("calls")),
                          called_by=_links(trail.get("called_by")), combinations=combinations,
+                         best=await Combinations(self).best_scores(combinations),
                          query_sets=[q for q in card.get("query_sets") or [] if isinstance(q, str)]
                          if isinstance(card.get("query_sets"), list) else [])
 
@@ -162,7 +166,8 @@ class Portal:
             made = await self.db(self.store.new_user)
             visitor.become(made.user.id)
             user, recovery = made.user, made.recovery_token
-        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, recovery))
+        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, recovery),
+                         **await Combinations(self).mine(user.id))
 
     def recovery_url(self, request: Request, token: str | None) -> str | None:
         return None if token is None else str(request.url_for("recover", token=token))
@@ -172,6 +177,7 @@ class Portal:
         token = await self.db(self.store.new_recovery, user_id)
         user = await self.db(self.store.user, user_id)
         return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
+                         **await Combinations(self).mine(user_id),
                          message="A new recovery link: the old one no longer works.")
 
     async def recover_page(self, request: Request) -> Response:
@@ -295,12 +301,15 @@ def _arguments(schema: object) -> list[dict[str, str]]:
 
 
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
-             policy: Policy | None = None, secure_cookie: bool | None = None) -> Starlette:
+             policy: Policy | None = None, secure_cookie: bool | None = None,
+             run_store: RunStore | None = None) -> Starlette:
     """The portal on ``store``; ``public`` refuses private addresses and (unless
     ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
-    ``check_every`` seconds between checks of every server (0: never)."""
+    ``check_every`` seconds between checks of every server (0: never); ``run_store``: where
+    the portal's runs are recorded (their scores, for histories and Top 10s)."""
     policy = policy or Policy(public=public)
     portal = Portal(store, policy, Signer(store.secret_key()), check_every)
+    portal.run_store = run_store
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -334,6 +343,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Route("/signin", portal.signin_page, methods=["GET"]),
         Route("/signin", posted(portal.signin), methods=["POST"]),
         Route("/signout", posted(portal.signout), methods=["POST"]),
+        *Combinations(portal).routes(),          # compose, link, listings, Top 10 (combinations.py)
         Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

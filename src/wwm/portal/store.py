@@ -311,6 +311,46 @@ class PortalStore:
         with self._session() as s:
             return list(s.scalars(query))
 
+    # -- combinations: listings (compose, link, Top 10; see combinations.py) ----------------
+
+    def recent_combinations(self, limit: int = 100) -> list[Combination]:
+        """The newest combinations first."""
+        query = select(Combination).order_by(Combination.id.desc()).limit(limit)
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def combinations_of_world(self, world_url: str) -> list[Combination]:
+        """The combinations run in the World at ``world_url`` (newest first)."""
+        query = select(Combination).where(Combination.world_url == world_url).order_by(Combination.id.desc())
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def combinations_by(self, author_id: int) -> list[Combination]:
+        query = select(Combination).where(Combination.author_id == author_id).order_by(Combination.id.desc())
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def derived_from_this(self, combination_id: int) -> list[Combination]:
+        """The combinations saved by editing this one (its "derived by" lineage), oldest first."""
+        query = select(Combination).where(Combination.derived_from == combination_id).order_by(Combination.id)
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def runs_of_combinations(self, combination_ids: list[int]) -> list[PortalRun]:
+        """The portal runs of any of these combinations, newest first."""
+        if not combination_ids:
+            return []
+        query = (select(PortalRun).where(PortalRun.combination_id.in_(combination_ids))
+                 .order_by(PortalRun.id.desc()))
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def runs_by(self, user_id: int, limit: int = 100) -> list[PortalRun]:
+        """The runs a user started, newest first."""
+        query = select(PortalRun).where(PortalRun.user_id == user_id).order_by(PortalRun.id.desc()).limit(limit)
+        with self._session() as s:
+            return list(s.scalars(query))
+
     # -- runs -----------------------------------------------------------------------------
 
     def new_run(self, combination_id: int, user_id: int, steps_asked: int | None) -> NewRun:
