@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -264,16 +265,21 @@ async def test_bad_forms_are_refused_and_nothing_is_stored(store, portal, visito
 
 
 # ---- kill -9 of the portal process ---------------------------------------------------------------
-def start_portal(db: str) -> tuple[subprocess.Popen[str], str]:
+def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``wwm portal`` as a process of its own; it and its URL once it printed its ready line."""
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db,
-                              "--check-every", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              "--check-every", "0", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, env=env)
     assert child.stdout is not None
-    line = child.stdout.readline()
-    found = re.search(r"at (http://\S+?)/? ", line)
-    assert found, (line, child.stderr.read() if child.poll() is not None else "")
-    return child, found.group(1)
+    seen = []
+    for line in child.stdout:
+        seen.append(line)
+        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
+        if found:
+            child.printed = seen  # type: ignore[attr-defined]
+            return child, found.group(1)
+    raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
 
 
 async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupted_at_step_k(db, wwm_servers):
@@ -330,3 +336,36 @@ async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupt
             child.wait(10)
     finally:
         store.close()
+
+
+async def test_wwm_portal_demo_starts_registers_and_saves_the_demo_ready_to_run(db):
+    child, base = start_portal(db, "--demo")
+    try:
+        printed = "".join(child.printed)  # type: ignore[attr-defined]
+        assert printed.count("demo combination") == 3, printed
+        store = PortalStore(db)
+        try:
+            servers = store.servers()
+            assert sorted(s.role for s in servers) == ["mind"] * 4 + ["world"]
+            assert all(s.up for s in servers)
+            mind_m = [c for c in (store.combination(i) for i in (1, 2, 3)) if "Mind_M" in c.title]
+            assert len(mind_m) == 1 and len(mind_m[0].document["mind"]["args"]["minds"]) == 2
+            v = Visitor(base)
+            try:
+                path = await v.start(mind_m[0].id, steps="20")
+                rid = int(path.rsplit("/", 1)[1])
+                await until(lambda: store.run(rid).status not in ("starting", "running"), what="the demo run")
+                assert store.run(rid).status == "completed"
+                status, page, _ = await v.get(path)
+                assert status == 200 and len(re.findall(r"<tr><td>", page)) == 20
+            finally:
+                await v.close()
+        finally:
+            store.close()
+        urls = [s.url for s in servers]
+    finally:
+        child.send_signal(signal.SIGTERM)
+        child.wait(20)
+    for url in urls:                                   # the demo's servers stop with the portal
+        with pytest.raises(OSError):
+            urllib.request.urlopen(url, timeout=2)
