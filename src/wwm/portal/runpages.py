@@ -138,24 +138,18 @@ class RunPages:
 
     async def run_page(self, request: Request) -> Response:
         portal = self.portal
-        run = await self.find(request)
-        if isinstance(run, Response):
-            return run
+        page = _page_number(request.query_params.get("page"))
+        secret = request.cookies.get(END_COOKIE.format(request.path_params["rid"]))
+        try:  # every read in one trip to a worker thread (each trip costs a GIL hand-over under load)
+            run, combination, record, pages, can_end = await portal.db(
+                self._read, request.path_params["rid"], page, secret)
+        except NotFound as exc:
+            return portal.page(request, "message.html", 404, title="Not found", message=str(exc))
         if (request.path_params["uid"], request.path_params["cid"]) != (run.user_id, run.combination_id):
             return RedirectResponse(run_url(run), 308)
-        combination = await portal.db(portal.store.combination, run.combination_id)
-        record: RunDetail | None = None
-        page = _page_number(request.query_params.get("page"))
-        pages = 1
-        if run.run_store_id is not None:
-            record, pages = await portal.db(self._record, run.run_store_id, page)
-            if record.status != "running" and record.status != run.status:
-                await portal.db(portal.store.set_run, run.id, status=record.status[:40], ended=True)
         page = min(page, pages)
         secret = request.cookies.get(END_COOKIE.format(run.id))
         running = record is not None and record.status == "running"
-        can_end = bool(running and secret and await portal.db(self.service.check_end_secret,
-                                                                   run.run_store_id, secret))
         show_secret = can_end and request.cookies.get(NEW_COOKIE) == str(run.id)
         end_url = str(request.url_for("end-confirm", rid=run.id, secret=secret)) if show_secret else None
         status = record.status if record is not None else run.status
@@ -178,6 +172,22 @@ class RunPages:
         if show_secret:
             reply.delete_cookie(NEW_COOKIE, path="/")
         return reply
+
+    def _read(self, rid: int, page: int, secret: str | None) -> tuple[PortalRun, Any, RunDetail | None, int, bool]:
+        """What a run's page shows: the portal run, its combination, a page of its record (and
+        how many pages), whether ``secret`` (the visitor's cookie) ends it. A finished run's
+        status is copied to the portal run if it lags (a run a dead portal left)."""
+        store = self.portal.store
+        run = store.run(rid)
+        combination = store.combination(run.combination_id)
+        if run.run_store_id is None:
+            return run, combination, None, 1, False
+        record, pages = self._record(run.run_store_id, page)
+        if record.status != "running" and record.status[:40] != run.status:
+            run = store.set_run(run.id, status=record.status[:40], ended=True)
+        can_end = bool(record.status == "running" and secret
+                       and self.service.check_end_secret(run.run_store_id, secret))
+        return run, combination, record, pages, can_end
 
     def _record(self, run_store_id: int, page: int) -> tuple[RunDetail, int]:
         head = self.service.store.get_run(run_store_id, max_steps=0)
