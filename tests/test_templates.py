@@ -96,16 +96,25 @@ async def asgi_get(app, path: str) -> tuple[int, str]:
 
 def portal_pages(tmp_path: Path) -> list[tuple[int, str]]:
     """Every page of the portal, through its app: home, the servers (listed, one open), the
-    visitor's own page, the recovery, sign-up and sign-in pages, a not-found page."""
+    visitor's own page, the recovery, sign-up and sign-in pages, a run's page (not started),
+    a refused end-run link, a not-found page."""
     from wwm.portal.app import make_app
     from wwm.portal.store import PortalStore
 
     store = PortalStore(f"sqlite:///{tmp_path / 'portal.db'}")
     try:
         store.add_server("http://127.0.0.1:9/", cards()[0])
+        user = store.new_user().user
+        combination = store.save_combination(author_id=user.id, title="t", document={}, world_url="http://w.test/")
+        run = store.new_run(combination.id, user.id, 10)
         app = make_app(store, check_every=0)
-        return [asyncio.run(asgi_get(app, path)) for path in
-                ("/", "/servers?q=grid", "/servers/1", "/me", "/recover/x", "/signup", "/signin", "/nowhere")]
+        try:
+            return [asyncio.run(asgi_get(app, path)) for path in
+                    ("/", "/servers?q=grid", "/servers/1", "/me", "/recover/x", "/signup", "/signin",
+                     f"/user/{user.id}/combination/{combination.id}/run/{run.id}", f"/run/{run.id}/end/x",
+                     "/nowhere")]
+        finally:
+            app.state.runs.store.close()
     finally:
         store.close()
 
@@ -132,7 +141,7 @@ def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
     page = log.html(asyncio.run(conversation(tmp_path)))
     assert 'class="refused"' in page and 'class="from line l"' in page
     statuses = [status for status, _ in portal_pages(tmp_path)]
-    assert statuses == [200] * 7 + [404]
+    assert statuses == [200] * 8 + [410, 404]
 
     assert template_files() <= loaded, f"templates no test renders: {sorted(template_files() - loaded)}"
 

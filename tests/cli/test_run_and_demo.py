@@ -35,6 +35,7 @@ def test_demo_runs_to_the_end(tmp_path):
     assert len(pids) == 5                                         # five separate server processes
     assert done.stdout.count("ended by world") == 3               # three completed runs
     assert "Mind_M" in done.stdout and "called by: urn:wwm:client:" in done.stdout
+    assert "wwm portal --demo" in done.stdout                   # where to see the same in a browser
     runs = RunStore(db).list_runs()
     assert len(runs) == 3 and all(r.step_count == 40 for r in runs)
 

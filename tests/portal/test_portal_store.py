@@ -15,7 +15,7 @@ from wwm.portal.store import Conflict, NotFound, PortalError, PortalStore, diges
 from wwm.store.engine import StoreError
 
 TABLES = {"portal_settings", "portal_users", "portal_servers", "portal_combinations",
-          "portal_combination_servers", "portal_runs", "portal_alembic_version"}
+          "portal_combination_servers", "portal_runs", "portal_run_secrets", "portal_alembic_version"}
 CARD = {"wwm": "1.0", "role": "world", "name": "Grid", "summary": "A grid world"}
 
 
@@ -29,7 +29,7 @@ def test_migrations_make_the_models_schema_and_rerun_harmlessly(db_url):
     try:
         assert set(inspect(store.engine).get_table_names()) >= TABLES
         with store.engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0001"
+            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0002"
             context = MigrationContext.configure(conn, opts={"compare_type": True,
                                                              "version_table": "portal_alembic_version"})
             assert compare_metadata(context, Base.metadata) == []     # migrations == models
@@ -149,13 +149,14 @@ def test_secrets_and_passwords_are_kept_only_hashed(db_url):
         combination = store.save_combination(author_id=made.user.id, title="c", document={},
                                              world_url="http://w.example/")
         started = store.new_run(combination.id, made.user.id, 100)
-        assert started.run.status == "starting" and started.run.end_secret_hash == digest(started.end_secret)
-        assert store.end_secret_matches(started.run.id, started.end_secret)
-        assert not store.end_secret_matches(started.run.id, started.end_secret + "x")
-        store.set_run(started.run.id, status="ended", run_store_id=7, ended=True)
-        ended = store.run(started.run.id)
+        assert started.status == "starting" and not hasattr(started, "end_secret_hash")  # secrets: RunSecret
+        store.link_run(started.id, 7)
+        assert (store.run(started.id).status, store.run(started.id).run_store_id) == ("running", 7)
+        store.set_run(started.id, status="ended", ended=True)
+        store.link_run(started.id, 7)                          # a late link keeps the end
+        ended = store.run(started.id)
         assert (ended.status, ended.run_store_id, ended.ended_at is not None) == ("ended", 7, True)
-        assert [r.id for r in store.runs_of(combination.id)] == [started.run.id]
+        assert [r.id for r in store.runs_of(combination.id)] == [started.id]
         with pytest.raises(NotFound):
             store.new_run(999, made.user.id, 1)
         assert count(store, PortalRun) == 1

@@ -24,18 +24,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..commands import fail, interrupted, run_async
+    from ..kit.demo import SERVERS
     from ..protocol.errors import Refusal
     from ..server.process import ServerProcess
     from ..store import StoreError
 
     console = Console()
-    servers = {
-        "world": ServerProcess("wwm.kit.grid:GridWorld"),
-        "seeker": ServerProcess("wwm.kit.grid_minds:FoodSeeker"),
-        "avoider": ServerProcess("wwm.kit.grid_minds:HazardAvoider"),
-        "random": ServerProcess("wwm.kit.random_mind:RandomMind"),
-        "switch": ServerProcess("wwm.kit.region:RegionMind"),
-    }
+    servers = {name: ServerProcess(target) for name, target in SERVERS.items()}
     done: list = []   # the societies run so far, for the line Ctrl-C prints
     seen: dict = {}   # the run under way
     try:
@@ -88,17 +83,12 @@ async def _demo(console, servers, args, done: list, seen: dict) -> int:
 
     from ..client.cards import fetch_card_sync
     from ..client.society import parse
+    from ..kit import demo
     from .run import execute
 
-    world = {"url": servers["world"].url, "args": {"seed": args.seed, "steps": args.steps}}
-    societies = [
-        ("a random mind", {"url": servers["random"].url, "args": {"seed": args.seed}}),
-        ("a food seeker", {"url": servers["seeker"].url}),
-        ("Mind_M: avoid when a hazard is near, else seek", {
-            "url": servers["switch"].url,
-            "args": {"region": "hd<=2", "minds": [{"url": servers["avoider"].url}, {"url": servers["seeker"].url}]},
-        }),
-    ]
+    urls = {name: server.url for name, server in servers.items()}
+    world = demo.world(urls, seed=args.seed, steps=args.steps)
+    societies = demo.societies(urls, seed=args.seed)
     results = []
     for name, mind in societies:
         society = parse({"name": name, "mind": mind, "world": world,
@@ -120,4 +110,6 @@ async def _demo(console, servers, args, done: list, seen: dict) -> int:
     console.print("  calls:     " + ", ".join(link["url"] for link in trail["calls"]))
     console.print("  called by: " + ", ".join(link["url"] for link in trail["called_by"]))
     console.print("Records: [bold]wwm runs[/]; a server's page: open its URL in a browser.")
+    console.print("The same servers and societies in a browser, to run and watch live: "
+                  "[bold]wwm portal --demo[/] (then open the URL it prints).")
     return 0 if all(r.status in ("completed", "ended by world") for _, r in results) else 1

@@ -30,10 +30,12 @@ from starlette.staticfiles import StaticFiles
 
 from ..server.templates import environment
 from ..store import RunStore
+from . import runpages
 from .cards import ROLES, read_card, tidy_url
 from .combinations import Combinations
 from .fetching import FetchError, Policy
 from .models import Server
+from .runs import RunService
 from .store import NotFound, PortalError, PortalStore
 from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 
@@ -302,14 +304,19 @@ def _arguments(schema: object) -> list[dict[str, str]]:
 
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
              policy: Policy | None = None, secure_cookie: bool | None = None,
-             run_store: RunStore | None = None) -> Starlette:
+             runs: RunService | None = None) -> Starlette:
     """The portal on ``store``; ``public`` refuses private addresses and (unless
     ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
-    ``check_every`` seconds between checks of every server (0: never); ``run_store``: where
-    the portal's runs are recorded (their scores, for histories and Top 10s)."""
+    ``check_every`` seconds between checks of every server (0: never). Runs execute in this
+    process through ``runs`` (default: a :class:`RunService` on the portal's own database,
+    which marks the runs a dead portal left "interrupted at step k", closed with the app);
+    their records (scores, for histories and Top 10s) are in the run service's store."""
     policy = policy or Policy(public=public)
     portal = Portal(store, policy, Signer(store.secret_key()), check_every)
-    portal.run_store = run_store
+    # -- runs (runpages.py): the run service on the portal's database --------------------------
+    service = runs or RunService(store.url.render_as_string(hide_password=False))
+    portal.run_store = service.store
+    store.sync_runs()                       # portal runs get the statuses recovery gave them
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -321,6 +328,8 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            if runs is None:
+                await service.close()       # its runs end "interrupted at step k", viewers told
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -345,10 +354,12 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Route("/signout", posted(portal.signout), methods=["POST"]),
         *Combinations(portal).routes(),          # compose, link, listings, Top 10 (combinations.py)
         Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
+        *runpages.routes(portal, service),  # start, watch and end runs
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found, 500: not_found})
     app.state.portal = portal
+    app.state.runs = service
     secure = public if secure_cookie is None else secure_cookie
     app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=secure)
     return app

@@ -1,12 +1,20 @@
 """``wwm portal``: serve the portal (section 12.2.1) on one port, on an SQLite file by default
 (``portal.db`` beside the run store's ``runs.db``) or PostgreSQL with ``--db``. ``--public``
-refuses to fetch private addresses and marks the cookie Secure (serve it behind HTTPS)."""
+refuses to fetch private addresses and marks the cookie Secure (serve it behind HTTPS).
+``--demo`` also starts the servers of ``wwm demo`` on loopback (a grid World, three Minds, a
+Mind_M that calls two of them), registers them and saves the demo's societies as
+combinations, so the portal is populated at once; the servers stop with the portal."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+from typing import TYPE_CHECKING
 
 from ..commands import fail, interrupted, port_number, ready_line
+
+if TYPE_CHECKING:
+    from .store import PortalStore
 
 DB_HELP = ("SQLAlchemy URL of the portal's database (default: $WWM_PORTAL_DATABASE_URL, else the "
            "SQLite file ~/.local/share/wwm/portal.db)")
@@ -29,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--public", action="store_true",
                         help="a public portal: never fetch loopback, private, link-local or reserved "
                              "addresses; Secure cookies")
+    parser.add_argument("--demo", action="store_true",
+                        help="also start the demo's servers (wwm demo's), register them and save the demo "
+                             "societies as combinations, ready to run")
     parser.add_argument("--check-every", type=_seconds, default=300.0, metavar="SECONDS",
                         help="seconds between checks of every registered server (default 300; 0: never)")
 
@@ -52,14 +63,59 @@ def run(args: argparse.Namespace) -> int:
             return fail("portal", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
         port = sock.getsockname()[1]
         host = f"[{args.host}]" if ":" in args.host else args.host
+        demo_servers: list = []
+        if args.demo:
+            try:
+                demo_servers = start_demo(store, quiet=getattr(args, "quiet", False))
+            except (RuntimeError, TimeoutError, OSError) as exc:
+                return fail("portal", f"a demo server did not start: {exc}")
         app = make_app(store, public=args.public, check_every=args.check_every)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                                proxy_headers=False))
         ready_line("the portal", f"http://{host}:{port}/")
+        # uvicorn stops gracefully on SIGTERM, then raises the signal again: this handler makes
+        # that an exit through the ``finally`` below (the demo's servers stop with the portal).
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             server.run(sockets=[sock])
         except KeyboardInterrupt:
             return interrupted("portal", "the portal stopped; its database keeps everything it stored")
         return 0
     finally:
+        for server in demo_servers:
+            server.stop()
         store.close()
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def start_demo(store: PortalStore, *, quiet: bool = False, seed: int = 1, steps: int = 100_000) -> list:
+    """Start the demo's servers, register each in ``store`` (a PortalStore) with its card, save
+    the demo societies as combinations by an anonymous "demo" author; the servers, to stop."""
+    from ..client.cards import fetch_card_sync
+    from ..kit import demo
+    from ..server.process import ServerProcess
+    servers = {name: ServerProcess(target) for name, target in demo.SERVERS.items()}
+    try:
+        for server in servers.values():
+            server.start()
+        urls = {name: server.url for name, server in servers.items()}
+        for url in urls.values():
+            if store.server_by_url(url) is None:
+                store.add_server(url, fetch_card_sync(url))
+        author = store.new_user().user
+        world = demo.world(urls, seed=seed, steps=steps)
+        for name, mind in demo.societies(urls, seed=seed):
+            saved = store.save_combination(
+                author_id=author.id, title=f"Demo: {name} in the grid world", world_url=urls["world"],
+                explanation=f"The society of `wwm demo` with {name}, on servers this portal started.",
+                document={"name": name, "world": world, "mind": mind, "run": {"timeout": 5.0}})
+            if not quiet:
+                print(f"demo combination {saved.id}: {saved.title} (/combination/{saved.id})", flush=True)
+    except BaseException:
+        for server in servers.values():
+            server.stop()
+        raise
+    return list(servers.values())

@@ -107,7 +107,8 @@ class CombinationServer(Base):
 
 
 class PortalRun(Base):
-    """A run started from the portal; its steps are in the run store (``run_store_id``)."""
+    """A run started from the portal; its steps are in the run store (``run_store_id``, in
+    the same database), its end secret in :class:`RunSecret`."""
 
     __tablename__ = "portal_runs"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -115,10 +116,22 @@ class PortalRun(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("portal_users.id"), index=True)
     status: Mapped[str] = mapped_column(String(40))
     steps_asked: Mapped[int | None] = mapped_column(Integer)             # None: until ended
-    run_store_id: Mapped[int | None] = mapped_column(Integer)
-    end_secret_hash: Mapped[str] = mapped_column(String(64))             # sha256 of the end-run URL's secret
+    run_store_id: Mapped[int | None] = mapped_column(Integer, index=True)   # wwm_runs.id
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class RunSecret(Base):
+    """The end secret of a portal run (migration 0002): only its SHA-256, who started the run,
+    and when the end was asked for (a secret ends a run once). Read and written by
+    :class:`wwm.portal.runs.RunService`; keyed by the run store's run ID."""
+
+    __tablename__ = "portal_run_secrets"
+    run_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)   # wwm_runs.id
+    secret_sha256: Mapped[str] = mapped_column(String(64))
+    owner: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    end_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ImmutableError(Exception):

@@ -14,8 +14,9 @@ with its time-outs and recovery policies) as an asyncio task, recording into the
     Mount("/", routes=service.routes())                 # GET /live/{run_id}: server-sent events
     await service.close()
 
-**End secrets** live in the database (table ``wwm_portal_run_secrets``, beside the run
-store's tables): only their SHA-256 is kept (a 256-bit random token needs no slow hash), and
+**End secrets** live in the database (table ``portal_run_secrets``, made by the portal's
+migrations, which the service applies to the run store's database: the portal keeps its own
+tables and the run records in one database): only their SHA-256 is kept (a 256-bit random token needs no slow hash), and
 the comparison is constant-time. The table also holds when the end was asked for, so a
 secret ends a run once and a reused one is refused saying when it was used. Because the
 request is in the database, any process on it can end any portal run: the process executing
@@ -53,11 +54,12 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
-from sqlalchemy import Column, DateTime, Integer, MetaData, String, Table, func, insert, select, update
+from sqlalchemy import Table, func, insert, select, update
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -68,22 +70,17 @@ from ..client.society import Society, SocietyError, parse
 from ..protocol.errors import Refusal
 from ..store import RunStore, StoreError, StoreRecorder, UnknownRun, schema
 from .live import LiveHub, end_message, live_events, step_message
+from .models import RunSecret
+from .store import migrate
 
 log = logging.getLogger(__name__)
 
 ENDED_BY_OWNER = "ended by its owner"
 COULD_NOT_START = "could not start"
 
-portal_metadata = MetaData()
+DISPLAY_EVENTS = {"world-display": "world", "mind-display": "mind"}   # event kind -> whose display URL
 
-run_secrets = Table(
-    "wwm_portal_run_secrets", portal_metadata,
-    Column("run_id", Integer, primary_key=True, autoincrement=False),   # wwm_runs.id
-    Column("secret_sha256", String(64), nullable=False),
-    Column("owner", String(200), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("end_requested_at", DateTime(timezone=True)),                # the secret was used
-)
+run_secrets: Table = RunSecret.__table__  # type: ignore[assignment]
 
 _DUMMY = hashlib.sha256(b"no such run").hexdigest()
 
@@ -129,7 +126,8 @@ class _PortalRecorder(StoreRecorder):
     """The store's recorder for a run whose row the service made already, which also
     publishes each step and event to the hub and names the portal's own end statuses."""
 
-    def __init__(self, service: RunService, run_id: int, society: Society) -> None:
+    def __init__(self, service: RunService, run_id: int, society: Society,
+                 finished: Callable[[str], None] | None = None) -> None:
         super().__init__(service.store, mind_url=society.mind.url or f"local:{society.mind.class_}",
                          world_url=society.world.url or f"local:{society.world.class_}")
         self.run_id = run_id
@@ -138,9 +136,15 @@ class _PortalRecorder(StoreRecorder):
         self.steps = 0
         self.finished = False
         self.by_owner = False
+        self.finished_hook = finished
 
     def on_start(self, result: Any) -> None:  # the row exists: started by RunService.start
         result.record_id = self.run_id
+        # The servers' own display pages of this run (section 9), kept as events: a run's
+        # page links to them, live and afterwards.
+        for kind, url in (("world-display", result.world_display_url), ("mind-display", result.mind_display_url)):
+            if isinstance(url, str) and url:
+                self.on_event(Event(0, kind, url))
 
     def on_step(self, step: Step) -> None:
         super().on_step(step)                 # queued in the store first, then published:
@@ -177,6 +181,11 @@ class _PortalRecorder(StoreRecorder):
             log.warning("%s", self.error)
         self.service.hub.finish(self.run_id, end_message(result.status, self.steps, self.total,
                                                          result.world_score, result.mind_score))
+        if self.finished_hook is not None:
+            try:
+                self.finished_hook(result.status)
+            except Exception as exc:  # noqa: BLE001 - the run is recorded; the hook's record is extra
+                log.warning("portal run %s: after its end: %s", self.run_id, exc)
 
 
 class Executor(Protocol):
@@ -230,8 +239,8 @@ class RunService:
         self._runs: dict[int, _Running] = {}
         self._watcher: asyncio.Task[None] | None = None
         self._closed = False
-        with self.store._lock, self.store.engine.begin() as conn:
-            portal_metadata.create_all(conn)
+        with self.store._lock:
+            migrate(self.store.engine)  # the portal's tables, the secrets' among them
         self.recovered = self.recover()
         self.executor = executor
         if executor is not None:   # may refuse the store (an SQLite file, workers elsewhere)
@@ -247,10 +256,12 @@ class RunService:
             self._ensure_watcher()
 
     # ---- starting --------------------------------------------------------------------------
-    async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str) -> StartedRun:
+    async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str,
+                    finished: Callable[[str], None] | None = None) -> StartedRun:
         """Start ``document`` (a society document or a parsed :class:`Society`) for ``steps``
         steps (None: until ended, or until the World ends it) as a task of this process (or on
-        the service's executor: a Ray worker).
+        the service's executor: a Ray worker); ``finished(status)`` is called (in the event
+        loop) once the end is recorded by this process.
         Raises :class:`~wwm.client.society.SocietyError` for a document that cannot run; a
         server that is down or of the wrong role is the run's own end ("could not start")."""
         if self._closed:
@@ -279,7 +290,7 @@ class RunService:
             await self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
             self._ensure_watcher()
         else:
-            self._launch(run_id, society, settings)
+            self._launch(run_id, society, settings, finished)
         return StartedRun(run_id, secret)
 
     async def execute(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
@@ -291,9 +302,10 @@ class RunService:
         society = parse(document, source="the society document")
         self._launch(run_id, society, dataclasses.replace(society.settings(), steps=steps))
 
-    def _launch(self, run_id: int, society: Society, settings: RunSettings) -> None:
+    def _launch(self, run_id: int, society: Society, settings: RunSettings,
+                finished: Callable[[str], None] | None = None) -> None:
         self.hub.open(run_id)
-        recorder = _PortalRecorder(self, run_id, society)
+        recorder = _PortalRecorder(self, run_id, society, finished)
         task = asyncio.create_task(self._drive(run_id, society, settings, recorder), name=f"wwm-portal-run-{run_id}")
         self._runs[run_id] = _Running(task, recorder)
         self._ensure_watcher()

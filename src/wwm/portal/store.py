@@ -3,14 +3,13 @@ default (``portal.db`` beside the run store's ``runs.db``) or PostgreSQL by URL.
 store brings its schema to the newest migration (alembic ``upgrade head``). Each operation is
 one transaction: it is stored whole or not at all.
 
-Secrets (a recovery link's token, an end-run URL's secret) are returned once and kept only as
-their SHA-256; passwords only as their argon2id hash.
+Secrets (a recovery link's token here, an end-run URL's secret in the run service) are
+returned once and kept only as their SHA-256; passwords only as their argon2id hash.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import re
 import secrets
@@ -90,12 +89,6 @@ def urls_in(document: Any) -> set[str]:
 class NewUser:
     user: User
     recovery_token: str        # shown once, as the recovery link; only its hash is kept
-
-
-@dataclass(frozen=True)
-class NewRun:
-    run: PortalRun
-    end_secret: str            # shown once, in the end-run URL; only its hash is kept
 
 
 class PortalStore:
@@ -353,19 +346,19 @@ class PortalStore:
 
     # -- runs -----------------------------------------------------------------------------
 
-    def new_run(self, combination_id: int, user_id: int, steps_asked: int | None) -> NewRun:
-        """A run of the combination, "starting", and the secret of its end-run URL."""
-        secret = secrets.token_urlsafe(24)
+    def new_run(self, combination_id: int, user_id: int, steps_asked: int | None) -> PortalRun:
+        """A run of the combination, "starting" (its end secret is the run service's:
+        :class:`wwm.portal.runs.RunService`, table ``portal_run_secrets``)."""
         try:
             with self._session() as s:
                 if s.get(Combination, combination_id) is None:
                     raise NotFound(f"there is no combination {combination_id}")
                 run = PortalRun(combination_id=combination_id, user_id=user_id, status="starting",
-                                steps_asked=steps_asked, end_secret_hash=digest(secret), created_at=now())
+                                steps_asked=steps_asked, created_at=now())
                 s.add(run)
         except IntegrityError as exc:
             raise PortalError(f"the run could not be saved: {_reason(exc)}") from None
-        return NewRun(run, secret)
+        return run
 
     def run(self, run_id: int) -> PortalRun:
         with self._session() as s:
@@ -388,10 +381,34 @@ class PortalStore:
                 run.ended_at = now()
         return run
 
-    def end_secret_matches(self, run_id: int, secret: str) -> bool:
-        """Whether ``secret`` is the one given when the run started (compared in constant time)."""
-        run = self.run(run_id)
-        return hmac.compare_digest(run.end_secret_hash, digest(secret))
+    def link_run(self, run_id: int, run_store_id: int) -> None:
+        """The run has started as the run store's ``run_store_id``: "running", unless its end
+        (which may come first, from the run's own task) was recorded already."""
+        with self._session() as s:
+            run = s.get(PortalRun, run_id)
+            if run is None:
+                raise NotFound(f"there is no run {run_id}")
+            run.run_store_id = run_store_id
+            if run.status == "starting":
+                run.status = "running"
+
+    def sync_runs(self) -> int:
+        """Give every unfinished portal run the status its run-store run has (a portal that
+        died mid-run: its runs are "interrupted at step k" once the run service recovered
+        them); the number of runs changed."""
+        from ..store import schema
+
+        changed = 0
+        with self._session() as s:
+            rows = s.execute(select(PortalRun, schema.runs.c.status, schema.runs.c.finished_at)
+                             .join(schema.runs, schema.runs.c.id == PortalRun.run_store_id)
+                             .where(PortalRun.status.in_(("starting", "running")))
+                             .where(schema.runs.c.status != "running")).all()
+            for run, status, finished_at in rows:
+                run.status = str(status)[:40]
+                run.ended_at = finished_at or now()
+                changed += 1
+        return changed
 
     def runs_of(self, combination_id: int) -> list[PortalRun]:
         query = (select(PortalRun).where(PortalRun.combination_id == combination_id)

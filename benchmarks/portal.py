@@ -1,0 +1,207 @@
+"""The portal under load (issue 14): page latency (p50, p99) of the combination page and the
+run page while ``--runs`` runs are in progress and ``--viewers`` viewers follow them live, and
+the delay from a step (published by the run loop) to its arrival in a viewer, beside the same
+portal answering a static file in the same run (the floor; ratios printed). Targets: page p99
+under 100 ms, step-to-viewer p99 under 250 ms.
+
+    python benchmarks/portal.py [--runs 20] [--viewers 200] [--seconds 20]
+
+Everything is real: ``wwm serve`` processes for the World and the Mind, ``wwm portal`` as a
+process of its own (the runs execute in it, as they do by default), viewers as SSE clients in
+``--viewer-processes`` processes (so parsing 200 streams does not share the page client's core),
+and the page client in this process, one request at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+sys.path.insert(0, str(SRC))
+
+import aiohttp  # noqa: E402
+
+from wwm.portal.store import PortalStore  # noqa: E402
+from wwm.server.process import ServerProcess  # noqa: E402
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def start_portal(db: str) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db, "--check-every", "0"],
+                             stdout=subprocess.PIPE, text=True, env=env)
+    assert child.stdout is not None
+    for line in child.stdout:
+        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
+        if found:
+            return child, found.group(1)
+    raise SystemExit("the portal did not start")
+
+
+# ---- viewers (in processes of their own) -------------------------------------------------------
+async def _view(url: str, seconds: float, delays: list[float], counts: dict[str, int]) -> None:
+    timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
+    async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url) as reply:
+        counts["connected"] += reply.status == 200
+        deadline = time.monotonic() + seconds
+        event, data = "", ""
+        while time.monotonic() < deadline:
+            try:
+                raw = await asyncio.wait_for(reply.content.readline(), deadline - time.monotonic())
+            except TimeoutError:
+                break
+            if not raw:
+                break
+            line = raw.decode().rstrip("\r\n")
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data = line[5:].lstrip()
+            elif not line and data:
+                arrived = time.time()
+                if event == "step":
+                    at = json.loads(data).get("at")
+                    if at:
+                        delays.append((arrived - at) * 1000)
+                    counts["steps"] += 1
+                elif event == "gap":
+                    counts["gaps"] += 1
+                event, data = "", ""
+
+
+def viewers(urls: list[str], seconds: float, out: Any) -> None:
+    delays: list[float] = []
+    counts = {"connected": 0, "steps": 0, "gaps": 0}
+
+    async def main() -> None:
+        await asyncio.gather(*(_view(u, seconds, delays, counts) for u in urls), return_exceptions=True)
+
+    asyncio.run(main())
+    out.put((delays, counts))
+
+
+# ---- pages -------------------------------------------------------------------------------------
+async def pages(base: str, paths: dict[str, list[str]], seconds: float) -> dict[str, list[float]]:
+    """One request at a time, round robin over the kinds: each kind's latencies (ms)."""
+    found: dict[str, list[float]] = {kind: [] for kind in paths}
+    statuses: dict[str, set[int]] = {kind: set() for kind in paths}
+    deadline = time.monotonic() + seconds
+    i = 0
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            for kind, options in paths.items():
+                started = time.perf_counter()
+                async with session.get(base + options[i % len(options)]) as reply:
+                    await reply.read()
+                    statuses[kind].add(reply.status)
+                found[kind].append((time.perf_counter() - started) * 1000)
+            i += 1
+    for kind, seen in statuses.items():
+        if seen != {200}:
+            print(f"note: the {kind} answered HTTP {sorted(seen)} (a portal without the compose pages "
+                  "answers 404: its figure is then a page with no database read)")
+    return found
+
+
+async def start_runs(base: str, cid: int, n: int) -> list[str]:
+    paths = []
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:
+        async with session.get(base + "/me") as reply:
+            csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', await reply.text()).group(1)  # type: ignore[union-attr]
+        for _ in range(n):
+            async with session.post(f"{base}/combination/{cid}/runs", data={"csrf": csrf, "steps": "until ended"},
+                                    allow_redirects=False) as reply:
+                assert reply.status == 303, await reply.text()
+                paths.append(reply.headers["location"])
+    return paths
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long pages are measured")
+    parser.add_argument("--viewer-processes", type=int, default=4)
+    args = parser.parse_args()
+
+    tmp = tempfile.TemporaryDirectory(prefix="wwm-portal-bench-")
+    db = f"sqlite:///{Path(tmp.name) / 'portal.db'}"
+    world, mind = ServerProcess("wwm.kit.grid:GridWorld"), ServerProcess("wwm.kit.grid_minds:FoodSeeker")
+    world.start()
+    mind.start()
+    store = PortalStore(db)
+    author = store.new_user().user
+    combination = store.save_combination(author_id=author.id, title="bench", world_url=world.url, document={
+        "world": {"url": world.url, "args": {"size": 8}}, "mind": {"url": mind.url}, "run": {"timeout": 5.0}})
+    store.close()
+    portal, base = start_portal(db)
+    procs: list[multiprocessing.Process] = []
+    try:
+        run_pages = asyncio.run(start_runs(base, combination.id, args.runs))
+        live = [f"{base}/run/{p.rsplit('/', 1)[1]}/live" for p in run_pages]
+        per_viewer = [live[i % len(live)] for i in range(args.viewers)]
+        ctx = multiprocessing.get_context("spawn")
+        out = ctx.Queue()
+        k = args.viewer_processes
+        watch = args.seconds + 4.0
+        for j in range(k):
+            proc = ctx.Process(target=viewers, args=(per_viewer[j::k], watch, out), daemon=True)
+            proc.start()
+            procs.append(proc)
+        time.sleep(2.0)   # the viewers connect and get their records
+        kinds = {"static file (floor)": ["/static/portal.css"],
+                 "combination page": [f"/combination/{combination.id}"],
+                 "run page": run_pages}
+        latencies = asyncio.run(pages(base, kinds, args.seconds))
+        results = [out.get(timeout=watch + 30) for _ in procs]
+        delays = [d for r in results for d in r[0]]
+        counts = {key: sum(r[1][key] for r in results) for key in ("connected", "steps", "gaps")}
+    finally:
+        portal.send_signal(signal.SIGTERM)
+        try:
+            portal.wait(20)
+        except subprocess.TimeoutExpired:
+            portal.kill()
+        for proc in procs:
+            proc.join(5)
+        world.stop()
+        mind.stop()
+        tmp.cleanup()
+
+    floor = statistics.median(latencies["static file (floor)"])
+    floor99 = pct(latencies["static file (floor)"], 0.99)
+    print(f"portal under load: {args.runs} runs in progress, {counts['connected']}/{args.viewers} live viewers "
+          f"({counts['steps']:,} steps pushed to viewers, {counts['gaps']} gaps), {args.seconds:g} s of pages")
+    print(f"{'':24}{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'p50/floor':>11}{'p99/floor':>11}")
+    for kind, values in latencies.items():
+        p50, p99 = statistics.median(values), pct(values, 0.99)
+        print(f"{kind:24}{len(values):>6}{p50:>10.2f}{p99:>10.2f}{p50 / floor:>11.1f}{p99 / floor99:>11.1f}")
+    d50, d99 = (statistics.median(delays), pct(delays, 0.99)) if delays else (float("nan"), float("nan"))
+    print(f"{'step to viewer':24}{len(delays):>6}{d50:>10.2f}{d99:>10.2f}{d50 / floor:>11.1f}{d99 / floor99:>11.1f}")
+    page99 = max(pct(latencies["combination page"], 0.99), pct(latencies["run page"], 0.99))
+    print(f"targets: page p99 < 100 ms: {'met' if page99 < 100 else 'NOT met'} ({page99:.1f} ms); "
+          f"step-to-viewer p99 < 250 ms: {'met' if d99 < 250 else 'NOT met'} ({d99:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

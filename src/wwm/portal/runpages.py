@@ -1,0 +1,304 @@
+"""The portal's run pages (issue 14, items 5 and 6): start a combination's run, watch it live,
+end it with its owner's secret.
+
+Routes (``routes(portal, service)``, mounted by :func:`wwm.portal.app.make_app`):
+
+- ``POST /combination/{cid}/runs`` (CSRF-checked; form ``steps``: a whole number, default
+  200, or ``until ended``; or ``until_ended`` set): starts the combination's society document
+  through :class:`~wwm.portal.runs.RunService` in the portal's process, records a
+  ``portal_runs`` row linked to the run-store run and the visitor, sets the end cookie, and
+  sends the visitor to the run's page, which shows the secret end URL once.
+- ``GET /user/{uid}/combination/{cid}/run/{rid}``: the run's page, open to anyone: live step,
+  action, state and score, a score chart (SVG drawn by ``static/run.js`` from the stream), the
+  servers and their display pages of this run; a finished run's whole record, paginated
+  (``?page=N``). ``GET /run/{rid}`` sends on to it.
+- ``GET /run/{rid}/live``: the run's server-sent events (:mod:`.live`).
+- ``GET /run/{rid}/end/{secret}``: a page that asks to confirm; ``POST`` there (CSRF) ends the
+  run. A wrong or guessed secret is 403, a used one or a finished run 410, each a page saying so.
+- ``POST /run/{rid}/end`` (CSRF): the End button of the visitor whose cookie holds the secret.
+
+The secret itself lives only in the starter's bookmark and cookie; the database keeps its
+SHA-256 (``portal_run_secrets``), so ending works across restarts of the portal.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ..client.society import SocietyError, parse
+from ..store import RunDetail, StepRecord
+from .models import PortalRun
+from .runs import COULD_NOT_START, DISPLAY_EVENTS, EndRefused, RunService
+from .store import NotFound, PortalError, urls_in
+from .visitors import visitor_of
+
+log = logging.getLogger(__name__)
+
+DEFAULT_STEPS = 200
+MAX_STEPS = 1_000_000
+PAGE_STEPS = 100                 # steps a page of a finished run's record shows
+END_COOKIE = "wwm_end_{}"         # the end secret of portal run {}, for its starter's End button
+NEW_COOKIE = "wwm_new_run"        # the run whose page shows its secret URL (once)
+END_COOKIE_SECONDS = 400 * 24 * 3600
+UNTIL_ENDED = ("until ended", "until-ended", "until_ended", "forever")
+
+Portal = Any  # wwm.portal.app.Portal (app imports this module, not the other way round)
+
+
+class BadStart(PortalError):
+    pass
+
+
+def steps_of(form: FormData) -> int | None:
+    """The number of steps the form asks for: None for "until ended"."""
+    if str(form.get("until_ended") or "").strip() not in ("", "0", "off", "false"):
+        return None
+    text = str(form.get("steps") or "").strip()
+    if not text:
+        return DEFAULT_STEPS
+    if text.lower() in UNTIL_ENDED:
+        return None
+    if not text.isdigit() or not 1 <= int(text) <= MAX_STEPS:
+        raise BadStart(f"steps must be a whole number from 1 to {MAX_STEPS:,}, or \"until ended\"; "
+                       f"not {text[:40]!r}")
+    return int(text)
+
+
+def run_url(run: PortalRun) -> str:
+    return f"/user/{run.user_id}/combination/{run.combination_id}/run/{run.id}"
+
+
+def _number(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return ""
+    return f"{value:g}"
+
+
+class RunPages:
+    """The handlers; ``portal`` is the app's :class:`~wwm.portal.app.Portal`."""
+
+    def __init__(self, portal: Portal, service: RunService) -> None:
+        self.portal, self.service = portal, service
+
+    # ---- start -----------------------------------------------------------------------------
+    async def start(self, request: Request, form: FormData) -> Response:
+        portal = self.portal
+        cid = request.path_params["cid"]
+        try:
+            combination = await portal.db(portal.store.combination, cid)
+        except NotFound as exc:
+            return portal.page(request, "message.html", 404, title="Not found", message=str(exc))
+        try:
+            steps = steps_of(form)
+            society = parse(combination.document, source=f"combination {cid}")
+        except (BadStart, SocietyError) as exc:
+            return portal.page(request, "message.html", 400, title="The run was not started",
+                               message=f"The run was not started: {exc}")
+        uid = await portal.user_id(visitor_of(request))
+        run: PortalRun = await portal.db(portal.store.new_run, cid, uid, steps)
+        store = portal.store
+
+        def finished(status: str) -> None:
+            store.set_run(run.id, status=status[:40], ended=True)
+
+        try:
+            started = await self.service.start(society, steps=steps, owner=f"user:{uid}", finished=finished)
+        except Exception as exc:  # noqa: BLE001 - the run is recorded as not started, saying why
+            await portal.db(store.set_run, run.id, status=COULD_NOT_START, ended=True)
+            log.warning("portal run %s could not start: %s", run.id, exc)
+            return portal.page(request, "message.html", 500, title="The run was not started",
+                               message=f"The run could not start: {exc}")
+        await portal.db(store.link_run, run.id, started.run_id)
+        reply = RedirectResponse(run_url(run), 303)
+        secure = portal.policy.public or request.url.scheme == "https"
+        reply.set_cookie(END_COOKIE.format(run.id), started.end_secret, max_age=END_COOKIE_SECONDS,
+                         path="/", httponly=True, samesite="strict", secure=secure)
+        reply.set_cookie(NEW_COOKIE, str(run.id), max_age=600, path="/", httponly=True, samesite="strict",
+                         secure=secure)
+        return reply
+
+    # ---- watch -----------------------------------------------------------------------------
+    async def find(self, request: Request) -> PortalRun | Response:
+        try:
+            run: PortalRun = await self.portal.db(self.portal.store.run, request.path_params["rid"])
+        except NotFound as exc:
+            return self.portal.page(request, "message.html", 404, title="Not found", message=str(exc))
+        return run
+
+    async def go_to_run(self, request: Request) -> Response:
+        run = await self.find(request)
+        return run if isinstance(run, Response) else RedirectResponse(run_url(run), 303)
+
+    async def run_page(self, request: Request) -> Response:
+        portal = self.portal
+        page = _page_number(request.query_params.get("page"))
+        secret = request.cookies.get(END_COOKIE.format(request.path_params["rid"]))
+        try:  # every read in one trip to a worker thread (each trip costs a GIL hand-over under load)
+            run, combination, record, pages, can_end = await portal.db(
+                self._read, request.path_params["rid"], page, secret)
+        except NotFound as exc:
+            return portal.page(request, "message.html", 404, title="Not found", message=str(exc))
+        if (request.path_params["uid"], request.path_params["cid"]) != (run.user_id, run.combination_id):
+            return RedirectResponse(run_url(run), 308)
+        page = min(page, pages)
+        secret = request.cookies.get(END_COOKIE.format(run.id))
+        running = record is not None and record.status == "running"
+        show_secret = can_end and request.cookies.get(NEW_COOKIE) == str(run.id)
+        end_url = str(request.url_for("end-confirm", rid=run.id, secret=secret)) if show_secret else None
+        status = record.status if record is not None else run.status
+        reason = ""
+        events = record.events if record is not None else []
+        for event in events:
+            if event.kind == "run-ended":
+                reason = event.text
+        displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
+        servers = sorted(urls_in(combination.document))
+        steps_asked = "until ended" if run.steps_asked is None else f"{run.steps_asked:,}"
+        reply = portal.page(
+            request, "run.html", run=run, combination=combination, record=record, run_status=status,
+            reason=reason,
+            running=running, can_end=can_end, end_url=end_url, displays=displays, servers=servers,
+            steps_asked=steps_asked, page=page, pages=pages, steps=_rows(record) if record and not running else [],
+            events=[e for e in events if e.kind not in DISPLAY_EVENTS],
+            live_url=f"/run/{run.id}/live", run_url=run_url(run), number=_number)
+        reply.headers["cache-control"] = "no-store"
+        if show_secret:
+            reply.delete_cookie(NEW_COOKIE, path="/")
+        return reply
+
+    def _read(self, rid: int, page: int, secret: str | None) -> tuple[PortalRun, Any, RunDetail | None, int, bool]:
+        """What a run's page shows: the portal run, its combination, a page of its record (and
+        how many pages), whether ``secret`` (the visitor's cookie) ends it. A finished run's
+        status is copied to the portal run if it lags (a run a dead portal left)."""
+        store = self.portal.store
+        run = store.run(rid)
+        combination = store.combination(run.combination_id)
+        if run.run_store_id is None:
+            return run, combination, None, 1, False
+        record, pages = self._record(run.run_store_id, page)
+        if record.status != "running" and record.status[:40] != run.status:
+            run = store.set_run(run.id, status=record.status[:40], ended=True)
+        can_end = bool(record.status == "running" and secret
+                       and self.service.check_end_secret(run.run_store_id, secret))
+        return run, combination, record, pages, can_end
+
+    def _record(self, run_store_id: int, page: int) -> tuple[RunDetail, int]:
+        head = self.service.store.get_run(run_store_id, max_steps=0)
+        pages = max(1, -(-head.step_count // PAGE_STEPS))
+        if head.status == "running":
+            return head, pages
+        first = (min(page, pages) - 1) * PAGE_STEPS
+        return self.service.store.get_run(run_store_id, from_step=first, max_steps=PAGE_STEPS), pages
+
+    async def live(self, request: Request) -> Response:
+        run = await self.find(request)
+        if isinstance(run, Response):
+            return run
+        if run.run_store_id is None:
+            return self.portal.page(request, "message.html", 404, title="Not started",
+                                    message=f"run {run.id} has not started ({run.status})")
+        return await self.service.live_events(run.run_store_id)
+
+    # ---- end -------------------------------------------------------------------------------
+    async def end_confirm(self, request: Request) -> Response:
+        run = await self.find(request)
+        if isinstance(run, Response):
+            return run
+        refused = await self._refusal(run, request.path_params["secret"])
+        if refused is not None:
+            return self._refused(request, run, refused)
+        reply = self.portal.page(request, "end.html", 200, run=run, run_url=run_url(run), ended=None,
+                                 refused=None, action=request.url.path)
+        reply.headers["cache-control"] = "no-store"
+        return reply
+
+    async def end_by_url(self, request: Request, form: FormData) -> Response:
+        run = await self.find(request)
+        if isinstance(run, Response):
+            return run
+        return await self._end(request, run, request.path_params["secret"])
+
+    async def end_by_cookie(self, request: Request, form: FormData) -> Response:
+        run = await self.find(request)
+        if isinstance(run, Response):
+            return run
+        return await self._end(request, run, request.cookies.get(END_COOKIE.format(run.id)) or "")
+
+    async def _refusal(self, run: PortalRun, secret: str) -> EndRefused | None:
+        """Why ``secret`` cannot end ``run`` now, or None if it can (the same checks as
+        :meth:`RunService.end`, without ending)."""
+        if run.run_store_id is None:
+            return EndRefused("already-finished", f"run {run.id} never started ({run.status}); there is nothing to end")
+        ok = await self.portal.db(self.service.check_end_secret, run.run_store_id, secret)
+        if not ok:
+            return EndRefused("wrong-secret", f"that is not the link that ends run {run.id}; only the person who "
+                                              "started it has it (the link given at its start)")
+        row = await self.portal.db(self.service._secret_row, run.run_store_id)
+        if row is not None and row["end_requested_at"] is not None:
+            return EndRefused("already-ended", f"run {run.id} was already ended with this link; a link ends a "
+                                               "run once")
+        summary = await self.portal.db(self.service.store.get_run, run.run_store_id, max_steps=0)
+        if summary.status != "running":
+            return EndRefused("already-finished", f"run {run.id} has already finished ({summary.status}) after "
+                                                  f"{summary.step_count} steps; there is nothing to end")
+        return None
+
+    async def _end(self, request: Request, run: PortalRun, secret: str) -> Response:
+        if run.run_store_id is None:
+            return self._refused(request, run, EndRefused("already-finished", f"run {run.id} never started"))
+        try:
+            ended = await self.service.end(run.run_store_id, secret)
+        except EndRefused as refused:
+            return self._refused(request, run, refused)
+        await self.portal.db(self.portal.store.set_run, run.id, status=ended.status[:40], ended=True)
+        reply = self.portal.page(request, "end.html", 200, run=run, run_url=run_url(run), ended=ended,
+                                 refused=None, action=None)
+        reply.delete_cookie(END_COOKIE.format(run.id), path="/")
+        return reply
+
+    def _refused(self, request: Request, run: PortalRun, refused: EndRefused) -> Response:
+        status = {"wrong-secret": 403, "not-a-portal-run": 403, "unknown-run": 404,
+                  "still-running": 409}.get(refused.code, 410)
+        reply = self.portal.page(request, "end.html", status, run=run, run_url=run_url(run), ended=None,
+                                 refused=refused, action=None)
+        reply.headers["cache-control"] = "no-store"
+        return reply
+
+
+def _page_number(text: str | None) -> int:
+    return int(text) if text and text.isdigit() and 0 < int(text) < 10**9 else 1
+
+
+def _rows(record: RunDetail | None) -> list[dict[str, Any]]:
+    """A page of a finished run's steps, with the score so far (from the steps before it)."""
+    if record is None:
+        return []
+    steps: list[StepRecord] = record.steps
+    return [{"index": s.index, "state": s.state, "action": "(no action)" if s.action is None else s.action,
+             "new_state": s.new_state, "score": _number(s.score), "note": s.note or ""} for s in steps]
+
+
+def routes(portal: Portal, service: RunService) -> list[BaseRoute]:
+    """The run pages' routes, for the portal's app."""
+    pages = RunPages(portal, service)
+    posted = portal.posted
+    return [
+        Route("/combination/{cid:int}/runs", posted(pages.start), methods=["POST"]),
+        Route("/user/{uid:int}/combination/{cid:int}/run/{rid:int}", pages.run_page, methods=["GET"],
+              name="run"),
+        Route("/run/{rid:int}", pages.go_to_run, methods=["GET"]),
+        Route("/run/{rid:int}/live", pages.live, methods=["GET"]),
+        Route("/run/{rid:int}/end/{secret}", pages.end_confirm, methods=["GET"], name="end-confirm"),
+        Route("/run/{rid:int}/end/{secret}", posted(pages.end_by_url), methods=["POST"]),
+        Route("/run/{rid:int}/end", posted(pages.end_by_cookie), methods=["POST"]),
+    ]
+
+
+__all__ = ["RunPages", "routes", "steps_of"]

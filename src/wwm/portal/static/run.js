@@ -1,0 +1,169 @@
+// A run's page: follows the run's server-sent events (GET /run/<id>/live, see wwm.portal.live)
+// and shows the live step, its state, action and score, the latest steps, the events, and a
+// chart of the total score by step drawn as SVG. Text from servers is set as text, never as
+// markup. Served from the package; the Content-Security-Policy allows no other script.
+"use strict";
+(() => {
+  const SVG = "http://www.w3.org/2000/svg";
+  const W = 600, H = 200, PAD = 30, MAX_POINTS = 1500, RECENT = 20;
+  const $ = (id) => document.getElementById(id);
+
+  function text(id, value) {
+    const el = $(id);
+    if (el) el.textContent = value === null || value === undefined ? "" : String(value);
+  }
+
+  function number(x) {
+    return typeof x === "number" && isFinite(x) ? String(Math.round(x * 1e6) / 1e6) : "";
+  }
+
+  class Chart {
+    constructor(svg) {
+      this.svg = svg;
+      this.points = [];     // [step, total]
+      this.pending = false;
+    }
+    reset(points) { this.points = points; this.draw(); }
+    add(step, total) {
+      this.points.push([step, total]);
+      if (this.points.length > 2 * MAX_POINTS) {   // keep every other point: the shape stays
+        this.points = this.points.filter((_, i) => i % 2 === 0 || i === this.points.length - 1);
+      }
+      this.draw();
+    }
+    draw() {
+      if (this.pending) return;
+      this.pending = true;
+      requestAnimationFrame(() => { this.pending = false; this.render(); });
+    }
+    render() {
+      const svg = this.svg, pts = this.points;
+      while (svg.lastChild && svg.lastChild.nodeName !== "title") svg.removeChild(svg.lastChild);
+      const line = (x1, y1, x2, y2) => {
+        const l = document.createElementNS(SVG, "line");
+        l.setAttribute("class", "axis");
+        for (const [k, v] of Object.entries({ x1, y1, x2, y2 })) l.setAttribute(k, v);
+        svg.appendChild(l);
+      };
+      const label = (x, y, s, anchor) => {
+        const t = document.createElementNS(SVG, "text");
+        t.setAttribute("x", x); t.setAttribute("y", y);
+        if (anchor) t.setAttribute("text-anchor", anchor);
+        t.textContent = s;
+        svg.appendChild(t);
+      };
+      line(PAD, H - PAD, W - 5, H - PAD);
+      line(PAD, 5, PAD, H - PAD);
+      if (!pts.length) { label(W / 2, H / 2, "no step yet", "middle"); return; }
+      let lo = 0, hi = 0;
+      for (const [, y] of pts) { if (y < lo) lo = y; if (y > hi) hi = y; }
+      if (hi === lo) hi = lo + 1;
+      const first = pts[0][0], last = Math.max(pts[pts.length - 1][0], first + 1);
+      const sx = (x) => PAD + (x - first) / (last - first) * (W - PAD - 5);
+      const sy = (y) => H - PAD - (y - lo) / (hi - lo) * (H - PAD - 5);
+      const poly = document.createElementNS(SVG, "polyline");
+      poly.setAttribute("class", "line");
+      poly.setAttribute("points", pts.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" "));
+      svg.appendChild(poly);
+      label(PAD - 3, sy(hi) + 4, number(hi), "end");
+      label(PAD - 3, sy(lo), number(lo), "end");
+      label(PAD, H - PAD + 14, String(first));
+      label(W - 5, H - PAD + 14, String(last), "end");
+      text("chart-caption", `Total score by step: ${number(pts[pts.length - 1][1])} at step ${pts[pts.length - 1][0]}.`);
+    }
+  }
+
+  function cell(row, value) {
+    const td = document.createElement("td");
+    td.textContent = value === null || value === undefined ? "" : String(value);
+    row.appendChild(td);
+  }
+
+  function follow(section) {
+    const chart = new Chart($("score-chart"));
+    const recent = document.querySelector("#recent tbody");
+    const events = $("events");
+    const live = section.dataset;
+    let count = 0;
+
+    function showStep(m) {
+      count = m.step + 1;
+      text("live-step", m.step);
+      text("live-count", count);
+      text("live-state", m.new_state);
+      text("live-action", m.action === null ? "(no action)" : m.action);
+      text("live-score", number(m.score));
+      text("live-total", number(m.total));
+      section.dataset.step = String(m.step);
+      if (recent) {
+        const row = document.createElement("tr");
+        for (const v of [m.step, m.state, m.action === null ? "(no action)" : m.action, m.new_state, number(m.score)]) cell(row, v);
+        recent.insertBefore(row, recent.firstChild);
+        while (recent.rows.length > RECENT) recent.deleteRow(recent.rows.length - 1);
+      }
+    }
+
+    function showEvent(e) {
+      if (!events || e.kind === "world-display" || e.kind === "mind-display") return;
+      const li = document.createElement("li");
+      li.textContent = `step ${e.step}: ${e.kind}: ${e.text}`;
+      events.appendChild(li);
+    }
+
+    const source = new EventSource(live.live);
+    source.addEventListener("record", (ev) => {
+      const r = JSON.parse(ev.data);
+      const steps = r.steps || [];
+      chart.reset(steps.map((s) => [s.step, s.total]));
+      if (steps.length) showStep(steps[steps.length - 1]);
+      text("live-count", r.run.step_count);
+      if (recent) {   // the latest steps of the record, newest first
+        recent.textContent = "";
+        for (const s of steps.slice(-RECENT)) {
+          const row = document.createElement("tr");
+          for (const v of [s.step, s.state, s.action === null ? "(no action)" : s.action, s.new_state, number(s.score)]) cell(row, v);
+          recent.insertBefore(row, recent.firstChild);
+        }
+      }
+      section.dataset.connected = "yes";
+    });
+    source.addEventListener("step", (ev) => {
+      const m = JSON.parse(ev.data);
+      showStep(m);
+      chart.add(m.step, m.total);
+    });
+    source.addEventListener("event", (ev) => showEvent(JSON.parse(ev.data)));
+    source.addEventListener("gap", (ev) => {
+      text("live-note", `${JSON.parse(ev.data).dropped} updates were skipped to keep up; the record has them all.`);
+    });
+    source.addEventListener("end", (ev) => {
+      const e = JSON.parse(ev.data);
+      source.close();
+      text("run-status", e.status);
+      const status = $("run-status");
+      if (status) status.className = "status-over";
+      text("live-count", e.steps);
+      text("live-total", number(e.total_score));
+      section.dataset.status = e.status;
+      for (const form of document.querySelectorAll("form.end-run")) form.remove();
+      if (live.status === "running") {
+        const note = $("live-note");
+        if (note) {
+          note.textContent = `The run has ended (${e.status}). `;
+          const a = document.createElement("a");
+          a.href = window.location.pathname;
+          a.textContent = "See its whole record";
+          note.appendChild(a);
+        }
+      }
+    });
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) text("live-note", "The live updates stopped; reload the page to follow the run again.");
+    };
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const section = $("live");
+    if (section && section.dataset.live && window.EventSource) follow(section);
+  });
+})();

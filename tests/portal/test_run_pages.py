@@ -1,0 +1,371 @@
+"""The portal's run pages over real HTTP (uvicorn on loopback) with real ``wwm serve`` servers:
+start a combination's run from the form, watch it from two visitors (server-sent events), a
+third party with no End control and refused with a guessed link, the secret URL ending it once
+from a third visitor, the finished run's whole record a page at a time; a mind server down
+between saving and running; bad forms refused with nothing stored; and ``wwm portal`` killed
+with SIGKILL mid-run and started again: nothing lost, the run "interrupted at step k"."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from portal_sites import csrf_of, served
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from wwm.portal.app import make_app
+from wwm.portal.models import PortalRun, RunSecret
+from wwm.portal.store import PortalStore
+from wwm.server.process import ServerProcess
+from wwm.store import RunStore
+
+pytestmark = pytest.mark.slow
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'portal.db'}"
+
+
+@pytest.fixture
+def store(db: str) -> Iterator[PortalStore]:
+    store = PortalStore(db)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def portal(store: PortalStore) -> Iterator[str]:
+    with served(make_app(store, check_every=0)) as url:
+        yield url.rstrip("/")
+
+
+class Visitor:
+    """One browser: its own cookie jar (loopback cookies kept), no redirect followed unless asked."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+    async def get(self, path: str, *, follow: bool = True) -> tuple[int, str, Any]:
+        async with self.session.get(self.base + path, allow_redirects=follow) as reply:
+            return reply.status, await reply.text(), reply
+
+    async def csrf(self) -> str:
+        _, page, _ = await self.get("/me")
+        return csrf_of(page)
+
+    async def post(self, path: str, data: dict[str, str] | None = None, *, csrf: bool = True,
+                   follow: bool = False) -> tuple[int, str, Any]:
+        data = dict(data or {})
+        if csrf:
+            data["csrf"] = await self.csrf()
+        async with self.session.post(self.base + path, data=data, allow_redirects=follow) as reply:
+            return reply.status, await reply.text(), reply
+
+    async def start(self, cid: int, **form: str) -> str:
+        """Start a run of combination ``cid``; the run page's path."""
+        status, _, reply = await self.post(f"/combination/{cid}/runs", form)
+        assert status == 303, (status, _)
+        return str(reply.headers["location"])
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+@pytest.fixture
+async def visitors(portal: str) -> AsyncIterator[list[Visitor]]:
+    made = [Visitor(portal) for _ in range(3)]
+    yield made
+    for v in made:
+        await v.close()
+
+
+class Follower:
+    """A viewer of a run's live events, as a browser's EventSource: every message, as it comes."""
+
+    def __init__(self, visitor: Visitor, path: str) -> None:
+        self.messages: list[tuple[str, dict[str, Any]]] = []
+        self.task = asyncio.create_task(self._follow(visitor, path))
+
+    async def _follow(self, visitor: Visitor, path: str) -> None:
+        async with visitor.session.get(visitor.base + path) as reply:
+            assert reply.status == 200 and reply.headers["content-type"].startswith("text/event-stream")
+            event, data = "message", []
+            async for raw in reply.content:
+                line = raw.decode().rstrip("\r\n")
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip())
+                elif not line and data:
+                    self.messages.append((event, json.loads("\n".join(data))))
+                    if event == "end":
+                        return
+                    event, data = "message", []
+
+    def last_step(self) -> int:
+        steps = [m["step"] for k, m in self.messages if k == "step"]
+        record = [m for k, m in self.messages if k == "record"]
+        if record and record[0]["steps"]:
+            steps.insert(0, record[0]["steps"][-1]["step"])
+        return max(steps, default=-1)
+
+
+async def until(condition: Any, timeout: float = 30.0, what: str = "the condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+def combination(store: PortalStore, world: str, mind: str, title: str = "Seeking food") -> tuple[int, int]:
+    author = store.new_user().user
+    saved = store.save_combination(author_id=author.id, title=title, world_url=world, document={
+        "name": title, "world": {"url": world, "args": {"size": 8}}, "mind": {"url": mind},
+        "run": {"timeout": 2.0}})
+    return author.id, saved.id
+
+
+def text_of(page: str, element_id: str) -> str:
+    found = re.search(rf'id="{element_id}"[^>]*>(.*?)</', page, re.S)
+    assert found, f"no #{element_id} on the page"
+    return html.unescape(found.group(1))
+
+
+def count(store: PortalStore, model: type) -> int:
+    with Session(store.engine) as s:
+        return int(s.scalar(select(func.count()).select_from(model)) or 0)
+
+
+async def test_start_watch_from_two_visitors_end_by_the_secret_url_once(store, portal, visitors, wwm_servers):
+    starter, third, holder = visitors
+    _, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+    path = await starter.start(cid, steps="until ended")
+    assert re.fullmatch(rf"/user/\d+/combination/{cid}/run/\d+", path), path
+    rid = int(path.rsplit("/", 1)[1])
+
+    status, page, _ = await starter.get(path)
+    assert status == 200 and 'id="live"' in page and "End run</button>" in page
+    end_url = html.unescape(re.search(r'id="end-url" readonly value="([^"]+)"', page).group(1))  # type: ignore[union-attr]
+    assert re.fullmatch(rf"http://127\.0\.0\.1:\d+/run/{rid}/end/[\w-]{{40,}}", end_url), end_url
+    secret = end_url.rsplit("/", 1)[1]
+    _, again, _ = await starter.get(path)
+    assert 'id="end-url"' not in again and "End run</button>" in again      # shown once; the button stays
+    _, theirs, _ = await third.get(path)
+    assert "End run</button>" not in theirs and secret not in theirs and 'id="end-url"' not in theirs
+    with Session(store.engine) as s:
+        stored = s.get(RunSecret, store.run(rid).run_store_id)
+        assert stored is not None and secret not in repr(stored.__dict__) and len(stored.secret_sha256) == 64
+
+    watchers = [Follower(starter, f"/run/{rid}/live"), Follower(third, f"/run/{rid}/live")]
+    await until(lambda: all(w.last_step() >= 120 for w in watchers), what="both viewers at step 120")
+    seen = [w.last_step() for w in watchers]
+    await until(lambda: all(w.last_step() > s + 5 for w, s in zip(watchers, seen, strict=True)),
+                what="the step counters to advance in both")
+
+    guessed = secret[:-4] + ("aaaa" if not secret.endswith("aaaa") else "bbbb")
+    status, page, _ = await third.get(f"/run/{rid}/end/{guessed}")
+    assert status == 403 and "cannot end run" in page and "only the person who started it" in page
+    assert (await third.post(f"/run/{rid}/end/{guessed}"))[0] == 403
+    assert (await third.post(f"/run/{rid}/end"))[0] == 403                    # no cookie, no secret
+    assert (await third.post(f"/run/{rid}/end/{secret}", csrf=False))[0] == 403  # a form from elsewhere
+    assert store.run(rid).status == "running"
+
+    status, page, _ = await holder.get(f"/run/{rid}/end/{secret}")          # a third browser, the bookmark
+    assert status == 200 and "End the run</button>" in page
+    status, page, _ = await holder.post(f"/run/{rid}/end/{secret}")
+    assert status == 200 and "is ended" in page and "ended by its owner" in page, page
+    for w in watchers:
+        await asyncio.wait_for(w.task, 30)
+        assert [m["status"] for k, m in w.messages if k == "end"] == ["ended by its owner"]
+    status, page, _ = await holder.get(f"/run/{rid}/end/{secret}")          # reused
+    assert status == 410 and "already ended" in page
+    assert (await holder.post(f"/run/{rid}/end/{secret}"))[0] == 410
+    assert (await starter.post(f"/run/{rid}/end"))[0] == 410                 # the button's cookie too
+
+    ran = store.run(rid)
+    assert ran.status == "ended by its owner" and ran.ended_at is not None
+    status, page, _ = await third.get(path)                                  # the whole record, by pages
+    assert "End run</button>" not in page and text_of(page, "run-status") == "ended by its owner"
+    rows = re.findall(r"<tr><td>(\d+)</td>", page)
+    assert rows == [str(i) for i in range(100)] and "Page 1 of" in page
+    _, second, _ = await third.get(path + "?page=2")
+    assert re.findall(r"<tr><td>(\d+)</td>", second)[0] == "100"
+    assert "The world's display of this run" in page or "display of this run" in page
+    assert html.escape(wwm_servers["seeker"].url) in page
+
+
+async def test_a_fixed_number_of_steps_and_the_world_display_link(store, portal, visitors, wwm_servers):
+    starter = visitors[0]
+    _, cid = combination(store, wwm_servers["world"].url, wwm_servers["random"].url)
+    path = await starter.start(cid, steps="30")
+    rid = int(path.rsplit("/", 1)[1])
+    follower = Follower(visitors[1], f"/run/{rid}/live")
+    await asyncio.wait_for(follower.task, 30)
+    assert [m for k, m in follower.messages if k == "end"][0]["steps"] == 30
+    await until(lambda: store.run(rid).status == "completed", what="the portal run's status")
+    status, page, _ = await starter.get(path)
+    assert status == 200 and text_of(page, "run-status") == "completed" and "End run</button>" not in page
+    assert len(re.findall(r"<tr><td>(\d+)</td>", page)) == 30 and "Page 1 of" not in page
+    display = re.search(r"The world's display of this run: <a href=\"([^\"]+)\"", page)
+    assert display and display.group(1).startswith(wwm_servers["world"].url.rstrip("/"))
+
+
+async def test_a_mind_server_down_between_saving_and_running_could_not_start(store, portal, visitors, wwm_servers):
+    with ServerProcess("wwm.kit.random_mind:RandomMind") as doomed:
+        _, cid = combination(store, wwm_servers["world"].url, doomed.url, title="doomed")
+    path = await visitors[0].start(cid)                                      # the server is gone now
+    rid = int(path.rsplit("/", 1)[1])
+    await until(lambda: store.run(rid).status != "running" and store.run(rid).status != "starting",
+                what="the run's end")
+    status, page, _ = await visitors[0].get(path)
+    assert status == 200 and text_of(page, "run-status") == "could not start"
+    assert text_of(page, "run-reason"), "it says why"
+    assert "End run</button>" not in page and "No step was recorded" in page
+    run = store.run(rid)
+    assert run.status == "could not start" and run.ended_at is not None and run.run_store_id is not None
+    with RunStore(store.url.render_as_string(hide_password=False)) as runs:
+        record = runs.get_run(run.run_store_id)
+        assert record.status == "could not start" and record.steps == []
+
+
+async def test_bad_forms_are_refused_and_nothing_is_stored(store, portal, visitors, wwm_servers):
+    _, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+    v = visitors[0]
+    for steps in ("0", "-3", "many", "1" * 30):
+        status, page, _ = await v.post(f"/combination/{cid}/runs", {"steps": steps})
+        assert status == 400 and "steps must be a whole number" in html.unescape(page)
+    status, page, _ = await v.post(f"/combination/{cid}/runs", {"steps": "5"}, csrf=False)
+    assert status == 403 and "security token" in page
+    status, page, _ = await v.post("/combination/999/runs", {"steps": "5"})
+    assert status == 404
+    bad = store.save_combination(author_id=store.new_user().user.id, title="no mind", world_url="http://w.test/",
+                                 document={"world": {"url": "http://w.test/"}})
+    status, page, _ = await v.post(f"/combination/{bad.id}/runs", {"steps": "5"})
+    assert status == 400 and "not started" in page
+    assert count(store, PortalRun) == 0 and count(store, RunSecret) == 0
+    assert (await v.get("/run/999"))[0] == 404
+    assert (await v.get("/run/999/end/whatever"))[0] == 404
+
+
+# ---- kill -9 of the portal process ---------------------------------------------------------------
+def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``wwm portal`` as a process of its own; it and its URL once it printed its ready line."""
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db,
+                              "--check-every", "0", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+    assert child.stdout is not None
+    seen = []
+    for line in child.stdout:
+        seen.append(line)
+        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
+        if found:
+            child.printed = seen  # type: ignore[attr-defined]
+            return child, found.group(1)
+    raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
+
+
+async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupted_at_step_k(db, wwm_servers):
+    store = PortalStore(db)
+    try:
+        uid, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+        child, base = start_portal(db)
+        try:
+            v = Visitor(base)
+            try:
+                done = await v.start(cid, steps="5")                     # a finished run
+                done_id = int(done.rsplit("/", 1)[1])
+                await until(lambda: store.run(done_id).status == "completed", what="the short run")
+                path = await v.start(cid, steps="until ended")
+                rid = int(path.rsplit("/", 1)[1])
+                _, page, _ = await v.get(path)
+                secret = re.search(r'id="end-url" readonly value="[^"]+/end/([^"]+)"', page).group(1)  # type: ignore[union-attr]
+                runs = RunStore(db)
+                try:
+                    await until(lambda: runs.get_run(store.run(rid).run_store_id, max_steps=0).step_count >= 50,
+                                what="50 recorded steps")
+                finally:
+                    runs.close()
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(10)
+        assert store.run(rid).status == "running"                       # nobody told the database
+        child, base = start_portal(db)                                  # the portal again
+        try:
+            v = Visitor(base)
+            try:
+                status, page, _ = await v.get(path)
+                assert status == 200
+                shown = text_of(page, "run-status")
+                k = int(shown.removeprefix("interrupted at step "))
+                assert k >= 49 and store.run(rid).status == shown
+                rows = re.findall(r"<tr><td>(\d+)</td>", page)
+                assert rows == [str(i) for i in range(min(k + 1, 100))]  # steps 0..k, the first page
+                with RunStore(db) as runs:
+                    record = runs.get_run(store.run(rid).run_store_id)
+                    assert [s.index for s in record.steps] == list(range(k + 1))
+                status, page, _ = await v.get(f"/run/{rid}/end/{secret}")  # the secret is known; nothing to end
+                assert status == 410 and "already finished" in page
+                assert store.user(uid) and store.combination(cid).title == "Seeking food"
+                assert store.run(done_id).status == "completed"
+                status, page, _ = await v.get(done)
+                assert text_of(page, "run-status") == "completed" and len(re.findall(r"<tr><td>", page)) == 5
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(10)
+    finally:
+        store.close()
+
+
+async def test_wwm_portal_demo_starts_registers_and_saves_the_demo_ready_to_run(db):
+    child, base = start_portal(db, "--demo")
+    try:
+        printed = "".join(child.printed)  # type: ignore[attr-defined]
+        assert printed.count("demo combination") == 3, printed
+        store = PortalStore(db)
+        try:
+            servers = store.servers()
+            assert sorted(s.role for s in servers) == ["mind"] * 4 + ["world"]
+            assert all(s.up for s in servers)
+            mind_m = [c for c in (store.combination(i) for i in (1, 2, 3)) if "Mind_M" in c.title]
+            assert len(mind_m) == 1 and len(mind_m[0].document["mind"]["args"]["minds"]) == 2
+            v = Visitor(base)
+            try:
+                path = await v.start(mind_m[0].id, steps="20")
+                rid = int(path.rsplit("/", 1)[1])
+                await until(lambda: store.run(rid).status not in ("starting", "running"), what="the demo run")
+                assert store.run(rid).status == "completed"
+                status, page, _ = await v.get(path)
+                assert status == 200 and len(re.findall(r"<tr><td>", page)) == 20
+            finally:
+                await v.close()
+        finally:
+            store.close()
+        urls = [s.url for s in servers]
+    finally:
+        child.send_signal(signal.SIGTERM)
+        child.wait(20)
+    for url in urls:                                   # the demo's servers stop with the portal
+        with pytest.raises(OSError):
+            urllib.request.urlopen(url, timeout=2)
