@@ -97,7 +97,8 @@ async def asgi_get(app, path: str) -> tuple[int, str]:
 def portal_pages(tmp_path: Path) -> list[tuple[int, str]]:
     """Every page of the portal, through its app: home, the servers (listed, one open), the
     visitor's own page, the recovery, sign-up and sign-in pages, a run's page (not started),
-    a refused end-run link, a not-found page."""
+    the compose form, a combination's page, the combinations, a World's Top 10, a refused
+    end-run link, a not-found page."""
     from wwm.portal.app import make_app
     from wwm.portal.store import PortalStore
 
@@ -105,14 +106,18 @@ def portal_pages(tmp_path: Path) -> list[tuple[int, str]]:
     try:
         store.add_server("http://127.0.0.1:9/", cards()[0])
         user = store.new_user().user
-        combination = store.save_combination(author_id=user.id, title="t", document={}, world_url="http://w.test/")
+        document = {"world": {"url": "http://127.0.0.1:9/"}, "mind": {"url": "http://m.test/", "args": {
+            "minds": [{"url": "http://m1.test/", "args": {"x": 1}}]}}}
+        combination = store.save_combination(author_id=user.id, title="t", document=document,
+                                             world_url="http://127.0.0.1:9/", explanation="*why*")
         run = store.new_run(combination.id, user.id, 10)
         app = make_app(store, check_every=0)
         try:
             return [asyncio.run(asgi_get(app, path)) for path in
                     ("/", "/servers?q=grid", "/servers/1", "/me", "/recover/x", "/signup", "/signin",
-                     f"/user/{user.id}/combination/{combination.id}/run/{run.id}", f"/run/{run.id}/end/x",
-                     "/nowhere")]
+                     f"/user/{user.id}/combination/{combination.id}/run/{run.id}",
+                     "/compose", f"/combination/{combination.id}", "/combinations", "/world/1",
+                     f"/run/{run.id}/end/x", "/nowhere")]
         finally:
             app.state.runs.store.close()
     finally:
@@ -141,7 +146,7 @@ def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
     page = log.html(asyncio.run(conversation(tmp_path)))
     assert 'class="refused"' in page and 'class="from line l"' in page
     statuses = [status for status, _ in portal_pages(tmp_path)]
-    assert statuses == [200] * 8 + [410, 404]
+    assert statuses == [200] * 12 + [410, 404]
 
     assert template_files() <= loaded, f"templates no test renders: {sorted(template_files() - loaded)}"
 

@@ -60,15 +60,15 @@ def store(tmp_path: Path) -> Iterator[PortalStore]:
 
 
 @pytest.fixture
-def run_store(tmp_path: Path) -> Iterator[RunStore]:
-    store = RunStore(f"sqlite:///{tmp_path / 'runs.db'}")
+def run_store(tmp_path: Path, store: PortalStore) -> Iterator[RunStore]:
+    store = RunStore(f"sqlite:///{tmp_path / 'portal.db'}")   # the portal's runs: in its own database
     yield store
     store.close()
 
 
 @pytest.fixture
 def portal(store: PortalStore, run_store: RunStore) -> Iterator[str]:
-    with served(make_app(store, check_every=0, run_store=run_store)) as url:
+    with served(make_app(store, check_every=0, runs=RunService(store=run_store))) as url:
         yield url
 
 
@@ -384,7 +384,7 @@ async def test_top_10_by_the_worlds_score_per_number_of_steps(browser, store, ru
         run_id = run_store.start_run(mind_url=seeker, world_url=world, society=doc)
         run_store.finish_run(run_id, status, total, steps if steps is not None else steps_asked,
                              world_score=world_score)
-        portal_run = store.new_run(cid, me.id, steps_asked).run
+        portal_run = store.new_run(cid, me.id, steps_asked)
         store.set_run(portal_run.id, run_store_id=run_id, status=status)
 
     a, b, c = combination("A"), combination("B"), combination("C")
@@ -409,7 +409,7 @@ async def test_top_10_by_the_worlds_score_per_number_of_steps(browser, store, ru
     async with RunService(store=run_store) as service:
         started = await service.start(doc, steps=5, owner=f"user:{me.id}")
         assert await service.wait(started.run_id) == "completed"
-    portal_run = store.new_run(real, me.id, 5).run
+    portal_run = store.new_run(real, me.id, 5)
     store.set_run(portal_run.id, run_store_id=started.run_id, status="completed")
     real_score = run_store.get_run(started.run_id, max_steps=0).world_score
     assert real_score is not None
