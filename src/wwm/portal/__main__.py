@@ -5,6 +5,12 @@ import sys
 
 from .command import add_arguments, run
 
-parser = argparse.ArgumentParser(prog="wwm portal", description=(__package__ and __doc__) or None)
-add_arguments(parser)
-sys.exit(run(parser.parse_args()))
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="wwm portal", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args())
+
+
+if __name__ == "__main__":  # importing the module (as a walk over the package does) starts nothing
+    sys.exit(main())
