@@ -57,10 +57,12 @@ def test_old_targets_still_serve_and_load():
 
 
 def test_the_package_itself_uses_no_old_name():
-    """Every module of wwm imports without going through an old name."""
+    """Every module of wwm imports without going through an old name (alembic's migration
+    scripts aside: alembic runs them, inside its own context, and nothing imports them)."""
     code = ("import pkgutil, importlib, warnings, wwm\n"
             "warnings.simplefilter('error', DeprecationWarning)\n"
             "for m in pkgutil.walk_packages(wwm.__path__, 'wwm.'):\n"
-            "    importlib.import_module(m.name)\n")
+            "    if '.migrations.' not in m.name:\n"
+            "        importlib.import_module(m.name)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
