@@ -51,13 +51,11 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.engine import URL
 
-from ..store import RunStore, StoreError, schema
+from ..store import RunStore, StoreError
 from ..store.engine import resolve_url, shown
 from ..store.store import HOST
 from .runs import COULD_NOT_START, RunService
@@ -85,13 +83,8 @@ def adopt(store: RunStore, run_id: int) -> None:
     """Make this process the writer of ``run_id``, a "running" run another process recorded:
     its row names this host and PID (so a reader finds it dead when this process is), and
     this process's store takes its steps and beats its heartbeat."""
-    with store._lock, store.engine.begin() as conn:
-        taken = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                             .where(schema.runs.c.status == "running")
-                             .values(host=HOST, pid=os.getpid(), heartbeat_at=datetime.now(UTC))).rowcount
-    if not taken:
+    if not store.adopt_run(run_id):
         raise StoreError(f"run {run_id} is not running any more; there is nothing to execute")
-    store._open.add(run_id)
 
 
 def release(store: RunStore, run_id: int) -> None:
