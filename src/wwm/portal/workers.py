@@ -123,7 +123,9 @@ class RunWorker:
     async def begin(self, run_id: int, document: dict[str, Any], steps: int | None) -> tuple[str, int]:
         """Adopt ``run_id`` and start driving it; this worker's (host, PID)."""
         # sweep: never; looking for other processes' dead runs is the portals' job
-        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"))
+        # not resumable: a worker's run is not suspended when it stops, nor resumed (see above)
+        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"),
+                                               resumable=False)
         await asyncio.to_thread(adopt, self.service.store, run_id)
         try:
             await self.service.execute(run_id, document, steps)
