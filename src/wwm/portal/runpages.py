@@ -156,7 +156,7 @@ class RunPages:
         reason = ""
         events = record.events if record is not None else []
         for event in events:
-            if event.kind == "run-ended":
+            if event.kind == "run-ended" or (event.kind == "interrupted" and status.startswith("interrupted")):
                 reason = event.text
         displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
         servers = sorted(urls_in(combination.document))
