@@ -6,13 +6,14 @@ with its time-outs and recovery policies) as an asyncio task, recording into the
 (:class:`wwm.store.RunStore`) and publishing every step and event to a :class:`LiveHub`
 (:mod:`.live`)::
 
-    service = RunService("sqlite:///portal.db")       # recovers runs a dead process left
+    service = RunService("sqlite:///portal.db")       # resumes runs a stopped process left
     started = await service.start(document, steps=200, owner="user:42")
     started.run_id, started.end_secret                  # the secret is shown once, never kept
     service.check_end_secret(run_id, secret) -> bool    # constant-time
     await service.end(run_id, secret) -> EndedRun       # or EndRefused(code, reason)
     Mount("/", routes=service.routes())                 # GET /live/{run_id}: server-sent events
-    await service.close()
+    await service.close()                               # its runs suspended, resumed by the next
+                                                        # service (close(end_runs=True): ended)
 
 **End secrets** live in the database (table ``portal_run_secrets``, made by the portal's
 migrations, which the service applies to the run store's database: the portal keeps its own
@@ -22,17 +23,37 @@ secret ends a run once and a reused one is refused saying when it was used. Beca
 request is in the database, any process on it can end any portal run: the process executing
 the run notices within ``poll`` seconds and stops it (a portal with several workers).
 
-**A process that dies mid-run** (kill -9, a lost machine): its runs are marked
-``"interrupted at step k"``, with steps 0..k as recorded; they are *not* resumed. Resuming
-would need the World to be where step k left it, but the World and the Mind hold the run
-under the dead client's run, which they expire; a fresh New run would start the World over,
-and the steps after k would no longer continue the record. Nor can the client tell whether
-the Execute action of step k+1 was done (the reason the run loop never resends one). So the
-honest record is the interrupted one; the combination can be run again. A new service marks
-them as it starts (the store knows a writer is dead: its process is gone from this host, or
-its heartbeat is older than 30 s), and again every ``sweep`` seconds, for workers that die
-while it runs. A service that is closed cleanly ends its runs the same way. Only runs started
-by a portal (with a secret) are marked; ``wwm run``'s runs are left to ``wwm runs``.
+**A portal that stops mid-run: its runs resume.** A run's state is the servers', under the
+run IDs the World and the top Mind gave at New run; the client holds only those and the step
+count. So the service keeps, in the run's row (the store's ``resume`` column, never in its
+public events: a run ID is the key to the run on its server), the World's and the Mind's URLs,
+bindings and run IDs and the steps asked, once New run has answered. Then:
+
+- ``close()`` (Ctrl-C, SIGTERM: the portal's lifespan) *suspends* its runs: each stops at its
+  next step boundary (cancelled after ``suspend_wait`` seconds if a query hangs), End run is
+  *not* sent, and the run is left ``"suspended at step k"``. ``close(end_runs=True)`` (``wwm
+  portal --end-runs-on-exit``) ends them instead, as before: End run, "interrupted at step k".
+- A new service on the database (its constructor, and every ``sweep`` seconds) takes over each
+  suspended run and each run whose writer died (the store knows: its process is gone from this
+  host, or its heartbeat is older than 30 s), adopting it in the store (one process wins), and
+  carries it on: the recorded run IDs re-attached (no New run), Get state first, then the run
+  loop from step k + 1 to the steps asked, with the same run ID in the store, the same end
+  secret, viewers as for any run (``recovered`` lists them as ``(run ID, "resuming")``).
+- After a process that died (kill -9) the Execute action of step k + 1 may have been sent and
+  not recorded (and a buffered moment of steps may not have been written): the resumed run
+  says so in a ``step-maybe-lost`` event, comparing the World's state with the one step k left.
+  Nothing is ever sent again.
+- A server that no longer knows the run (``unknown-run``: its idle time-out passed, it
+  restarted without snapshots) or does not answer within the run's ``start_wait`` leaves the
+  run ``"interrupted at step k"``, with steps 0..k as recorded and the reason in its
+  ``interrupted`` event. So does a run without a resume record (one on a Ray worker; one that
+  never got its run IDs), as before.
+
+**How long a run can wait.** Servers drop a run silent for ``idle_seconds`` (``wwm serve
+--idle-timeout``, 3600 s by default; swept every 30 s); an exclusive world frees itself for
+another client after ``lease_seconds`` (30 s by default) without a query. A suspended run
+resumes if the portal is back within that: an hour, on default servers. Only runs started by
+a portal (with a secret) are taken over; ``wwm run``'s runs are left to ``wwm runs``.
 
 **Runs beyond one machine** (item 8): ``RunService(db, executor=RayExecutor(address))``
 (:mod:`.workers`) records the run here and executes it on a worker of a Ray cluster, which

@@ -11,8 +11,8 @@ free ``num_cpus``. The actor opens the same database, *adopts* the run in the st
 row gets the worker's host and PID, and the worker's store writes its steps and heartbeat from
 then on), and drives it with a :class:`RunService` of its own. An actor rather than a task: the
 run is one long-lived process of its own, whose death is the run's loss and nothing else's, that
-the portal can ask to stop, and that Ray never retries (``max_restarts=0``: the World cannot be
-put back where step k left it; see :mod:`.runs`).
+the portal can ask to stop, and that Ray never retries (``max_restarts=0``: a restarted actor
+would start the run anew with a New run, not carry it on).
 
 **Ending.** The end secret is checked and the end request written in the database by whichever
 portal process gets the request; the worker's service looks for end requests of its runs every
@@ -40,8 +40,9 @@ the portal's (another host name for the same database).
 it; making a :class:`RayExecutor` without it raises one :class:`RuntimeError` that says so.
 
 Left as they are: the actors belong to the portal process that made them (Ray kills them when
-it exits, and its runs are then marked interrupted, as in-process runs are); runs are not
-resumed on another worker.
+it exits, and its runs are then marked interrupted); runs on workers are neither suspended nor
+resumed (a worker's service is not resumable and records no resume record), whereas the
+portal's in-process runs are (see :mod:`.runs`).
 """
 
 from __future__ import annotations
