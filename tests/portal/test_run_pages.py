@@ -373,6 +373,38 @@ async def test_a_portal_stopped_with_sigterm_suspends_its_run_and_resumes_it_whe
         store.close()
 
 
+async def test_wwm_portal_end_runs_on_exit_ends_them_at_sigterm_and_nothing_is_resumed(db, wwm_servers):
+    store = PortalStore(db)
+    try:
+        _, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+        child, base = start_portal(db, "--end-runs-on-exit")
+        v = Visitor(base)
+        try:
+            path, rid, _ = await start_until_ended(v, cid)
+            await until(lambda: steps_of_run(db, store, rid) >= 30, what="30 recorded steps")
+        finally:
+            await v.close()
+            child.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(child.wait, 30)
+        record = record_of(db, store, rid)
+        assert record.status == f"interrupted at step {record.step_count - 1}"
+        assert record.world_score is not None, "End run went to the world"
+        child, base = start_portal(db)
+        try:
+            v = Visitor(base)
+            try:
+                status, page, _ = await v.get(path)
+                assert text_of(page, "run-status") == record.status
+                assert steps_of_run(db, store, rid) == record.step_count
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(20)
+    finally:
+        store.close()
+
+
 async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_resumed(db, wwm_servers):
     store = PortalStore(db)
     try:
