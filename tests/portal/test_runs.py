@@ -398,6 +398,29 @@ async def test_a_service_closed_gracefully_suspends_its_run_and_the_next_one_res
 
 
 @pytest.mark.slow
+async def test_a_service_made_outside_the_event_loop_resumes_at_activate_or_leaves_the_run_suspended(
+        world, mind, db):
+    first = RunService(db)
+    started = await first.start(society(world, mind), steps=None, owner="u")
+    await until(lambda: steps_so_far(first, started.run_id) >= 20, what="20 steps")
+    await first.close()
+    idle = await asyncio.to_thread(RunService, db)   # as make_app does: no loop, so nothing driven yet
+    assert idle.recovered == [(started.run_id, "resuming")] and not idle.is_running_here(started.run_id)
+    await idle.close()                               # never activated: the run is left for the next
+    with RunStore(db) as reader:
+        run = reader.get_run(started.run_id, max_steps=0)
+        assert run.status == f"suspended at step {run.step_count - 1}"
+    again = await asyncio.to_thread(RunService, db)
+    try:
+        again.activate()                             # the portal's lifespan
+        await until(lambda: steps_so_far(again, started.run_id) > run.step_count + 20, what="20 resumed steps")
+        assert (await again.end(started.run_id, started.end_secret)).status == "ended by its owner"
+        check_record(again.store, started.run_id, "ended by its owner")
+    finally:
+        await again.close()
+
+
+@pytest.mark.slow
 async def test_close_with_end_runs_ends_them_and_nothing_is_resumed(world, mind, db):
     first = RunService(db)
     started = await first.start(society(world, mind), steps=None, owner="u")

@@ -754,10 +754,10 @@ class RunService:
             self._watcher.cancel()
             await asyncio.wait([self._watcher])
         suspend = self.resumable and not end_runs
-        for claim in self._claimed:  # taken over but never driven: left as they were
+        for claim in self._claimed:  # taken over but never driven: suspended again, for the next service
             with contextlib.suppress(StoreError):
-                await asyncio.to_thread(self.store.suspend_run, claim.run_id,
-                                        claim.left if claim.left != "interrupted" else "running")
+                count = (await asyncio.to_thread(self.store.get_run, claim.run_id, max_steps=0)).step_count
+                await asyncio.to_thread(self.store.suspend_run, claim.run_id, suspended_at(count))
         self._claimed.clear()
         running = list(self._runs.values())
         if suspend and running:
