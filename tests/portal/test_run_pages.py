@@ -3,7 +3,8 @@ start a combination's run from the form, watch it from two visitors (server-sent
 third party with no End control and refused with a guessed link, the secret URL ending it once
 from a third visitor, the finished run's whole record a page at a time; a mind server down
 between saving and running; bad forms refused with nothing stored; and ``wwm portal`` killed
-with SIGKILL mid-run and started again: nothing lost, the run "interrupted at step k"."""
+stopped mid-run (SIGTERM: the run is suspended; SIGKILL) and started again: nothing lost, the
+run resumed from the step after its last, or "interrupted at step k" when a server forgot it."""
 
 from __future__ import annotations
 
@@ -282,7 +283,129 @@ def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
     raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
 
 
-async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupted_at_step_k(db, wwm_servers):
+def record_of(db: str, store: PortalStore, rid: int) -> Any:
+    with RunStore(db) as runs:
+        return runs.get_run(store.run(rid).run_store_id)
+
+
+def steps_of_run(db: str, store: PortalStore, rid: int) -> int:
+    with RunStore(db) as runs:
+        return runs.get_run(store.run(rid).run_store_id, max_steps=0).step_count
+
+
+def world_step(state: str) -> int:
+    return int(re.search(r"(?:^| )step=(\d+)", state).group(1))  # type: ignore[union-attr]
+
+
+async def start_until_ended(v: Visitor, cid: int) -> tuple[str, int, str]:
+    """A run of ``cid`` until ended; its page's path, its portal ID and its end secret."""
+    path = await v.start(cid, steps="until ended")
+    _, page, _ = await v.get(path)
+    secret = re.search(r'id="end-url" readonly value="[^"]+/end/([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    return path, int(path.rsplit("/", 1)[1]), secret
+
+
+async def end_by_secret_url(base: str, rid: int, secret: str) -> None:
+    """A third browser (the bookmark): the secret URL ends the run."""
+    holder = Visitor(base)
+    try:
+        status, page, _ = await holder.get(f"/run/{rid}/end/{secret}")
+        assert status == 200 and "End the run</button>" in page, page
+        status, page, _ = await holder.post(f"/run/{rid}/end/{secret}")
+        assert status == 200 and "ended by its owner" in page, page
+    finally:
+        await holder.close()
+
+
+async def test_a_portal_stopped_with_sigterm_suspends_its_run_and_resumes_it_when_started_again(db, wwm_servers):
+    store = PortalStore(db)
+    try:
+        _, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+        child, base = start_portal(db)
+        v = Visitor(base)
+        try:
+            path, rid, secret = await start_until_ended(v, cid)
+            await until(lambda: steps_of_run(db, store, rid) >= 100, what="100 recorded steps")
+            watcher = Follower(v, f"/run/{rid}/live")
+            await until(lambda: watcher.last_step() >= 100, what="the viewer at step 100")
+            child.send_signal(signal.SIGTERM)                              # a graceful stop
+            await asyncio.to_thread(child.wait, 30)
+            assert child.returncode == 0
+            # (uvicorn closes the streams as it stops; a browser's EventSource reconnects)
+            await asyncio.wait([watcher.task], timeout=10)
+        finally:
+            await v.close()
+        record = record_of(db, store, rid)
+        k = record.step_count - 1
+        assert record.status == f"suspended at step {k}" and record.events[-1].kind == "suspended"
+        assert store.run(rid).status == "running", "the portal run is not over"
+
+        t0 = time.monotonic()
+        child, base = start_portal(db)                                     # the portal again
+        try:
+            await until(lambda: steps_of_run(db, store, rid) > k + 1, what="a resumed step")
+            print(f"\nportal restarted (SIGTERM): {time.monotonic() - t0:.2f} s from starting the process to "
+                  "its first resumed step recorded", end="")
+            v = Visitor(base)
+            try:
+                status, page, _ = await v.get(path)
+                assert status == 200 and text_of(page, "run-status") == "running" and 'id="live"' in page
+                follower = Follower(v, f"/run/{rid}/live")
+                await until(lambda: follower.last_step() > k + 50, what="the run advancing on the page's stream")
+                assert any(kind == "step" for kind, _ in follower.messages), "steps pushed by the new process"
+                await end_by_secret_url(base, rid, secret)
+                await asyncio.wait_for(follower.task, 30)
+                assert [m["status"] for kind, m in follower.messages if kind == "end"] == ["ended by its owner"]
+                await until(lambda: store.run(rid).status == "ended by its owner", what="the portal run's end")
+                status, page, _ = await v.get(path)
+                assert text_of(page, "run-status") == "ended by its owner"
+            finally:
+                await v.close()
+            record = record_of(db, store, rid)
+            assert [s.index for s in record.steps] == list(range(record.step_count)) and record.step_count > k + 50
+            assert all(world_step(s.new_state) == s.index + 1 for s in record.steps), "the world's counter, no gap"
+            kinds = [e.kind for e in record.events]
+            assert "resumed" in kinds and "step-maybe-lost" not in kinds
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(20)
+    finally:
+        store.close()
+
+
+async def test_wwm_portal_end_runs_on_exit_ends_them_at_sigterm_and_nothing_is_resumed(db, wwm_servers):
+    store = PortalStore(db)
+    try:
+        _, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
+        child, base = start_portal(db, "--end-runs-on-exit")
+        v = Visitor(base)
+        try:
+            path, rid, _ = await start_until_ended(v, cid)
+            await until(lambda: steps_of_run(db, store, rid) >= 30, what="30 recorded steps")
+        finally:
+            await v.close()
+            child.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(child.wait, 30)
+        record = record_of(db, store, rid)
+        assert record.status == f"interrupted at step {record.step_count - 1}"
+        assert record.world_score is not None, "End run went to the world"
+        child, base = start_portal(db)
+        try:
+            v = Visitor(base)
+            try:
+                status, page, _ = await v.get(path)
+                assert text_of(page, "run-status") == record.status
+                assert steps_of_run(db, store, rid) == record.step_count
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(20)
+    finally:
+        store.close()
+
+
+async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_resumed(db, wwm_servers):
     store = PortalStore(db)
     try:
         uid, cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
@@ -293,38 +416,29 @@ async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupt
                 done = await v.start(cid, steps="5")                     # a finished run
                 done_id = int(done.rsplit("/", 1)[1])
                 await until(lambda: store.run(done_id).status == "completed", what="the short run")
-                path = await v.start(cid, steps="until ended")
-                rid = int(path.rsplit("/", 1)[1])
-                _, page, _ = await v.get(path)
-                secret = re.search(r'id="end-url" readonly value="[^"]+/end/([^"]+)"', page).group(1)  # type: ignore[union-attr]
-                runs = RunStore(db)
-                try:
-                    await until(lambda: runs.get_run(store.run(rid).run_store_id, max_steps=0).step_count >= 50,
-                                what="50 recorded steps")
-                finally:
-                    runs.close()
+                path, rid, secret = await start_until_ended(v, cid)
+                await until(lambda: steps_of_run(db, store, rid) >= 50, what="50 recorded steps")
             finally:
                 await v.close()
         finally:
             child.send_signal(signal.SIGKILL)
             child.wait(10)
         assert store.run(rid).status == "running"                       # nobody told the database
+        k = steps_of_run(db, store, rid) - 1
         child, base = start_portal(db)                                  # the portal again
         try:
             v = Visitor(base)
             try:
                 status, page, _ = await v.get(path)
-                assert status == 200
-                shown = text_of(page, "run-status")
-                k = int(shown.removeprefix("interrupted at step "))
-                assert k >= 49 and store.run(rid).status == shown
-                rows = re.findall(r"<tr><td>(\d+)</td>", page)
-                assert rows == [str(i) for i in range(min(k + 1, 100))]  # steps 0..k, the first page
-                with RunStore(db) as runs:
-                    record = runs.get_run(store.run(rid).run_store_id)
-                    assert [s.index for s in record.steps] == list(range(k + 1))
-                status, page, _ = await v.get(f"/run/{rid}/end/{secret}")  # the secret is known; nothing to end
-                assert status == 410 and "already finished" in page
+                assert status == 200 and text_of(page, "run-status") == "running"
+                await until(lambda: steps_of_run(db, store, rid) > k + 50, what="the resumed run advancing")
+                record = record_of(db, store, rid)
+                assert [s.index for s in record.steps] == list(range(record.step_count))
+                lost = [e for e in record.events if e.kind == "step-maybe-lost"]
+                assert len(lost) == 1 and lost[0].text.startswith(f"step {k + 1} may have been executed but not "
+                                                                  "recorded"), record.events
+                await end_by_secret_url(base, rid, secret)
+                await until(lambda: store.run(rid).status == "ended by its owner", what="the portal run's end")
                 assert store.user(uid) and store.combination(cid).title == "Seeking food"
                 assert store.run(done_id).status == "completed"
                 status, page, _ = await v.get(done)
@@ -335,6 +449,48 @@ async def test_a_portal_killed_mid_run_keeps_everything_and_the_run_is_interrupt
             child.send_signal(signal.SIGTERM)
             child.wait(10)
     finally:
+        store.close()
+
+
+async def test_a_portal_killed_while_a_server_forgets_the_run_shows_it_interrupted_at_step_k_with_why(db, wwm_servers):
+    store = PortalStore(db)
+    forgetful = ServerProcess("wwm.kit.grid:GridWorld").start()
+    try:
+        _, cid = combination(store, forgetful.url, wwm_servers["seeker"].url)
+        child, base = start_portal(db)
+        try:
+            v = Visitor(base)
+            try:
+                path, rid, secret = await start_until_ended(v, cid)
+                await until(lambda: steps_of_run(db, store, rid) >= 50, what="50 recorded steps")
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(10)
+        forgetful.restart()                                             # the world server forgot the run
+        k = steps_of_run(db, store, rid) - 1
+        child, base = start_portal(db)
+        try:
+            v = Visitor(base)
+            try:
+                await until(lambda: store.run(rid).status != "running", what="the run marked")
+                status, page, _ = await v.get(path)
+                assert status == 200 and text_of(page, "run-status") == f"interrupted at step {k}"
+                assert text_of(page, "run-reason").startswith("the run could not be resumed: the world server no "
+                                                              "longer has the run")
+                rows = re.findall(r"<tr><td>(\d+)</td>", page)
+                assert rows == [str(i) for i in range(min(k + 1, 100))]  # steps 0..k, the first page
+                assert [s.index for s in record_of(db, store, rid).steps] == list(range(k + 1))
+                status, page, _ = await v.get(f"/run/{rid}/end/{secret}")  # the secret is known; nothing to end
+                assert status == 410 and "already finished" in page
+            finally:
+                await v.close()
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(10)
+    finally:
+        forgetful.stop()
         store.close()
 
 

@@ -221,3 +221,41 @@ def test_step_scores_in_order(store_url: str) -> None:
             store.record_step(run_id, step(i, score=None if i == 2 else float(i)))
         store.finish_run(run_id, "completed")
         assert store.step_scores(run_id) == [(0, 0.0), (1, 1.0), (2, None), (3, 3.0)]
+
+
+def test_a_run_suspended_in_one_store_is_adopted_by_another_with_its_resume_record(store_url: str) -> None:
+    with RunStore(store_url) as first:
+        run_id = first.start_run(mind_url="http://m/", world_url="http://w/")
+        assert first.resume_of(run_id) is None
+        first.set_resume(run_id, {"world": {"run_id": "w-1"}, "mind": {"run_id": "m-1"}, "steps": 9})
+        for i in range(3):
+            first.record_step(run_id, step(i))
+        first.suspend_run(run_id, "suspended at step 2", {"world": {"run_id": "w-1"}, "clean": True})
+        with pytest.raises(StoreError, match="is not open in this store"):
+            first.record_step(run_id, step(3))
+    with RunStore(store_url) as second:           # the first closed: the run is left as it was
+        run = second.get_run(run_id)
+        assert (run.status, run.step_count, run.finished_at) == ("suspended at step 2", 3, None)
+        assert second.resume_of(run_id) == {"world": {"run_id": "w-1"}, "clean": True}
+        assert not second.adopt_run(run_id, status="running"), "only a run left with the status named"
+        assert second.adopt_run(run_id, status="suspended at step 2")
+        assert not second.adopt_run(run_id, status="suspended at step 2"), "one adopter wins"
+        second.record_step(run_id, step(3))
+        assert second.get_run(run_id, max_steps=0).status == "running"
+    with RunStore(store_url) as third:            # the second closed with it open: "interrupted"
+        run = third.get_run(run_id)
+    assert run.status == "interrupted" and [s.index for s in run.steps] == [0, 1, 2, 3]
+
+
+def test_a_database_made_before_the_resume_column_gets_it_when_opened(store_url: str) -> None:
+    from sqlalchemy import text
+
+    with RunStore(store_url) as store:
+        with store.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE wwm_runs DROP COLUMN resume"))
+        older = store.start_run(mind_url="http://m/", world_url="http://w/")
+        store.finish_run(older, "completed")
+    with RunStore(store_url) as store:
+        assert store.get_run(older).status == "completed" and store.resume_of(older) is None
+        store.set_resume(older, {"steps": 1})
+        assert store.resume_of(older) == {"steps": 1}

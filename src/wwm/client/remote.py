@@ -89,6 +89,23 @@ class _Remote:
         state = {"run_id": self.run_id, "display_url": self.display_url}
         return (_restore, (type(self), self._target, self._options, self.args, state))
 
+    def attachment(self) -> dict[str, Any]:
+        """What re-attaches to this object's run from another process (a client restarted):
+        the server's URL, binding and encoding, the run ID it gave, its display URL."""
+        return {"url": self.url, "transport": self._options["transport"], "encoding": self._options["encoding"],
+                "run_id": self.run_id, "display_url": self.display_url}
+
+    def reattach(self, attachment: Mapping[str, Any]) -> None:
+        """Carry on the run ``attachment`` (from :meth:`attachment`) names, with no New run:
+        later queries carry its run ID. The server refuses them (``unknown-run``) if it has
+        forgotten the run (its idle time-out, a restart without snapshots)."""
+        run_id = attachment.get("run_id")
+        if not isinstance(run_id, str) or not run_id:
+            raise ValueError(f"no run ID to re-attach to at {self.url}")
+        self.run_id = run_id
+        display = attachment.get("display_url")
+        self.display_url = display if isinstance(display, str) else None
+
     async def query(self, method: str, /, **kwargs: Any) -> Any:
         """Send the query answered by ``method`` with these arguments; decode its return."""
         spec, query = self._build(method, kwargs)

@@ -27,6 +27,14 @@ than down or late ends the run at once ("world lost"): after a failed Execute ac
 knows whether the action was done, so it is not sent again.
 "No operation" keeps idle servers from expiring the run while the client waits.
 The same code drives local objects and remote servers: it only sees the interfaces.
+
+**Suspending and resuming** (a client that stops and starts again, such as the portal): the
+run's state is the servers', under the run IDs they gave at New run; the client holds only
+those and the step count. :meth:`Runner.suspend` stops the loop at the next step boundary
+(a step recorded, nothing sent for the next) *without* End run, status "suspended": the
+servers keep the run (until their idle time-out). ``Runner(..., first_step=k + 1)`` over remote
+objects that already carry those run IDs sends no New run and carries the loop on from step
+k + 1, Get state first; ``settings.steps`` is still the whole run's.
 """
 
 from __future__ import annotations
@@ -92,7 +100,7 @@ class Event:
 @dataclass
 class RunResult:
     status: str                    # "completed", "ended by world", "mind lost", "mind failed", "world lost",
-                                   # "interrupted"
+                                   # "interrupted", "suspended" (stopped at a step boundary, no End run)
     steps: list[Step] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     total_score: float = 0.0
@@ -140,7 +148,8 @@ class Runner:
     def __init__(self, mind: Mind, world: World, settings: RunSettings | None = None,
                  recorder: Recorder | None = None,
                  on_step: Callable[[Step, RunResult], None] | None = None,
-                 on_event: Callable[[Event, RunResult], None] | None = None) -> None:
+                 on_event: Callable[[Event, RunResult], None] | None = None,
+                 first_step: int = 0) -> None:
         self.mind = mind
         self._ordered = mind if isinstance(mind, OrderedMind) else None
         self.world = world
@@ -156,18 +165,26 @@ class Runner:
         self._mind_errors = 0         # server-error answers to Get action in a row
         self._pipelining_failed = False
         self._world_down_since: float | None = None  # when the World's queries began to fail
+        self.first_step = first_step  # > 0: resuming a run whose servers' runs exist (no New run)
+        self._suspend = False          # suspend() asked: stop at the next step boundary
+        self.detached = False          # no End run at the end: the servers keep the run
+        self.at_boundary = True        # False from an Execute action until its step is recorded
 
     # ---- the loop -------------------------------------------------------------------------
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
-        world_run = await self._query(self.world, self.world.new_run(s.client_url), "New run")
-        self.result.world_display_url = getattr(world_run, "display_url", None)
-        mind_run = await self._query(self.mind, self.mind.new_run(
-            s.client_url, world_display_url=self.result.world_display_url), "New run")
-        self.result.mind_display_url = getattr(mind_run, "display_url", None)
-        if self.recorder:
-            self.recorder.on_start(self.result)
+        if self.first_step:  # resumed: the servers' runs exist; the recorder knows the run
+            self.result.world_display_url = getattr(self.world, "display_url", None)
+            self.result.mind_display_url = getattr(self.mind, "display_url", None)
+        else:
+            world_run = await self._query(self.world, self.world.new_run(s.client_url), "New run")
+            self.result.world_display_url = getattr(world_run, "display_url", None)
+            mind_run = await self._query(self.mind, self.mind.new_run(
+                s.client_url, world_display_url=self.result.world_display_url), "New run")
+            self.result.mind_display_url = getattr(mind_run, "display_url", None)
+            if self.recorder:
+                self.recorder.on_start(self.result)
         keepalive = asyncio.create_task(self._keepalive()) if s.keepalive else None
         try:
             await self._loop()
@@ -184,7 +201,8 @@ class Runner:
                 keepalive.cancel()
             if self._late is not None:
                 self._late.cancel()
-            await self._end()
+            if not self.detached:
+                await self._end()
             self.result.seconds = time.monotonic() - started
             if self.recorder:
                 self.recorder.on_finish(self.result)
@@ -192,13 +210,16 @@ class Runner:
 
     async def _loop(self) -> None:
         s = self.settings
-        index = 0
+        index = self.first_step
         t0 = time.perf_counter()
         x = await self._world(self.world.get_state, "Get state")
         t_state = time.perf_counter() - t0
         asked: Suggestion | Refusal | None = None  # the Mind's answer, got with the last Inform
         yielded = t0
         while s.steps is None or index < s.steps:
+            if self._suspend:  # a step boundary: step index-1 recorded, nothing sent for index
+                self.result.status = "suspended"
+                return
             t1 = time.perf_counter()
             if t1 - yielded > _YIELD_EVERY:
                 # Local minds and worlds answer without ever suspending, so without this the
@@ -219,6 +240,7 @@ class Runner:
                 index += 1
                 x = await self._world(self.world.get_state, "Get state")
                 continue
+            self.at_boundary = False  # Execute action under way: done or not, it is not recorded yet
             outcome = await self._execute(suggestion.action, index)
             t3 = time.perf_counter()
             if outcome is None:  # the World was down; it is back: ask the Mind afresh
@@ -240,7 +262,16 @@ class Runner:
                 self.result.status = "ended by world"
                 return
 
+    def suspend(self) -> None:
+        """Stop at the next step boundary without End run (status "suspended"): the servers
+        keep the run under their run IDs, to be resumed with ``first_step``. A caller that
+        cannot wait for the boundary may cancel the run after this; End run is not sent
+        then either, and ``at_boundary`` says whether a step was under way."""
+        self._suspend = True
+        self.detached = True
+
     def _record(self, step: Step) -> None:
+        self.at_boundary = True
         self.result.steps.append(step)
         self.result.total_score += step.score or 0.0
         if self.recorder:
@@ -426,8 +457,8 @@ class Runner:
             except (TimeoutError, Refusal) as exc:
                 if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                     raise _Lost("world lost", f"the world refused {name}: {exc}") from None
-                self._event("world-down", self._world_down(name, exc), len(self.result.steps))
-                await self._wait_for_world(len(self.result.steps))
+                self._event("world-down", self._world_down(name, exc), self._next_index)
+                await self._wait_for_world(self._next_index)
             except Exception as exc:  # a local World's own error
                 raise _Lost("world lost", f"the world failed on {name}: "
                                           f"{_failed(self.world, getattr(call, '__name__', name), exc)}") from None
@@ -462,6 +493,10 @@ class Runner:
                                   f"down is waited for: world_wait, run: {{world_wait: ...}} in a society document)")
 
     # ---- keep-alive, events, end ----------------------------------------------------------
+    @property
+    def _next_index(self) -> int:
+        return self.first_step + len(self.result.steps)
+
     def _touch(self, server: Any) -> None:
         self._last_query[id(server)] = time.monotonic()
 
@@ -481,7 +516,7 @@ class Runner:
                         pass
 
     def _event(self, kind: str, text: str, step: int | None = None) -> None:
-        event = Event(len(self.result.steps) if step is None else step, kind, text)
+        event = Event(self._next_index if step is None else step, kind, text)
         self.result.events.append(event)
         if self.recorder:
             self.recorder.on_event(event)

@@ -304,23 +304,31 @@ def _arguments(schema: object) -> list[dict[str, str]]:
 
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
              policy: Policy | None = None, secure_cookie: bool | None = None,
-             runs: RunService | None = None) -> Starlette:
+             runs: RunService | None = None, end_runs_on_exit: bool = False) -> Starlette:
     """The portal on ``store``; ``public`` refuses private addresses and (unless
     ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
     ``check_every`` seconds between checks of every server (0: never). Runs execute in this
     process through ``runs`` (default: a :class:`RunService` on the portal's own database,
-    which marks the runs a dead portal left "interrupted at step k", closed with the app);
-    their records (scores, for histories and Top 10s) are in the run service's store."""
+    which resumes the runs a stopped or dead portal left, closed with the app: its runs are
+    suspended, for the next start to resume, or ended with ``end_runs_on_exit``); their
+    records (scores, for histories and Top 10s) are in the run service's store."""
     policy = policy or Policy(public=public)
     portal = Portal(store, policy, Signer(store.secret_key()), check_every)
     # -- runs (runpages.py): the run service on the portal's database --------------------------
     service = runs or RunService(store.url.render_as_string(hide_password=False))
     portal.run_store = service.store
+    if service.on_finish is None:           # a resumed run's end reaches its portal run too
+
+        def sync(_run_id: int, _status: str) -> None:
+            store.sync_runs()
+
+        service.on_finish = sync
     store.sync_runs()                       # portal runs get the statuses recovery gave them
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         task = asyncio.create_task(portal.checker()) if check_every > 0 else None
+        service.activate()                  # the runs a stopped portal left go on
         try:
             yield
         finally:
@@ -328,8 +336,8 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            if runs is None:
-                await service.close()       # its runs end "interrupted at step k", viewers told
+            if runs is None:                # its runs "suspended at step k", viewers told (or ended)
+                await service.close(end_runs=end_runs_on_exit)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500

@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--demo", action="store_true",
                         help="also start the demo's servers (wwm demo's), register them and save the demo "
                              "societies as combinations, ready to run")
+    parser.add_argument("--end-runs-on-exit", action="store_true",
+                        help="on Ctrl-C or SIGTERM, end the runs in progress (End run to their servers, "
+                             "'interrupted at step k'); by default they are suspended and resume at the next start")
     parser.add_argument("--check-every", type=_seconds, default=300.0, metavar="SECONDS",
                         help="seconds between checks of every registered server (default 300; 0: never)")
 
@@ -69,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
                 demo_servers = start_demo(store, quiet=getattr(args, "quiet", False))
             except (RuntimeError, TimeoutError, OSError) as exc:
                 return fail("portal", f"a demo server did not start: {exc}")
-        app = make_app(store, public=args.public, check_every=args.check_every)
+        app = make_app(store, public=args.public, check_every=args.check_every,
+                       end_runs_on_exit=args.end_runs_on_exit)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                                                proxy_headers=False))
         ready_line("the portal", f"http://{host}:{port}/")

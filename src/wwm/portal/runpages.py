@@ -35,7 +35,7 @@ from starlette.routing import BaseRoute, Route
 from ..client.society import SocietyError, parse
 from ..store import RunDetail, StepRecord
 from .models import PortalRun
-from .runs import COULD_NOT_START, DISPLAY_EVENTS, EndRefused, RunService
+from .runs import COULD_NOT_START, DISPLAY_EVENTS, SUSPENDED, EndRefused, RunService
 from .store import NotFound, PortalError, urls_in
 from .visitors import visitor_of
 
@@ -156,7 +156,7 @@ class RunPages:
         reason = ""
         events = record.events if record is not None else []
         for event in events:
-            if event.kind == "run-ended":
+            if event.kind == "run-ended" or (event.kind == "interrupted" and status.startswith("interrupted")):
                 reason = event.text
         displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
         servers = sorted(urls_in(combination.document))
@@ -183,7 +183,7 @@ class RunPages:
         if run.run_store_id is None:
             return run, combination, None, 1, False
         record, pages = self._record(run.run_store_id, page)
-        if record.status != "running" and record.status[:40] != run.status:
+        if record.status != "running" and record.status[:40] != run.status and not record.status.startswith(SUSPENDED):
             run = store.set_run(run.id, status=record.status[:40], ended=True)
         can_end = bool(record.status == "running" and secret
                        and self.service.check_end_secret(run.run_store_id, secret))

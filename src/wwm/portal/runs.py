@@ -6,13 +6,14 @@ with its time-outs and recovery policies) as an asyncio task, recording into the
 (:class:`wwm.store.RunStore`) and publishing every step and event to a :class:`LiveHub`
 (:mod:`.live`)::
 
-    service = RunService("sqlite:///portal.db")       # recovers runs a dead process left
+    service = RunService("sqlite:///portal.db")       # resumes runs a stopped process left
     started = await service.start(document, steps=200, owner="user:42")
     started.run_id, started.end_secret                  # the secret is shown once, never kept
     service.check_end_secret(run_id, secret) -> bool    # constant-time
     await service.end(run_id, secret) -> EndedRun       # or EndRefused(code, reason)
     Mount("/", routes=service.routes())                 # GET /live/{run_id}: server-sent events
-    await service.close()
+    await service.close()                               # its runs suspended, resumed by the next
+                                                        # service (close(end_runs=True): ended)
 
 **End secrets** live in the database (table ``portal_run_secrets``, made by the portal's
 migrations, which the service applies to the run store's database: the portal keeps its own
@@ -22,17 +23,37 @@ secret ends a run once and a reused one is refused saying when it was used. Beca
 request is in the database, any process on it can end any portal run: the process executing
 the run notices within ``poll`` seconds and stops it (a portal with several workers).
 
-**A process that dies mid-run** (kill -9, a lost machine): its runs are marked
-``"interrupted at step k"``, with steps 0..k as recorded; they are *not* resumed. Resuming
-would need the World to be where step k left it, but the World and the Mind hold the run
-under the dead client's run, which they expire; a fresh New run would start the World over,
-and the steps after k would no longer continue the record. Nor can the client tell whether
-the Execute action of step k+1 was done (the reason the run loop never resends one). So the
-honest record is the interrupted one; the combination can be run again. A new service marks
-them as it starts (the store knows a writer is dead: its process is gone from this host, or
-its heartbeat is older than 30 s), and again every ``sweep`` seconds, for workers that die
-while it runs. A service that is closed cleanly ends its runs the same way. Only runs started
-by a portal (with a secret) are marked; ``wwm run``'s runs are left to ``wwm runs``.
+**A portal that stops mid-run: its runs resume.** A run's state is the servers', under the
+run IDs the World and the top Mind gave at New run; the client holds only those and the step
+count. So the service keeps, in the run's row (the store's ``resume`` column, never in its
+public events: a run ID is the key to the run on its server), the World's and the Mind's URLs,
+bindings and run IDs and the steps asked, once New run has answered. Then:
+
+- ``close()`` (Ctrl-C, SIGTERM: the portal's lifespan) *suspends* its runs: each stops at its
+  next step boundary (cancelled after ``suspend_wait`` seconds if a query hangs), End run is
+  *not* sent, and the run is left ``"suspended at step k"``. ``close(end_runs=True)`` (``wwm
+  portal --end-runs-on-exit``) ends them instead, as before: End run, "interrupted at step k".
+- A new service on the database (its constructor, and every ``sweep`` seconds) takes over each
+  suspended run and each run whose writer died (the store knows: its process is gone from this
+  host, or its heartbeat is older than 30 s), adopting it in the store (one process wins), and
+  carries it on: the recorded run IDs re-attached (no New run), Get state first, then the run
+  loop from step k + 1 to the steps asked, with the same run ID in the store, the same end
+  secret, viewers as for any run (``recovered`` lists them as ``(run ID, "resuming")``).
+- After a process that died (kill -9) the Execute action of step k + 1 may have been sent and
+  not recorded (and a buffered moment of steps may not have been written): the resumed run
+  says so in a ``step-maybe-lost`` event, comparing the World's state with the one step k left.
+  Nothing is ever sent again.
+- A server that no longer knows the run (``unknown-run``: its idle time-out passed, it
+  restarted without snapshots) or does not answer within the run's ``start_wait`` leaves the
+  run ``"interrupted at step k"``, with steps 0..k as recorded and the reason in its
+  ``interrupted`` event. So does a run without a resume record (one on a Ray worker; one that
+  never got its run IDs), as before.
+
+**How long a run can wait.** Servers drop a run silent for ``idle_seconds`` (``wwm serve
+--idle-timeout``, 3600 s by default; swept every 30 s); an exclusive world frees itself for
+another client after ``lease_seconds`` (30 s by default) without a query. A suspended run
+resumes if the portal is back within that: an hour, on default servers. Only runs started by
+a portal (with a secret) are taken over; ``wwm run``'s runs are left to ``wwm runs``.
 
 **Runs beyond one machine** (item 8): ``RunService(db, executor=RayExecutor(address))``
 (:mod:`.workers`) records the run here and executes it on a worker of a Ray cluster, which
@@ -64,6 +85,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from ..client.remote import RemoteMind, RemoteWorld
 from ..client.runner import Event, Runner, RunResult, RunSettings, Step
 from ..client.session import check_servers
 from ..client.society import Society, SocietyError, parse
@@ -77,6 +99,7 @@ log = logging.getLogger(__name__)
 
 ENDED_BY_OWNER = "ended by its owner"
 COULD_NOT_START = "could not start"
+SUSPENDED = "suspended"   # "suspended at step k": a closed service left it to the next one
 
 DISPLAY_EVENTS = {"world-display": "world", "mind-display": "mind"}   # event kind -> whose display URL
 
@@ -88,6 +111,15 @@ _DUMMY = hashlib.sha256(b"no such run").hexdigest()
 def interrupted_at(steps: int) -> str:
     """The status of a run that stopped without ending, after ``steps`` recorded steps."""
     return f"interrupted at step {steps - 1}" if steps else "interrupted before its first step"
+
+
+def suspended_at(steps: int) -> str:
+    """The status of a run a closing service left for the next one to resume."""
+    return f"{SUSPENDED} at step {steps - 1}" if steps else f"{SUSPENDED} before its first step"
+
+
+class _CannotResume(Exception):
+    """A suspended or orphaned run cannot be carried on; the text says why."""
 
 
 @dataclass(frozen=True)
@@ -124,19 +156,28 @@ def _hash(secret: str) -> str:
 
 class _PortalRecorder(StoreRecorder):
     """The store's recorder for a run whose row the service made already, which also
-    publishes each step and event to the hub and names the portal's own end statuses."""
+    publishes each step and event to the hub, names the portal's own end statuses, keeps
+    what resuming the run needs (the servers' run IDs) and suspends it when the service
+    closes without ending its runs."""
 
     def __init__(self, service: RunService, run_id: int, society: Society,
-                 finished: Callable[[str], None] | None = None) -> None:
+                 finished: Callable[[str], None] | None = None, *, steps: int = 0, total: float = 0.0,
+                 resume: dict[str, Any] | None = None) -> None:
         super().__init__(service.store, mind_url=society.mind.url or f"local:{society.mind.class_}",
                          world_url=society.world.url or f"local:{society.world.class_}")
         self.run_id = run_id
         self.service = service
-        self.total = 0.0
-        self.steps = 0
+        self.total = total
+        self.steps = steps
         self.finished = False
         self.by_owner = False
+        self.suspending = False          # the service closes and leaves the servers' runs alive
+        self.interrupted_because: str | None = None
         self.finished_hook = finished
+        self.servers: tuple[Any, Any] | None = None   # (mind, world), once built
+        self.runner: Runner | None = None
+        self.resume = resume             # what re-attaches to the servers' runs (None: cannot)
+        self.steps_asked: int | None = None
 
     def on_start(self, result: Any) -> None:  # the row exists: started by RunService.start
         result.record_id = self.run_id
@@ -145,6 +186,19 @@ class _PortalRecorder(StoreRecorder):
         for kind, url in (("world-display", result.world_display_url), ("mind-display", result.mind_display_url)):
             if isinstance(url, str) and url:
                 self.on_event(Event(0, kind, url))
+        if self.service.resumable and self.servers is not None:
+            mind, world = self.servers
+            if isinstance(mind, RemoteMind) and isinstance(world, RemoteWorld):
+                # Kept in the run's row, never in its events: a run ID is the key to the run
+                # on its server, and the events are public (run pages, live streams).
+                self.resume = {"world": world.attachment(), "mind": mind.attachment(),
+                               "steps": self.steps_asked, "clean": False}
+                try:
+                    assert self.run_id is not None
+                    self.store.set_resume(self.run_id, self.resume)
+                except StoreError as exc:
+                    self.resume = None
+                    log.warning("portal run %s will not be resumable: %s", self.run_id, exc)
 
     def on_step(self, step: Step) -> None:
         super().on_step(step)                 # queued in the store first, then published:
@@ -162,6 +216,10 @@ class _PortalRecorder(StoreRecorder):
         if self.finished:
             return
         self.finished = True
+        if self.suspending and not self.by_owner and self.resume is not None \
+                and result.status in ("suspended", "interrupted"):
+            self._suspend(result)
+            return
         # The steps counted here, not the result's: a run cancelled during End run (or before
         # its loop) finishes with an empty result, but its steps are recorded all the same.
         if result.status == "interrupted":
@@ -171,7 +229,8 @@ class _PortalRecorder(StoreRecorder):
                                     f"the run was ended by its owner after {self.steps} steps"))
             else:
                 result.status = interrupted_at(self.steps)
-                self.on_event(Event(self.steps, "interrupted", "the portal stopped before the run ended"))
+                self.on_event(Event(self.steps, "interrupted",
+                                    self.interrupted_because or "the portal stopped before the run ended"))
         assert self.run_id is not None
         try:
             self.store.finish_run(self.run_id, result.status, self.total, self.steps,
@@ -186,6 +245,26 @@ class _PortalRecorder(StoreRecorder):
                 self.finished_hook(result.status)
             except Exception as exc:  # noqa: BLE001 - the run is recorded; the hook's record is extra
                 log.warning("portal run %s: after its end: %s", self.run_id, exc)
+
+    def _suspend(self, result: RunResult) -> None:
+        """The service closes without ending the run: no End run was sent, the servers keep
+        their runs; the run is left "suspended at step k" for the next service to resume."""
+        assert self.run_id is not None and self.resume is not None
+        status = suspended_at(self.steps)
+        # Clean: stopped between steps, nothing sent for the next one. Otherwise an Execute
+        # action may have been under way when the run was cancelled.
+        clean = self.runner.at_boundary if self.runner is not None else bool(self.resume.get("clean"))
+        self.on_event(Event(self.steps, "suspended",
+                            f"the portal stopped; the run is {status}, its servers keep it (no End run was "
+                            "sent), and it resumes when the portal starts again"
+                            + ("" if clean else f" (step {self.steps} may have been executed but not recorded)")))
+        try:
+            self.store.suspend_run(self.run_id, status, {**self.resume, "clean": clean})
+        except StoreError as exc:
+            self.error = f"run {self.run_id} is not fully recorded: {exc}"
+            log.warning("%s", self.error)
+        self.service.hub.finish(self.run_id, end_message(status, self.steps, self.total,
+                                                         result.world_score, result.mind_score))
 
 
 class Executor(Protocol):
@@ -218,6 +297,17 @@ class _Running:
     recorder: _PortalRecorder
 
 
+@dataclass
+class _Claimed:
+    """A run :meth:`RunService.recover` took over to resume (adopted in the store, not yet
+    driven): its society document, its resume record, and how it was left."""
+
+    run_id: int
+    society: dict[str, Any]
+    resume: dict[str, Any]
+    left: str          # its status when claimed: "suspended at step k", or "interrupted" (a dead writer)
+
+
 class RunService:
     """Starts, ends and shows portal runs; see the module's docstring.
 
@@ -231,12 +321,16 @@ class RunService:
 
     def __init__(self, db: str | None = None, *, store: RunStore | None = None, hub: LiveHub | None = None,
                  poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, resumable: bool = True, suspend_wait: float = 5.0,
+                 on_finish: Callable[[int, str], None] | None = None) -> None:
         self.store = store if store is not None else RunStore(db)
         self._own_store = store is None
         self.hub = hub or LiveHub()
         self.poll, self.sweep, self.end_wait = poll, sweep, end_wait
+        self.resumable, self.suspend_wait = resumable, suspend_wait
+        self.on_finish = on_finish
         self._runs: dict[int, _Running] = {}
+        self._claimed: list[_Claimed] = []
         self._watcher: asyncio.Task[None] | None = None
         self._closed = False
         with self.store._lock:
@@ -246,14 +340,23 @@ class RunService:
         if executor is not None:   # may refuse the store (an SQLite file, workers elsewhere)
             executor.bind(self)
         # The sweep for runs whose process died runs from now on, not from the first run this
-        # service starts: a portal process that only serves pages marks the runs of lost
-        # workers too (made outside an event loop, the service starts it with its first run).
+        # service starts, and the runs recover() took over resume now: a portal process that
+        # only serves pages marks the runs of lost workers too. Made outside an event loop,
+        # the service does both at activate() (the portal's lifespan), or with its first run.
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             pass
         else:
-            self._ensure_watcher()
+            self.activate()
+
+    def activate(self) -> None:
+        """Start the watcher and resume the runs :meth:`recover` took over (call inside the
+        event loop; done by the constructor when made in one)."""
+        if self._closed:
+            return
+        self._ensure_watcher()
+        self._resume_claimed()
 
     # ---- starting --------------------------------------------------------------------------
     async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str,
@@ -273,6 +376,7 @@ class RunService:
             raise ValueError("owner must be 1 to 200 characters")
         settings = dataclasses.replace(society.settings(), steps=steps)
         secret = secrets.token_urlsafe(32)
+        self.activate()
 
         def record() -> int:
             run_id = self.store.start_run(
@@ -303,24 +407,44 @@ class RunService:
         self._launch(run_id, society, dataclasses.replace(society.settings(), steps=steps))
 
     def _launch(self, run_id: int, society: Society, settings: RunSettings,
-                finished: Callable[[str], None] | None = None) -> None:
+                finished: Callable[[str], None] | None = None, claimed: _Claimed | None = None,
+                counted: tuple[int, float] = (0, 0.0)) -> None:
         self.hub.open(run_id)
-        recorder = _PortalRecorder(self, run_id, society, finished)
-        task = asyncio.create_task(self._drive(run_id, society, settings, recorder), name=f"wwm-portal-run-{run_id}")
+        if finished is None and self.on_finish is not None:
+            on_finish = self.on_finish
+            finished = lambda status: on_finish(run_id, status)  # noqa: E731
+        recorder = _PortalRecorder(self, run_id, society, finished, steps=counted[0], total=counted[1],
+                                   resume=claimed.resume if claimed is not None else None)
+        recorder.steps_asked = settings.steps
+        task = asyncio.create_task(self._drive(run_id, society, settings, recorder, claimed),
+                                   name=f"wwm-portal-run-{run_id}")
         self._runs[run_id] = _Running(task, recorder)
         self._ensure_watcher()
 
     async def _drive(self, run_id: int, society: Society, settings: RunSettings,
-                     recorder: _PortalRecorder) -> None:
+                     recorder: _PortalRecorder, claimed: _Claimed | None = None) -> None:
         servers: list[Any] = []
         result = RunResult(status="running", record_id=run_id)
         try:
-            await check_servers(society, wait=settings.start_wait, timeout=settings.timeout)
+            if claimed is None:
+                await check_servers(society, wait=settings.start_wait, timeout=settings.timeout)
             mind, world = society.build()
             servers = [mind, world]
-            result = await Runner(mind, world, settings, recorder=recorder).run()
+            recorder.servers = (mind, world)
+            if claimed is not None:
+                await self._reattach(claimed, mind, world, settings, recorder)
+            if recorder.suspending:  # the service closes meanwhile: left as it was
+                recorder.on_finish(RunResult(status="suspended", record_id=run_id))
+                return
+            runner = recorder.runner = Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps)
+            result = await runner.run()
+        except _CannotResume as exc:
+            recorder.interrupted_because = f"the run could not be resumed: {exc}"
+            recorder.on_finish(RunResult(status="interrupted", record_id=run_id))
         except asyncio.CancelledError:
-            if not recorder.finished:  # ended before the first step (a slow New run)
+            if not recorder.finished:  # ended before the first step (a slow New run), or while re-attaching
+                if claimed is not None and recorder.by_owner:
+                    await _end_runs(servers, settings.timeout)
                 recorder.on_finish(RunResult(status="interrupted", record_id=run_id))
         except Exception as exc:  # noqa: BLE001 - whatever it was, the run ends saying so
             if not recorder.finished:
@@ -367,7 +491,10 @@ class RunService:
                                               f"({_when(row['end_requested_at'])}); a secret ends a run once")
         local = self._runs.get(run_id)
         if local is None:
-            self.recover()  # a dead writer's run is interrupted, not ended: say so below
+            await asyncio.to_thread(self.recover)  # a dead writer's run: resumed here, or interrupted
+            self._resume_claimed()
+            local = self._runs.get(run_id)
+        if local is None:
             summary = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
             if summary.status != "running":
                 raise EndRefused("already-finished", f"run {run_id} has already finished ({summary.status}) "
@@ -412,38 +539,67 @@ class RunService:
 
     # ---- runs left by dead processes -------------------------------------------------------
     def recover(self) -> list[tuple[int, str]]:
-        """Mark every portal run whose writing process is dead "interrupted at step k"
-        (steps 0..k stay as recorded); returns the (run ID, status) pairs it marked."""
+        """Take over every portal run no process is driving: a run a closing service left
+        "suspended at step k", and a run whose writing process is dead. With what resuming
+        needs on record (the servers' run IDs) and a resumable service, the run is adopted
+        here, to be carried on from step k + 1 (``(run ID, "resuming")``; :meth:`activate`
+        drives it); otherwise it is marked "interrupted at step k" (steps 0..k stay as
+        recorded), or "ended by its owner" if its end was asked for. Returns the (run ID,
+        what was done) pairs. A service that is not resumable (a Ray worker's) leaves runs
+        that could be resumed to one that is."""
         with self.store._lock, self.store.engine.connect() as conn:
             candidates = conn.execute(
-                select(schema.runs.c.id).join(run_secrets, run_secrets.c.run_id == schema.runs.c.id)
-                .where(schema.runs.c.status == "running")).scalars().all()
-        marked = []
-        for run_id in candidates:
-            if run_id in self._runs:
+                select(schema.runs.c.id, schema.runs.c.status, schema.runs.c.host, schema.runs.c.pid,
+                       schema.runs.c.society, schema.runs.c.resume)
+                .join(run_secrets, run_secrets.c.run_id == schema.runs.c.id)
+                .where((schema.runs.c.status == "running") | schema.runs.c.status.like(f"{SUSPENDED} %"))
+            ).mappings().all()
+        done = []
+        for row in candidates:
+            run_id = row["id"]
+            if run_id in self._runs or any(c.run_id == run_id for c in self._claimed):
                 continue
-            try:
-                status = self.store.get_run(run_id, max_steps=0).status
-            except StoreError:
+            left = row["status"]
+            if left == "running":
+                try:
+                    if self.store.get_run(run_id, max_steps=0).status != "interrupted":
+                        continue  # alive in another process
+                except StoreError:
+                    continue
+                left = "interrupted"
+            resume = row["resume"] if isinstance(row["resume"], dict) else None
+            secret = self._secret_row(run_id)
+            asked_end = secret is not None and secret["end_requested_at"] is not None
+            if resume is not None and not self.resumable:
                 continue
-            if status != "interrupted":  # alive in another process
+            if resume is not None and not asked_end and not self._closed:
+                if self.store.adopt_run(run_id, status=row["status"], host=row["host"], pid=row["pid"]):
+                    self._claimed.append(_Claimed(run_id, dict(row["society"] or {}), resume, left))
+                    done.append((run_id, "resuming"))
                 continue
-            done = self.mark_lost(run_id)
-            if done is not None:
-                marked.append((run_id, done))
-        return marked
+            why = ("the process running it stopped before the run ended" if left == "interrupted"
+                   else "the portal that suspended it stopped")
+            marked = self.mark_lost(run_id, why, current=row["status"], resumable=resume is not None)
+            if marked is not None:
+                done.append((run_id, marked))
+        return done
 
-    def mark_lost(self, run_id: int, why: str = "the process running it stopped before the run ended") -> str | None:
+    def mark_lost(self, run_id: int, why: str = "the process running it stopped before the run ended", *,
+                  current: str = "running", resumable: bool = False) -> str | None:
         """Finish a portal run whose executing process is gone, with the steps it recorded:
         "interrupted at step k", or "ended by its owner" if the end was asked for; None if
-        the run was finished meanwhile (by its process, or by another sweep)."""
+        the run was finished meanwhile (by its process, or by another sweep). ``current``:
+        the status it is left with ("running", or "suspended at step k")."""
         row = self._secret_row(run_id)
         if row is not None and row["end_requested_at"] is not None:
             return self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
-                              "the run was ended by its owner after its process had stopped")
-        return self._mark(run_id, None, "interrupted", f"{why}; runs are not resumed")
+                              "the run was ended by its owner after its process had stopped", current=current)
+        cannot = ("" if resumable else "; it cannot be resumed: the servers' run IDs were not recorded "
+                  "(a run on a Ray worker, or one that never got to its first step)")
+        return self._mark(run_id, None, "interrupted", f"{why}{cannot}", current=current)
 
-    def _mark(self, run_id: int, status: str | None, kind: str, text: str) -> str | None:
+    def _mark(self, run_id: int, status: str | None, kind: str, text: str, *,
+              current: str = "running") -> str | None:
         """Finish a run nobody is writing any more, with its recorded steps; None if another
         process did it first."""
         with self.store._lock, self.store.engine.begin() as conn:
@@ -451,7 +607,7 @@ class RunService:
                                         .where(schema.steps.c.run_id == run_id)).one()
             status = status or interrupted_at(int(count))
             done = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                                .where(schema.runs.c.status == "running")
+                                .where(schema.runs.c.status == current)
                                 .values(status=status, finished_at=datetime.now(UTC), steps=int(count),
                                         total_score=total)).rowcount
             if not done:
@@ -459,6 +615,62 @@ class RunService:
             conn.execute(insert(schema.events).values(run_id=run_id, step=int(count), kind=kind, text=text,
                                                       at=datetime.now(UTC)))
         return status
+
+    def _resume_claimed(self) -> None:
+        """Drive the runs :meth:`recover` took over, each from the step after its last one."""
+        claimed, self._claimed = self._claimed, []
+        for claim in claimed:
+            try:
+                society = parse(claim.society, source="the society document")
+                steps = claim.resume.get("steps")
+                settings = dataclasses.replace(society.settings(),
+                                               steps=steps if isinstance(steps, int) and steps > 0 else None)
+                run = self.store.get_run(claim.run_id, max_steps=0)
+            except (SocietyError, StoreError) as exc:
+                with contextlib.suppress(StoreError):
+                    self.store.finish_run(claim.run_id, "interrupted")
+                self._mark_after(claim.run_id, f"the run could not be resumed: {exc}")
+                continue
+            self._launch(claim.run_id, society, settings, claimed=claim,
+                         counted=(run.step_count, run.total_score or 0.0))
+
+    def _mark_after(self, run_id: int, text: str) -> None:
+        """A run finished as "interrupted" by this store: its step in the status, and why."""
+        with self.store._lock, self.store.engine.begin() as conn:
+            count = int(conn.execute(select(func.count()).where(schema.steps.c.run_id == run_id)).scalar_one())
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(status=interrupted_at(count)))
+            conn.execute(insert(schema.events).values(run_id=run_id, step=count, kind="interrupted", text=text,
+                                                      at=datetime.now(UTC)))
+
+    async def _reattach(self, claim: _Claimed, mind: Any, world: Any, settings: RunSettings,
+                        recorder: _PortalRecorder) -> None:
+        """Re-attach ``mind`` and ``world`` to the servers' runs the claimed run had (no New
+        run), check that both still know them (Get state first), and say in events how the
+        run was left and where it carries on. Raises :class:`_CannotResume`."""
+        run_id, k = claim.run_id, recorder.steps
+        if not (isinstance(mind, RemoteMind) and isinstance(world, RemoteWorld)):
+            raise _CannotResume("a World or a Mind made in the portal's process kept the run's state, "
+                                "and that process is gone")
+        try:
+            world.reattach(claim.resume["world"])
+            mind.reattach(claim.resume["mind"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _CannotResume(f"the record of the servers' runs is incomplete ({exc})") from None
+        await asyncio.to_thread(self.store.set_resume, run_id, {**claim.resume, "clean": False})
+        state = await _still_there(world, mind, settings)
+        if claim.left == "interrupted" or not claim.resume.get("clean"):
+            last = await asyncio.to_thread(self.store.get_run, run_id, from_step=max(0, k - 1), max_steps=1)
+            how = ("the portal process stopped without suspending the run (killed, or its machine lost)"
+                   if claim.left == "interrupted" else "the portal stopped the run in the middle of a step")
+            text = f"step {k} may have been executed but not recorded: {how}"
+            if last.steps:
+                text += ("; the world's state now is the one step {0} left, so probably it was not"
+                         if last.steps[-1].new_state == state else
+                         "; the world's state now is not the one step {0} left: steps after {0} were "
+                         "executed and not recorded").format(k - 1)
+            recorder.on_event(Event(k, "step-maybe-lost", text))
+        recorder.on_event(Event(k, "resumed", f"the portal took the run up again at step {k}: the World's and the "
+                                              "Mind's runs re-attached (no New run), the world asked for its state"))
 
     # ---- the watcher: end requests from other processes, dead workers ----------------------
     def _ensure_watcher(self) -> None:
@@ -482,6 +694,7 @@ class RunService:
                 if loop.time() - swept >= self.sweep:
                     swept = loop.time()
                     await asyncio.to_thread(self.recover)
+                    self._resume_claimed()
             except (StoreError, OSError) as exc:
                 log.warning("portal run watcher: %s", exc)
             except Exception as exc:  # noqa: BLE001 - a database error: try again next round
@@ -527,16 +740,33 @@ class RunService:
 
         return [Route("/live/{run_id:int}", live, methods=["GET"])]
 
-    async def close(self) -> None:
-        """Stop the watcher and this process's runs (each "interrupted at step k", viewers
-        told), then close the store if the service opened it."""
+    async def close(self, *, end_runs: bool = False) -> None:
+        """Stop the watcher and this process's runs, then close the store if the service
+        opened it. By default (a resumable service) the runs are *suspended*: each stops at
+        its next step boundary (or after ``suspend_wait`` seconds, cancelled), End run is not
+        sent, so the servers keep their runs, and the run is left "suspended at step k" for the
+        next service on the database to resume. ``end_runs=True`` (or a service that is not
+        resumable) ends them instead: End run to the servers, "interrupted at step k"."""
         if self._closed:
             return
         self._closed = True
         if self._watcher is not None:
             self._watcher.cancel()
             await asyncio.wait([self._watcher])
-        tasks = [r.task for r in self._runs.values()]
+        suspend = self.resumable and not end_runs
+        for claim in self._claimed:  # taken over but never driven: suspended again, for the next service
+            with contextlib.suppress(StoreError):
+                count = (await asyncio.to_thread(self.store.get_run, claim.run_id, max_steps=0)).step_count
+                await asyncio.to_thread(self.store.suspend_run, claim.run_id, suspended_at(count))
+        self._claimed.clear()
+        running = list(self._runs.values())
+        if suspend and running:
+            for r in running:
+                r.recorder.suspending = True
+                if r.recorder.runner is not None:
+                    r.recorder.runner.suspend()
+            await asyncio.wait([r.task for r in running], timeout=self.suspend_wait)
+        tasks = [r.task for r in running if not r.task.done()]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -556,3 +786,40 @@ class RunService:
 def _when(value: datetime) -> str:
     value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+async def _still_there(world: RemoteWorld, mind: RemoteMind, settings: RunSettings) -> str:
+    """The World's state under the re-attached run (Get state), after checking that the
+    Mind still knows its run (No operation). A server that refuses the run (``unknown-run``:
+    its idle time-out passed, it restarted) or stays down for ``start_wait`` seconds raises
+    :class:`_CannotResume`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.start_wait
+    pause = settings.retry_pause
+    for who, call in (("world", world.get_state), ("mind", mind.no_operation)):
+        while True:
+            try:
+                async with asyncio.timeout(settings.timeout):
+                    answer = await call()
+                break
+            except (TimeoutError, Refusal) as exc:
+                down = not isinstance(exc, Refusal) or exc.code in ("unreachable", "timeout")
+                if not down:
+                    raise _CannotResume(f"the {who} server no longer has the run: {exc}") from None
+                if loop.time() >= deadline:
+                    what = str(exc) if isinstance(exc, Refusal) else f"no answer within {settings.timeout:g} s"
+                    raise _CannotResume(f"the {who} server does not answer ({what}; waited "
+                                        f"{settings.start_wait:g} s: start_wait)") from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 2.0)
+        if who == "world":
+            state = answer
+    return str(state)
+
+
+async def _end_runs(servers: list[Any], timeout: float) -> None:
+    """End run to re-attached servers (an owner's end before the resumed loop began)."""
+    for server in servers:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(timeout):
+                await server.end_run()

@@ -403,7 +403,8 @@ class PortalStore:
             rows = s.execute(select(PortalRun, schema.runs.c.status, schema.runs.c.finished_at)
                              .join(schema.runs, schema.runs.c.id == PortalRun.run_store_id)
                              .where(PortalRun.status.in_(("starting", "running")))
-                             .where(schema.runs.c.status != "running")).all()
+                             .where(schema.runs.c.status != "running")
+                             .where(schema.runs.c.status.not_like("suspended %"))).all()
             for run, status, finished_at in rows:
                 run.status = str(status)[:40]
                 run.ended_at = finished_at or now()

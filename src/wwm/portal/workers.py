@@ -11,8 +11,8 @@ free ``num_cpus``. The actor opens the same database, *adopts* the run in the st
 row gets the worker's host and PID, and the worker's store writes its steps and heartbeat from
 then on), and drives it with a :class:`RunService` of its own. An actor rather than a task: the
 run is one long-lived process of its own, whose death is the run's loss and nothing else's, that
-the portal can ask to stop, and that Ray never retries (``max_restarts=0``: the World cannot be
-put back where step k left it; see :mod:`.runs`).
+the portal can ask to stop, and that Ray never retries (``max_restarts=0``: a restarted actor
+would start the run anew with a New run, not carry it on).
 
 **Ending.** The end secret is checked and the end request written in the database by whichever
 portal process gets the request; the worker's service looks for end requests of its runs every
@@ -40,8 +40,9 @@ the portal's (another host name for the same database).
 it; making a :class:`RayExecutor` without it raises one :class:`RuntimeError` that says so.
 
 Left as they are: the actors belong to the portal process that made them (Ray kills them when
-it exits, and its runs are then marked interrupted, as in-process runs are); runs are not
-resumed on another worker.
+it exits, and its runs are then marked interrupted); runs on workers are neither suspended nor
+resumed (a worker's service is not resumable and records no resume record), whereas the
+portal's in-process runs are (see :mod:`.runs`).
 """
 
 from __future__ import annotations
@@ -51,13 +52,11 @@ import contextlib
 import logging
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.engine import URL
 
-from ..store import RunStore, StoreError, schema
+from ..store import RunStore, StoreError
 from ..store.engine import resolve_url, shown
 from ..store.store import HOST
 from .runs import COULD_NOT_START, RunService
@@ -85,13 +84,8 @@ def adopt(store: RunStore, run_id: int) -> None:
     """Make this process the writer of ``run_id``, a "running" run another process recorded:
     its row names this host and PID (so a reader finds it dead when this process is), and
     this process's store takes its steps and beats its heartbeat."""
-    with store._lock, store.engine.begin() as conn:
-        taken = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                             .where(schema.runs.c.status == "running")
-                             .values(host=HOST, pid=os.getpid(), heartbeat_at=datetime.now(UTC))).rowcount
-    if not taken:
+    if not store.adopt_run(run_id):
         raise StoreError(f"run {run_id} is not running any more; there is nothing to execute")
-    store._open.add(run_id)
 
 
 def release(store: RunStore, run_id: int) -> None:
@@ -130,7 +124,9 @@ class RunWorker:
     async def begin(self, run_id: int, document: dict[str, Any], steps: int | None) -> tuple[str, int]:
         """Adopt ``run_id`` and start driving it; this worker's (host, PID)."""
         # sweep: never; looking for other processes' dead runs is the portals' job
-        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"))
+        # not resumable: a worker's run is not suspended when it stops, nor resumed (see above)
+        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"),
+                                               resumable=False)
         await asyncio.to_thread(adopt, self.service.store, run_id)
         try:
             await self.service.execute(run_id, document, steps)

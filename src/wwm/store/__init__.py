@@ -18,6 +18,11 @@ The contract the client's run loop uses::
     store.get_run(run_id) -> RunDetail                   # .steps, .events
     store.close()                                        # or use ``with RunStore() as store``
 
+A client that can carry a run on after it restarts (the portal) keeps what it needs in the
+run's row (``store.set_resume(run_id, {...})``, ``store.resume_of(run_id)``), leaves the run
+unfinished with ``store.suspend_run(run_id, "suspended at step k")`` and takes it up again,
+in the same or another process, with ``store.adopt_run(run_id, status=...)``.
+
 ``StoreRecorder(store, mind_url=..., world_url=..., society=..., settings=...)`` plugs the
 store into :class:`wwm.client.runner.Runner` as its ``recorder``.
 

@@ -47,6 +47,11 @@ runs = Table(
     Column("mind_score", Float),
     Column("host", String(255), nullable=False),
     Column("pid", Integer, nullable=False),
+    # What a client needs to re-attach to the servers' runs and carry the run on (the run IDs
+    # the World and the Mind gave, their URLs and bindings, the steps asked): set by a client
+    # that can resume (the portal), None otherwise. Added after version 1's first tables: a
+    # database without it gets it when opened (ADD COLUMN), and an older wwm ignores it.
+    Column("resume", JSON),
 )
 
 steps = Table(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self, overload
 
-from sqlalchemy import Connection, RowMapping, func, insert, select, text, update
+from sqlalchemy import Connection, RowMapping, func, insert, inspect, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from . import schema
@@ -163,6 +163,57 @@ class RunStore:
                 status=end.status, finished_at=end.at, steps=int(steps), total_score=number(total),
                 world_score=number(end.world_score), mind_score=number(end.mind_score)))
         del self._ending[run_id]
+
+    # ---- suspending and resuming (a client that stops and starts again: the portal) --------
+    def set_resume(self, run_id: int, resume: dict[str, Any] | None) -> None:
+        """Keep what a client needs to carry ``run_id`` on after a restart (the servers' run
+        IDs, ...; see the ``resume`` column); None forgets it."""
+        with self._lock, self._database("record how to resume a run"), self.engine.begin() as conn:
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
+                         .values(resume=None if resume is None else _plain(resume)))
+
+    def resume_of(self, run_id: int) -> dict[str, Any] | None:
+        """What :meth:`set_resume` kept for ``run_id`` (None: nothing)."""
+        with self._lock, self._database("read how to resume a run"), self.engine.connect() as conn:
+            found = conn.execute(select(schema.runs.c.resume).where(schema.runs.c.id == run_id)).scalar()
+        return found if isinstance(found, dict) else None
+
+    def suspend_run(self, run_id: int, status: str, resume: dict[str, Any] | None = None) -> None:
+        """Write the run's queued steps, then leave it unfinished under ``status`` (such as
+        "suspended at step k": not "running", no end time, its steps counted as they are) and
+        stop writing it from this process; ``resume`` replaces what :meth:`set_resume` kept.
+        :meth:`adopt_run` takes it up again."""
+        if run_id not in self._open:
+            raise StoreError(self._not_open(run_id))
+        if not isinstance(status, str) or not status or len(status) > MAX_STATUS or status == "running":
+            raise StoreError(f"a suspended run's status is 1 to {MAX_STATUS} characters and not 'running', "
+                             f"not {status!r}")
+        self.flush()
+        values: dict[str, Any] = {"status": status, "heartbeat_at": datetime.now(UTC)}
+        if resume is not None:
+            values["resume"] = _plain(resume)
+        with self._lock, self._database("suspend a run"), self.engine.begin() as conn:
+            conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(**values))
+        self._open.discard(run_id)
+
+    def adopt_run(self, run_id: int, *, status: str = "running", host: str | None = None,
+                  pid: int | None = None) -> bool:
+        """Make this process the writer of ``run_id``, recorded by another process: its row names
+        this host and PID, its status is "running" again, and this store takes its steps and
+        beats its heartbeat. Taken only if the row still has ``status`` (and, when given, the
+        dead writer's ``host`` and ``pid``): of several processes adopting the same run, one
+        wins. Whether this one did."""
+        query = update(schema.runs).where(schema.runs.c.id == run_id).where(schema.runs.c.status == status)
+        if host is not None:
+            query = query.where(schema.runs.c.host == host)
+        if pid is not None:
+            query = query.where(schema.runs.c.pid == pid)
+        with self._lock, self._database("adopt a run"), self.engine.begin() as conn:
+            taken = conn.execute(query.values(status="running", host=HOST, pid=os.getpid(),
+                                              heartbeat_at=datetime.now(UTC))).rowcount
+        if taken:
+            self._open.add(run_id)
+        return bool(taken)
 
     def flush(self) -> None:
         """Write every queued step and event now."""
@@ -315,12 +366,23 @@ def _create_tables(engine: Any, attempts: int = 4) -> None:
                 if conn.dialect.name == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
                 schema.metadata.create_all(conn)
+                _add_columns(conn)
                 _check_version(conn)
             return
         except (OperationalError, IntegrityError, ProgrammingError):
             if attempt == attempts - 1:
                 raise
             time.sleep(0.05 * (attempt + 1))
+
+
+def _add_columns(conn: Any) -> None:
+    """Columns added to version 1's tables since they were first made (nullable, so rows
+    written by an older wwm stay valid and an older wwm reading them ignores them)."""
+    have = {c["name"] for c in inspect(conn).get_columns(schema.runs.name)}
+    for column in schema.runs.columns:
+        if column.name not in have and column.nullable:
+            kind = column.type.compile(dialect=conn.dialect)
+            conn.execute(text(f'ALTER TABLE {schema.runs.name} ADD COLUMN "{column.name}" {kind}'))
 
 
 def _check_version(conn: Any) -> None:
