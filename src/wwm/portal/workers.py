@@ -51,6 +51,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,6 +233,8 @@ class RayExecutor:
                 await _awaitable(remote.actor.finish.remote())
             except ray.exceptions.RayActorError as exc:
                 log.warning("portal run %s: its Ray worker was lost: %s", run_id, _cause(exc))
+                # Ray may say so before the process has stopped writing: count its steps once it has
+                await asyncio.to_thread(_wait_until_gone, host, pid)
                 await asyncio.to_thread(service.mark_lost, run_id,
                                         f"the Ray worker running it (pid {pid} on {host}) was lost")
             except ray.exceptions.RayError as exc:
@@ -294,3 +297,28 @@ def _awaitable(ref: Any) -> Any:
 def _cause(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[-1] if text else type(exc).__name__
+
+
+def _wait_until_gone(host: str, pid: int, timeout: float = 10.0) -> bool:
+    """Wait until process ``pid`` of this host has stopped (gone, or a zombie: it writes nothing
+    more); True once it has. A worker on another host cannot be watched from here: False at once
+    (its steps are counted when Ray reports it lost, and any it writes later are not counted)."""
+    if host != HOST:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                    return True
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            return True
+        except OSError:  # no /proc here: ask the process table
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                pass
+        time.sleep(0.02)
+    return False
