@@ -484,7 +484,7 @@ def run_rows(run_store: RunStore | None, ids: list[int]) -> dict[int, dict[str, 
 
     runs = schema.runs
     query = select(runs.c.id, runs.c.status, runs.c.steps, runs.c.world_score).where(runs.c.id.in_(ids))
-    with run_store._lock, run_store.engine.connect() as conn:
+    with run_store.reading() as conn:
         return {int(r["id"]): dict(r) for r in conn.execute(query).mappings()}
 
 
