@@ -9,14 +9,20 @@ under 100 ms, step-to-viewer p99 under 250 ms.
 Everything is real: ``wwm serve`` processes for the World and the Mind, ``wwm portal`` as a
 process of its own (the runs execute in it, as they do by default), viewers as SSE clients in
 ``--viewer-processes`` processes (so parsing 200 streams does not share the page client's core),
-and the page client in this process, one request at a time.
+and the page client in this process, one request at a time. Pages are measured once every
+viewer has its record (the 200 records are read first, and are not what is measured).
+
+The runs step as fast as the World and Mind answer (nothing paces them), so the portal's event
+loop is busy all the time and the figures depend on the CPU the portal gets: the report says
+how many steps the runs made a second, and (on Linux) how the machine's CPU was shared
+during the pages among the portal, the servers, the viewers, the page client and the rest of
+the machine (other programs on a shared machine make the figures vary from run to run).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import multiprocessing
 import os
 import re
@@ -58,42 +64,56 @@ def start_portal(db: str) -> tuple[subprocess.Popen[str], str]:
 
 
 # ---- viewers (in processes of their own) -------------------------------------------------------
-async def _view(url: str, seconds: float, delays: list[float], counts: dict[str, int]) -> None:
+EVENT = re.compile(rb"^event: ?(\w+)", re.M)
+AT = re.compile(rb'"at": ([0-9.eE+-]+)')
+
+
+async def _view(url: str, seconds: float, delays: list[float], counts: dict[str, int], ready: Any) -> None:
+    """Follow one run's stream until told to stop: each step's delay from its ``at`` (taken by a
+    regular expression, not a JSON parse: a viewer is a load generator here, kept cheap)."""
     timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
     async with aiohttp.ClientSession(timeout=timeout) as session, session.get(url) as reply:
         counts["connected"] += reply.status == 200
         deadline = time.monotonic() + seconds
-        event, data = "", ""
-        while time.monotonic() < deadline:
+        measuring = False
+        buffer = b""
+        while time.monotonic() < deadline and ready.value != -2:
             try:
-                raw = await asyncio.wait_for(reply.content.readline(), deadline - time.monotonic())
+                raw = await asyncio.wait_for(reply.content.readany(), deadline - time.monotonic())
             except TimeoutError:
                 break
             if not raw:
                 break
-            line = raw.decode().rstrip("\r\n")
-            if line.startswith("event:"):
-                event = line[6:].strip()
-            elif line.startswith("data:"):
-                data = line[5:].lstrip()
-            elif not line and data:
-                arrived = time.time()
-                if event == "step":
-                    at = json.loads(data).get("at")
+            arrived = time.time()
+            *blocks, buffer = (buffer + raw).split(b"\r\n\r\n")
+            for block in blocks:
+                found = EVENT.search(block)
+                event = found.group(1) if found else b""
+                if event == b"record":
+                    with ready.get_lock():
+                        if ready.value >= 0:
+                            ready.value += 1
+                elif not measuring:
+                    measuring = ready.value == -1   # the page client has started: count from now
+                if not measuring:
+                    continue
+                if event == b"step":
+                    at = AT.findall(block)
                     if at:
-                        delays.append((arrived - at) * 1000)
+                        delays.append((arrived - float(at[-1])) * 1000)
                     counts["steps"] += 1
-                elif event == "gap":
+                elif event == b"gap":
                     counts["gaps"] += 1
-                event, data = "", ""
 
 
-def viewers(urls: list[str], seconds: float, out: Any) -> None:
+def viewers(urls: list[str], seconds: float, out: Any, ready: Any, nice: int) -> None:
+    if nice:
+        os.nice(nice)   # browsers run elsewhere: the stand-ins yield the CPU to the portal
     delays: list[float] = []
     counts = {"connected": 0, "steps": 0, "gaps": 0}
 
     async def main() -> None:
-        await asyncio.gather(*(_view(u, seconds, delays, counts) for u in urls), return_exceptions=True)
+        await asyncio.gather(*(_view(u, seconds, delays, counts, ready) for u in urls), return_exceptions=True)
 
     asyncio.run(main())
     out.put((delays, counts))
@@ -117,9 +137,53 @@ async def pages(base: str, paths: dict[str, list[str]], seconds: float) -> dict[
             i += 1
     for kind, seen in statuses.items():
         if seen != {200}:
-            print(f"note: the {kind} answered HTTP {sorted(seen)} (a portal without the compose pages "
-                  "answers 404: its figure is then a page with no database read)")
+            print(f"note: the {kind} answered HTTP {sorted(seen)}, not only 200: its figure is not that page's")
     return found
+
+
+# ---- where the CPU went (Linux) ----------------------------------------------------------------
+def cpu_ticks(pids: dict[str, list[int]]) -> tuple[dict[str, int], int, int] | None:
+    """CPU ticks (user + system) used so far by each group of processes, and the machine's
+    busy and total ticks (all cores), from /proc; None where there is no /proc."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return None
+    busy, total = sum(fields) - fields[3] - fields[4], sum(fields)   # all but idle and iowait
+    used = {}
+    for group, members in pids.items():
+        used[group] = 0
+        for pid in members:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            used[group] += int(stat[11]) + int(stat[12])
+    return used, busy, total
+
+
+def cpu_report(before: Any, after: Any, seconds: float) -> str:
+    if before is None or after is None:
+        return ""
+    hz, cores = os.sysconf("SC_CLK_TCK"), os.cpu_count() or 1
+    share = {g: (after[0][g] - before[0][g]) / hz / seconds * 100 for g in after[0]}
+    busy = (after[1] - before[1]) / max(1, after[2] - before[2]) * cores * 100
+    parts = ", ".join(f"{g} {v:.0f}%" for g, v in share.items())
+    return (f"CPU during the pages (100% = one core; {cores} cores): {parts}; everything else on the machine "
+            f"{max(0.0, busy - sum(share.values())):.0f}%; machine busy {busy:.0f}% of {cores * 100}%")
+
+
+def steps_recorded(db: str) -> int:
+    from sqlalchemy import create_engine, func, select
+
+    from wwm.store import schema
+
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(schema.steps)).scalar_one())
+    finally:
+        engine.dispose()
 
 
 async def start_runs(base: str, cid: int, n: int) -> list[str]:
@@ -141,6 +205,9 @@ def main() -> int:
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20.0, help="how long pages are measured")
     parser.add_argument("--viewer-processes", type=int, default=4)
+    parser.add_argument("--viewer-nice", type=int, default=0,
+                        help="niceness of the viewer processes (stand-ins for browsers on other machines), "
+                             "so that they do not take the portal's CPU; 0: the same priority as the portal")
     args = parser.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="wwm-portal-bench-")
@@ -161,18 +228,32 @@ def main() -> int:
         per_viewer = [live[i % len(live)] for i in range(args.viewers)]
         ctx = multiprocessing.get_context("spawn")
         out = ctx.Queue()
+        ready = ctx.Value("i", 0)        # viewers with their record; -1 once the pages start
         k = args.viewer_processes
-        watch = args.seconds + 4.0
+        watch = args.seconds + 60.0
+        t0 = time.monotonic()
         for j in range(k):
-            proc = ctx.Process(target=viewers, args=(per_viewer[j::k], watch, out), daemon=True)
+            proc = ctx.Process(target=viewers, args=(per_viewer[j::k], watch, out, ready, args.viewer_nice),
+                               daemon=True)
             proc.start()
             procs.append(proc)
-        time.sleep(2.0)   # the viewers connect and get their records
+        while ready.value < args.viewers and time.monotonic() - t0 < 60:
+            time.sleep(0.05)
+        connected_in = time.monotonic() - t0
+        if ready.value < args.viewers:
+            print(f"note: only {ready.value} of {args.viewers} viewers had their record after 60 s")
+        ready.value = -1
+        time.sleep(1.0)                  # the records' bursts are over
         kinds = {"static file (floor)": ["/static/portal.css"],
                  "combination page": [f"/combination/{combination.id}"],
                  "run page": run_pages}
+        groups = {"portal": [portal.pid], "World+Mind servers": [world.process.pid, mind.process.pid],
+                  "viewers": [p.pid for p in procs if p.pid is not None], "page client": [os.getpid()]}
+        steps_before, cpu_before, t1 = steps_recorded(db), cpu_ticks(groups), time.monotonic()
         latencies = asyncio.run(pages(base, kinds, args.seconds))
-        results = [out.get(timeout=watch + 30) for _ in procs]
+        steps_after, cpu_after, elapsed = steps_recorded(db), cpu_ticks(groups), time.monotonic() - t1
+        ready.value = -2                 # the viewers stop counting and leave
+        results = [out.get(timeout=30) for _ in procs]
         delays = [d for r in results for d in r[0]]
         counts = {key: sum(r[1][key] for r in results) for key in ("connected", "steps", "gaps")}
     finally:
@@ -190,7 +271,12 @@ def main() -> int:
     floor = statistics.median(latencies["static file (floor)"])
     floor99 = pct(latencies["static file (floor)"], 0.99)
     print(f"portal under load: {args.runs} runs in progress, {counts['connected']}/{args.viewers} live viewers "
-          f"({counts['steps']:,} steps pushed to viewers, {counts['gaps']} gaps), {args.seconds:g} s of pages")
+          f"(all with their record {connected_in:.1f} s after the first connected), {args.seconds:g} s of pages")
+    print(f"load during the pages: {(steps_after - steps_before) / elapsed:,.0f} steps/s recorded by the runs, "
+          f"{counts['steps'] / elapsed:,.0f} steps/s pushed to viewers, {counts['gaps']} gaps")
+    report = cpu_report(cpu_before, cpu_after, elapsed)
+    if report:
+        print(report)
     print(f"{'':24}{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'p50/floor':>11}{'p99/floor':>11}")
     for kind, values in latencies.items():
         p50, p99 = statistics.median(values), pct(values, 0.99)

@@ -259,3 +259,36 @@ def test_a_database_made_before_the_resume_column_gets_it_when_opened(store_url:
         assert store.get_run(older).status == "completed" and store.resume_of(older) is None
         store.set_resume(older, {"steps": 1})
         assert store.resume_of(older) == {"steps": 1}
+
+def test_readers_do_not_wait_for_the_writer(store_url: str) -> None:
+    """A page reading a run is never queued behind the step writer's batch: only an in-memory
+    database (one shared connection) serialises readers with the writer."""
+    import threading
+
+    with RunStore(store_url) as store:
+        run_id = store.start_run(mind_url="m", world_url="w")
+        store.record_step(run_id, step(0))
+        store.flush()
+        held, release = threading.Event(), threading.Event()
+
+        def writer_mid_batch() -> None:   # the writer thread holds the lock while it writes
+            with store._lock:
+                held.set()
+                release.wait(10)
+
+        thread = threading.Thread(target=writer_mid_batch)
+        thread.start()
+        try:
+            held.wait(5)
+            got: list[object] = []
+            reader = threading.Thread(target=lambda: got.append((store.get_run(run_id).step_count,
+                                                                 len(store.list_runs()),
+                                                                 store.step_scores(run_id))))
+            reader.start()
+            reader.join(5)
+            assert got == [(1, 1, [(0, 0.0)])], "a reader waited for the writer's lock"
+            with store.reading() as conn:
+                assert conn.exec_driver_sql("SELECT 1").scalar() == 1
+        finally:
+            release.set()
+            thread.join()

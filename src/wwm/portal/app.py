@@ -12,21 +12,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData, UploadFile
+from starlette.datastructures import FormData, Headers, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.staticfiles import NotModifiedResponse, StaticFiles
+from starlette.types import Scope
 
 from ..server.templates import environment
 from ..store import RunStore
@@ -41,6 +45,7 @@ from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 
 PACKAGE = "wwm.portal"
 MAX_FORM_BYTES = 64 * 1024
+DB_THREADS = 16                  # worker threads for the pages' database calls
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -79,6 +84,7 @@ class Portal:
         self.store, self.policy, self.signer, self.check_every = store, policy, signer, check_every
         self.env = _env()
         self.run_store: RunStore | None = None     # where portal runs' scores are (Top 10, histories)
+        self.threads = ThreadPoolExecutor(DB_THREADS, thread_name_prefix="wwm-portal-db")
 
     def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         visitor = visitor_of(request)
@@ -89,7 +95,14 @@ class Portal:
         return HTMLResponse(html, status)
 
     async def db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await run_in_threadpool(fn, *args, **kwargs)
+        """``fn(*args, **kwargs)`` in one of the pages' worker threads (the store is
+        synchronous). Through an asyncio executor: the result reaches the handler in two turns
+        of the event loop, where anyio's ``to_thread`` (Starlette's ``run_in_threadpool``)
+        takes four (two checkpoints and the limiter's besides), and under load each turn waits
+        behind every task that is ready (runs, viewers). The pages have threads of their own,
+        so that a burst of viewers reading their records does not queue the pages."""
+        call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.threads, call)
 
     async def user_id(self, visitor: Visitor) -> int:
         """The visitor's user, made (anonymous) on first need."""
@@ -302,6 +315,41 @@ def _arguments(schema: object) -> list[dict[str, str]]:
     return rows[:200]
 
 
+class PackageFiles(StaticFiles):
+    """The portal's own static files (a few small files of the package, which do not change
+    while it runs), kept in memory from their first request: answered in the event loop,
+    without the four trips to worker threads (stat, open, read, close) of a file response,
+    which cost most under load. ETag and Last-Modified as the file's; no ranges."""
+
+    MAX_BYTES = 1024 * 1024
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._kept: dict[str, tuple[bytes, dict[str, str]]] = {}
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        kept = self._kept.get(path) if scope["method"] in ("GET", "HEAD") else None
+        if kept is None:
+            response = await super().get_response(path, scope)
+            if not isinstance(response, FileResponse) or response.status_code != 200:
+                return response
+            body = await run_in_threadpool(_read_small, str(response.path), self.MAX_BYTES)
+            if body is None:
+                return response
+            headers = {k: v for k, v in response.headers.items() if k not in ("content-length", "accept-ranges")}
+            kept = self._kept[path] = (body, headers)
+        body, headers = kept
+        if self.is_not_modified(Headers(headers), Headers(scope=scope)):
+            return NotModifiedResponse(Headers(headers))
+        return Response(body, headers=headers)
+
+
+def _read_small(path: str, limit: int) -> bytes | None:
+    with open(path, "rb") as f:
+        body = f.read(limit + 1)
+    return body if len(body) <= limit else None
+
+
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
              policy: Policy | None = None, secure_cookie: bool | None = None,
              runs: RunService | None = None, end_runs_on_exit: bool = False) -> Starlette:
@@ -338,6 +386,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
                     await task
             if runs is None:                # its runs "suspended at step k", viewers told (or ended)
                 await service.close(end_runs=end_runs_on_exit)
+            portal.threads.shutdown(wait=False)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -361,7 +410,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Route("/signin", posted(portal.signin), methods=["POST"]),
         Route("/signout", posted(portal.signout), methods=["POST"]),
         *Combinations(portal).routes(),          # compose, link, listings, Top 10 (combinations.py)
-        Mount("/static", StaticFiles(packages=[(PACKAGE, "static")]), name="static"),
+        Mount("/static", PackageFiles(packages=[(PACKAGE, "static")]), name="static"),
         *runpages.routes(portal, service),  # start, watch and end runs
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

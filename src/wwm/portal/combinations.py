@@ -33,6 +33,7 @@ World ended) are ranked, each combination once, at its best run.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -99,10 +100,12 @@ _TAGS = {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "d
          "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
 
 
+@functools.lru_cache(maxsize=256)
 def render_markdown(text: str) -> Markup:
     """The author's Markdown as inert HTML: raw HTML in it is shown as text (markdown-it's
     ``html: False``), and nh3 then keeps only the tags above, ``href`` on links to http(s)
-    and mailto (no ``javascript:``), no event attributes, no style, every link ``nofollow``."""
+    and mailto (no ``javascript:``), no event attributes, no style, every link ``nofollow``.
+    Kept for the latest texts: a combination's explanation never changes once saved."""
     rendered = _markdown.render(text)
     clean = nh3.clean(rendered, tags=_TAGS, attributes={"a": {"href", "title"}, "th": {"align"}, "td": {"align"}},
                       url_schemes={"http", "https", "mailto"}, link_rel="nofollow noopener noreferrer",
@@ -484,7 +487,7 @@ def run_rows(run_store: RunStore | None, ids: list[int]) -> dict[int, dict[str, 
 
     runs = schema.runs
     query = select(runs.c.id, runs.c.status, runs.c.steps, runs.c.world_score).where(runs.c.id.in_(ids))
-    with run_store._lock, run_store.engine.connect() as conn:
+    with run_store.reading() as conn:
         return {int(r["id"]): dict(r) for r in conn.execute(query).mappings()}
 
 
@@ -639,14 +642,7 @@ class Combinations:
             return self._missing(request, str(exc))
         if _wants_yaml(request):
             return self.yaml_of(combination)
-        registry = await self.registry()
-        author = await self.portal.db(store.user, combination.author_id)
-        parent = None
-        if combination.derived_from is not None:
-            parent = await self.portal.db(store.combination, combination.derived_from)
-        children = await self.portal.db(store.derived_from_this, combination.id)
-        runs = await self.portal.db(store.runs_of, combination.id)
-        history = await self.portal.db(scored, runs, self.run_store)
+        registry, author, parent, children, history = await self.portal.db(self._read, combination)
         doc = combination.document if isinstance(combination.document, dict) else {}
         tree = {"world": tree_of(doc.get("world"), registry), "mind": tree_of(doc.get("mind"), registry)}
         gone = sorted(url for url in _urls(tree) if url not in registry.by_url)
@@ -660,6 +656,18 @@ class Combinations:
                                 yaml_url=yaml_url, world_server=registry.by_url.get(combination.world_url))
         page.headers["vary"] = "Accept"        # the same URL answers YAML to wwm run
         return page
+
+    def _read(self, combination: Combination) -> tuple[Registry, Any, Combination | None, list[Combination],
+                                                       list[Scored]]:
+        """What a combination's page shows besides the combination, read in one trip to a
+        worker thread (under load each trip waits for a turn of the event loop and the GIL)."""
+        store = self.portal.store
+        registry = Registry(store.servers())
+        author = store.user(combination.author_id)
+        parent = None if combination.derived_from is None else store.combination(combination.derived_from)
+        children = store.derived_from_this(combination.id)
+        history = scored(store.runs_of(combination.id), self.run_store)
+        return registry, author, parent, children, history
 
     def yaml_of(self, combination: Combination) -> Response:
         return Response(to_yaml(combination.document), media_type="application/yaml", headers={

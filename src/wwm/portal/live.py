@@ -26,6 +26,13 @@ the record already holds are skipped (by step index; events by ``seq``).
 the next one it gets, so a page can re-read the record if it cares. The ``end`` message is
 kept apart from the queue and is never dropped.
 
+**One encoding per message, one write per wake-up.** A published message is encoded to JSON
+once, by the first viewer that sends it, and shared by every viewer of the run (a viewer adds
+only its own ``id:`` line). A viewer sends everything queued when it wakes as one chunk (one
+socket write), and the hub wakes a run's viewers at most every ``flush_every`` seconds
+(0.05 by default; a run that steps more slowly is sent each step at once): with a fast run
+and many viewers the cost is per wake-up, not per step and viewer.
+
 **Runs executed by another process** (another portal worker): the hub of this process has no
 channel for them, so the stream follows the run store instead, reading new steps and events
 every ``poll`` seconds until the run finishes (or its writer is found dead: "interrupted").
@@ -68,6 +75,19 @@ def end_message(status: str, steps: int, total_score: float | None, world_score:
             "mind_score": mind_score}
 
 
+class Shared(dict[str, Any]):
+    """A published message, shared by every viewer of its run: its JSON is made once."""
+
+    __slots__ = ("_json",)
+
+    def json(self) -> str:
+        try:
+            return self._json
+        except AttributeError:
+            self._json: str = json.dumps(self, allow_nan=False, default=str)
+            return self._json
+
+
 @dataclass(eq=False)
 class Subscription:
     """One viewer's queue on one run: bounded, drop-oldest, with the end kept apart."""
@@ -83,48 +103,79 @@ class Subscription:
     def __post_init__(self) -> None:
         self.queue = collections.deque()
 
-    def put(self, kind: str, message: Message) -> None:
+    def put(self, kind: str, message: Message, *, wake: bool = True) -> None:
+        """Queue a message; ``wake=False`` leaves waking the viewer to :meth:`wake` (the hub
+        wakes a run's viewers together, at most every ``flush_every`` seconds)."""
         if len(self.queue) >= self.size:
             self.queue.popleft()
             self.dropped += 1
             self.dropped_total += 1
         self.queue.append((kind, message))
+        if wake:
+            self._wake.set()
+
+    def wake(self) -> None:
         self._wake.set()
 
     def finish(self, message: Message) -> None:
         self.end = message
         self._wake.set()
 
+    def _take(self) -> tuple[str, Message] | None:
+        """The next message if there is one now (the end once, after the rest), else None."""
+        if self.dropped:
+            dropped, self.dropped = self.dropped, 0
+            return "gap", {"dropped": dropped}
+        if self.queue:
+            return self.queue.popleft()
+        if self.end is not None and not self._ended:
+            self._ended = True
+            return "end", self.end
+        return None
+
     async def next(self) -> tuple[str, Message] | None:
         """The next message (``gap`` first if some were dropped); ``("end", ...)`` after the
         last one, then None."""
-        while True:
-            if self.dropped:
-                dropped, self.dropped = self.dropped, 0
-                return "gap", {"dropped": dropped}
-            if self.queue:
-                return self.queue.popleft()
-            if self.end is not None:
-                if self._ended:
-                    return None
-                self._ended = True
-                return "end", self.end
+        while (item := self._take()) is None:
+            if self._ended:
+                return None
             self._wake.clear()
             await self._wake.wait()
+        return item
+
+    async def batch(self) -> list[tuple[str, Message]]:
+        """Every message there is now, waiting for the first one (in :meth:`next`'s order);
+        empty once the end has been taken."""
+        first = await self.next()
+        if first is None:
+            return []
+        got = [first]
+        while got[-1][0] != "end" and (item := self._take()) is not None:
+            got.append(item)
+        return got
 
 
 class _Channel:
     def __init__(self) -> None:
         self.subscribers: set[Subscription] = set()
         self.events = 0  # events published so far: the next one's seq
+        self.flushed = 0.0  # when the viewers were last woken (the loop's clock)
+        self.timer: asyncio.TimerHandle | None = None
+
+    def flush(self) -> None:
+        self.timer = None
+        self.flushed = asyncio.get_running_loop().time()
+        for sub in self.subscribers:
+            sub.wake()
 
 
 class LiveHub:
     """Channels of the runs this process executes; the run loop publishes, viewers subscribe.
     Every method is called from the event loop's thread (publishing is synchronous and cheap)."""
 
-    def __init__(self, queue_size: int = 256) -> None:
+    def __init__(self, queue_size: int = 256, flush_every: float = 0.05) -> None:
         self.queue_size = queue_size
+        self.flush_every = flush_every
         self._channels: dict[int, _Channel] = {}
 
     def open(self, run_id: int) -> None:
@@ -168,14 +219,25 @@ class LiveHub:
         what it has queued, and the channel goes; later viewers read the store."""
         channel = self._channels.pop(run_id, None)
         if channel is not None:
+            if channel.timer is not None:
+                channel.timer.cancel()
             for sub in channel.subscribers:
                 sub.finish(message)
 
     def _publish(self, run_id: int, kind: str, message: Message) -> None:
         channel = self._channels.get(run_id)
-        if channel is not None:
-            for sub in channel.subscribers:
-                sub.put(kind, message)
+        if channel is None or not channel.subscribers:
+            return
+        shared = Shared(message)
+        for sub in channel.subscribers:
+            sub.put(kind, shared, wake=False)
+        if channel.timer is None:  # wake the viewers now, or once flush_every has passed
+            loop = asyncio.get_running_loop()
+            wait = channel.flushed + self.flush_every - loop.time()
+            if wait <= 0:
+                channel.flush()
+            else:
+                channel.timer = loop.call_later(wait, channel.flush)
 
 
 def _step_dict(step: StepRecord, total: float) -> Message:
@@ -191,12 +253,18 @@ def _run_dict(run: RunDetail) -> Message:
             "finished_at": run.finished_at.isoformat() if run.finished_at else None}
 
 
-def _sse(kind: str, message: Message, seq: int) -> dict[str, Any]:
-    return {"event": kind, "id": str(seq), "data": json.dumps(message, allow_nan=False, default=str)}
+def _sse(kind: str, message: Message, seq: int) -> bytes:
+    """One SSE message, as ``sse_starlette`` would write it (``id``, ``event``, ``data``)."""
+    return _frame(kind, message, seq).encode()
+
+
+def _frame(kind: str, message: Message, seq: int) -> str:
+    data = message.json() if isinstance(message, Shared) else json.dumps(message, allow_nan=False, default=str)
+    return f"id: {seq}\r\nevent: {kind}\r\ndata: {data}\r\n\r\n"   # JSON has no line breaks
 
 
 async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
-                 max_record_steps: int = 5000) -> AsyncGenerator[dict[str, Any], None]:
+                 max_record_steps: int = 5000) -> AsyncGenerator[bytes, None]:
     """The SSE messages of one viewer of ``run_id`` (see the module's docstring). Raises
     :class:`~wwm.store.UnknownRun` before the first message if there is no such run."""
     sub = hub.subscribe(run_id)  # first, so nothing published from now on is missed
@@ -219,14 +287,17 @@ async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.
                               "steps": steps, "events": [event_message(i, e.step, e.kind, e.text, e.at)
                                                          for i, e in enumerate(record.events)]}, sent)
         if sub is not None:
-            while (item := await sub.next()) is not None:
-                kind, message = item
-                if kind == "step" and message["step"] <= last_step:
-                    continue
-                if kind == "event" and message["seq"] < events_seen:
-                    continue
-                sent += 1
-                yield _sse(kind, message, sent)
+            while batch := await sub.batch():  # everything queued, as one chunk (one write)
+                frames = []
+                for kind, message in batch:
+                    if kind == "step" and message["step"] <= last_step:
+                        continue
+                    if kind == "event" and message["seq"] < events_seen:
+                        continue
+                    sent += 1
+                    frames.append(_frame(kind, message, sent))
+                if frames:
+                    yield "".join(frames).encode()
             return
         # Not executing here: finished, or run by another process (follow the store).
         run = record
@@ -262,7 +333,7 @@ async def live_events(run_id: int, hub: LiveHub, store: RunStore, *, poll: float
         await messages.aclose()
         return PlainTextResponse(f"there is no run {run_id}", status_code=404)
 
-    async def everything() -> AsyncIterator[dict[str, Any]]:
+    async def everything() -> AsyncIterator[bytes]:
         try:
             yield first
             async for message in messages:

@@ -6,6 +6,7 @@ whose writing process died reads as "interrupted".
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import math
 import os
@@ -13,12 +14,13 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, Self, overload
 
 from sqlalchemy import Connection, RowMapping, func, insert, inspect, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
 
 from . import schema
 from .engine import StoreError, make_engine, resolve_url, shown
@@ -58,6 +60,11 @@ class RunStore:
         self.url = resolve_url(url)
         self.engine = make_engine(self.url)
         self._lock = threading.RLock()
+        # Readers take the writer's lock only where everything shares one connection (an
+        # in-memory SQLite database); elsewhere each reader has a connection of its own and the
+        # database isolates it (SQLite in WAL mode, PostgreSQL): a page never waits for a batch.
+        self._read_lock: contextlib.AbstractContextManager[Any] = (
+            self._lock if isinstance(self.engine.pool, StaticPool) else contextlib.nullcontext())
         self._open: set[int] = set()                     # started here, not yet finished
         self._ending: dict[int, _End] = {}               # finished, end not yet written
         try:
@@ -275,7 +282,7 @@ class RunStore:
             query = query.where(schema.runs.c.status == status)
         if status is None:
             query = query.limit(limit)
-        with self._lock, self._database("list runs"), self.engine.connect() as conn:
+        with self._read_lock, self._database("list runs"), self.engine.connect() as conn:
             rows = conn.execute(query).mappings().all()
             summaries = [self._summary(conn, row) for row in rows]
         if status is not None:
@@ -285,7 +292,7 @@ class RunStore:
     def get_run(self, run_id: int, *, max_steps: int | None = None, from_step: int = 0) -> RunDetail:
         """Everything about one run, with its steps from ``from_step`` (at most ``max_steps``
         of them; all when None) and all its events."""
-        with self._lock, self._database("read a run"), self.engine.connect() as conn:
+        with self._read_lock, self._database("read a run"), self.engine.connect() as conn:
             row = conn.execute(select(schema.runs).where(schema.runs.c.id == run_id)).mappings().first()
             if row is None:
                 raise UnknownRun(f"there is no run {run_id} in {shown(self.url)}")
@@ -307,11 +314,18 @@ class RunStore:
     def step_scores(self, run_id: int) -> list[tuple[int, float | None]]:
         """(step index, score) for every recorded step of a run, in order (for plots)."""
         self.get_run(run_id, max_steps=0)  # raises UnknownRun
-        with self._lock, self._database("read scores"), self.engine.connect() as conn:
+        with self._read_lock, self._database("read scores"), self.engine.connect() as conn:
             rows = conn.execute(select(schema.steps.c.step, schema.steps.c.score)
                                 .where(schema.steps.c.run_id == run_id)
                                 .order_by(schema.steps.c.step, schema.steps.c.id)).all()
         return [(int(i), s) for i, s in rows]
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A connection for reading the run tables directly, beside the writer (which it does
+        not wait for, except on an in-memory database, where everything shares one connection)."""
+        with self._read_lock, self.engine.connect() as conn:
+            yield conn
 
     # ---- helpers ---------------------------------------------------------------------------
     def _summary(self, conn: Connection, row: RowMapping) -> RunSummary:
