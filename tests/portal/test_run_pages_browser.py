@@ -81,6 +81,7 @@ async def test_start_watch_in_two_contexts_end_by_the_secret_url_in_a_third(tmp_
                         assert points and len(points.split()) > 10             # the chart follows the steps
                         assert await page.locator("#recent tbody tr").count() > 0
 
+                    await starter.wait_for_function(AT_LEAST, arg=100)    # a record of more than one page
                     await holder.goto(end_url)
                     assert "End run" in await holder.locator("h1").inner_text()
                     async with holder.expect_navigation():

@@ -263,6 +263,9 @@ def _frame(kind: str, message: Message, seq: int) -> str:
     return f"id: {seq}\r\nevent: {kind}\r\ndata: {data}\r\n\r\n"   # JSON has no line breaks
 
 
+UNSETTLED_FOR = 30.0  # seconds a viewer waits for a dead process's run to be marked or resumed
+
+
 async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
                  max_record_steps: int = 5000) -> AsyncGenerator[bytes, None]:
     """The SSE messages of one viewer of ``run_id`` (see the module's docstring). Raises
@@ -299,9 +302,20 @@ async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.
                 if frames:
                     yield "".join(frames).encode()
             return
-        # Not executing here: finished, or run by another process (follow the store).
+        # Not executing here: finished, or run by another process (follow the store). A run not
+        # finished that is not running either (its process died and it reads as "interrupted", or
+        # it is "suspended at step k") is about to be marked, or resumed, by a portal's sweep:
+        # followed a while longer, so the viewer learns which (and the step it stopped at).
         run = record
-        while run.status == "running":
+        loop = asyncio.get_running_loop()
+        unsettled_since: float | None = None
+        while run.status == "running" or run.finished_at is None:
+            if run.status == "running":
+                unsettled_since = None
+            elif unsettled_since is None:
+                unsettled_since = loop.time()
+            elif loop.time() - unsettled_since > UNSETTLED_FOR:
+                break  # nobody marks or resumes it: the viewer is told what the store says
             await asyncio.sleep(poll)
             run = await asyncio.to_thread(store.get_run, run_id, from_step=last_step + 1)
             for s in run.steps:
