@@ -302,3 +302,23 @@ def test_the_command_prints_its_ready_line_and_serves(tmp_path):
 def test_policy_allow_is_kept():
     assert Policy(public=True, allow=(ipaddress.ip_network("127.0.0.2/32"),)).refusal(
         ipaddress.ip_address("127.0.0.2")) is None
+
+
+async def test_an_error_inside_the_portal_is_a_page_with_the_security_headers_and_it_keeps_serving(store):
+    from starlette.routing import Route
+
+    async def broken(request):
+        raise RuntimeError("a defect")
+
+    app = make_app(store, check_every=0)
+    app.router.routes.insert(0, Route("/broken", broken))
+    with served(app) as url:
+        b = Browser(url)
+        try:
+            status, page, headers = await b.get("/broken")
+            assert status == 500 and "The portal could not answer that." in page and "a defect" not in page
+            assert headers["Content-Security-Policy"] == CSP and headers["X-Content-Type-Options"] == "nosniff"
+            status, _, _ = await b.get("/servers")
+            assert status == 200
+        finally:
+            await b.close()

@@ -41,6 +41,7 @@ from .fetching import FetchError, Policy
 from .models import Server
 from .runs import RunService
 from .store import NotFound, PortalError, PortalStore
+from .visitors import HEADERS as SECURITY_HEADERS
 from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 
 PACKAGE = "wwm.portal"
@@ -392,7 +393,10 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         title = "Not found" if status == 404 else "Error"
         text = "There is no page here." if status == 404 else "The portal could not answer that."
-        return portal.page(request, "message.html", status, title=title, message=text)
+        response = portal.page(request, "message.html", status, title=title, message=text)
+        if status == 500:  # answered outside the middleware that adds them to every other response
+            response.headers.update(SECURITY_HEADERS)
+        return response
 
     posted = portal.posted
     routes = [
