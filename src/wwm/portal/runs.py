@@ -674,6 +674,13 @@ class RunService:
 
     # ---- the watcher: end requests from other processes, dead workers ----------------------
     def _ensure_watcher(self) -> None:
+        """A watcher on the running loop. A service made in one loop and served from another
+        (an app built inside a test's loop, served by uvicorn in a thread) hands its watcher
+        over to the loop that serves it; the old one is cancelled in its own loop."""
+        loop = asyncio.get_running_loop()
+        if self._watcher is not None and not self._watcher.done() and self._watcher.get_loop() is not loop:
+            _cancel_elsewhere(self._watcher)
+            self._watcher = None
         if self._watcher is None or self._watcher.done():
             self._watcher = asyncio.create_task(self._watch(), name="wwm-portal-run-watcher")
 
@@ -751,8 +758,11 @@ class RunService:
             return
         self._closed = True
         if self._watcher is not None:
-            self._watcher.cancel()
-            await asyncio.wait([self._watcher])
+            if self._watcher.get_loop() is asyncio.get_running_loop():
+                self._watcher.cancel()
+                await asyncio.wait([self._watcher])
+            else:  # awaiting a task of another loop would never wake this one
+                _cancel_elsewhere(self._watcher)
         suspend = self.resumable and not end_runs
         for claim in self._claimed:  # taken over but never driven: suspended again, for the next service
             with contextlib.suppress(StoreError):
@@ -781,6 +791,12 @@ class RunService:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _cancel_elsewhere(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` from outside its loop (thread-safe); nothing if that loop is closed."""
+    with contextlib.suppress(RuntimeError):
+        task.get_loop().call_soon_threadsafe(task.cancel)
 
 
 def _when(value: datetime) -> str:
