@@ -55,7 +55,7 @@ class OneAtATime:
     pipelines = False
 
     async def exchange(self, query: Query) -> Response:  # pragma: no cover - each binding's own
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define exchange")
 
     async def exchange_in_order(self, queries: Sequence[Query], *,
                                 within: float | None = None) -> list[Response | Refusal]:
