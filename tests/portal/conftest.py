@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from portal_sites import Site, hostile_card
+from portal_sites import GRID, SEEKER, Site, hostile_card
 
 from wwm.server.process import ServerProcess
 from wwm.store.pgtemp import TempPostgres
@@ -27,6 +27,20 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'portal.db'}"
     return str(request.getfixturevalue("postgres").new_schema())
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[ServerProcess]:
+    """A grid world of the module's own (its runs' tests may fill or restart it)."""
+    with ServerProcess(GRID) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def mind() -> Iterator[ServerProcess]:
+    """A food-seeking mind of the module's own."""
+    with ServerProcess(SEEKER) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

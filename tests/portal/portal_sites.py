@@ -4,9 +4,10 @@ card among them), the portal served over HTTP in a thread, the CSRF token of a p
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,6 +16,7 @@ from aiohttp import web
 
 from wwm.server import listen
 
+GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"   # what most portal tests run
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
@@ -90,3 +92,25 @@ def csrf_of(html: str) -> str:
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
     assert found, "the page has no CSRF token"
     return found.group(1)
+
+
+async def sse_messages(reply: Any) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """The server-sent events of an aiohttp ``reply``, as a browser's EventSource reads them:
+    (event name, its data read as JSON), one at a time as they arrive."""
+    event, data = "message", []
+    async for raw in reply.content:
+        line = raw.decode().rstrip("\r\n")
+        if line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif not line and data:
+            yield event, json.loads("\n".join(data))
+            event, data = "message", []
+
+
+def world_step(state: str) -> int:
+    """The grid world's own step counter, from its state (``... step=K ...``)."""
+    found = re.search(r"(?:^| )step=(\d+)", state)
+    assert found, f"no step counter in the state {state!r}"
+    return int(found.group(1))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import os
 import re
 import signal
@@ -24,7 +23,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from portal_sites import csrf_of, served
+from portal_sites import csrf_of, served, sse_messages, world_step
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -107,18 +106,10 @@ class Follower:
     async def _follow(self, visitor: Visitor, path: str) -> None:
         async with visitor.session.get(visitor.base + path) as reply:
             assert reply.status == 200 and reply.headers["content-type"].startswith("text/event-stream")
-            event, data = "message", []
-            async for raw in reply.content:
-                line = raw.decode().rstrip("\r\n")
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    data.append(line[5:].lstrip())
-                elif not line and data:
-                    self.messages.append((event, json.loads("\n".join(data))))
-                    if event == "end":
-                        return
-                    event, data = "message", []
+            async for event, message in sse_messages(reply):
+                self.messages.append((event, message))
+                if event == "end":
+                    return
 
     def last_step(self) -> int:
         steps = [m["step"] for k, m in self.messages if k == "step"]
@@ -292,9 +283,6 @@ def steps_of_run(db: str, store: PortalStore, rid: int) -> int:
     with RunStore(db) as runs:
         return runs.get_run(store.run(rid).run_store_id, max_steps=0).step_count
 
-
-def world_step(state: str) -> int:
-    return int(re.search(r"(?:^| )step=(\d+)", state).group(1))  # type: ignore[union-attr]
 
 
 async def start_until_ended(v: Visitor, cid: int) -> tuple[str, int, str]:

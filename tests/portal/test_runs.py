@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import os
-import re
 import secrets
 import signal
 import socket
@@ -29,6 +27,7 @@ from typing import Any
 import aiohttp
 import pytest
 import uvicorn
+from portal_sites import GRID, SEEKER, sse_messages, world_step
 from starlette.applications import Starlette
 
 from wwm.client.remote import RemoteWorld
@@ -38,19 +37,6 @@ from wwm.server.process import ServerProcess, free_port
 from wwm.store import RunStore
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"
-
-
-@pytest.fixture(scope="module")
-def world():
-    with ServerProcess(GRID) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def mind():
-    with ServerProcess(SEEKER) as server:
-        yield server
 
 
 @pytest.fixture
@@ -109,18 +95,10 @@ class Viewer:
                 return
             if self.stall:
                 await asyncio.sleep(self.stall)
-            event, data = "message", []
-            async for raw in reply.content:
-                line = raw.decode().rstrip("\r\n")
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    data.append(line[5:].lstrip())
-                elif not line and data:
-                    self.messages.append((event, json.loads("\n".join(data)), time.time()))
-                    if event == "end":
-                        return
-                    event, data = "message", []
+            async for event, message in sse_messages(reply):
+                self.messages.append((event, message, time.time()))
+                if event == "end":
+                    return
 
     async def done(self, timeout: float = 60.0) -> Viewer:
         await asyncio.to_thread(self.thread.join, timeout)
@@ -339,11 +317,6 @@ async def test_a_viewer_of_a_run_executed_by_another_process_follows_the_store(w
 
 
 # ---- a portal that stops mid-run: its runs resume --------------------------------------------
-def world_step(state: str) -> int:
-    """The grid world's own step counter, from its state (``... step=K ...``)."""
-    return int(re.search(r"(?:^| )step=(\d+)", state).group(1))  # type: ignore[union-attr]
-
-
 def check_world_counted_every_step(run: Any, since: int = 0) -> None:
     """Every recorded step from ``since`` on moved the world's own counter by one: nothing the
     world did is missing from the record, nothing recorded is a step it did not do."""

@@ -17,26 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_runs import GRID, SEEKER, Viewer, check_record, serving, society, until
+from test_runs import Viewer, check_record, serving, society, until
 
 from wwm.portal.runs import RunService
-from wwm.server.process import ServerProcess
 from wwm.store import RunStore, StoreError
 from wwm.store.engine import resolve_url
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-
-
-@pytest.fixture(scope="module")
-def world():
-    with ServerProcess(GRID) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def mind():
-    with ServerProcess(SEEKER) as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
