@@ -384,7 +384,7 @@ class RunService:
                 world_url=society.world.url or f"local:{society.world.class_}",
                 society=society.model_dump(by_alias=True, exclude_none=True),
                 settings=settings.as_dict(), name=society.name)
-            with self.store._lock, self.store.engine.begin() as conn:
+            with self.store.writing() as conn:
                 conn.execute(insert(run_secrets).values(run_id=run_id, secret_sha256=_hash(secret), owner=owner,
                                                         created_at=datetime.now(UTC)))
             return run_id
@@ -499,7 +499,7 @@ class RunService:
             if summary.status != "running":
                 raise EndRefused("already-finished", f"run {run_id} has already finished ({summary.status}) "
                                                      f"after {summary.step_count} steps; there is nothing to end")
-        with self.store._lock, self.store.engine.begin() as conn:
+        with self.store.writing() as conn:
             claimed = conn.execute(update(run_secrets).where(run_secrets.c.run_id == run_id)
                                    .where(run_secrets.c.end_requested_at.is_(None))
                                    .values(end_requested_at=datetime.now(UTC))).rowcount
@@ -534,7 +534,7 @@ class RunService:
     def _secret_row(self, run_id: int) -> Any:
         if not isinstance(run_id, int):
             return None
-        with self.store._lock, self.store.engine.connect() as conn:
+        with self.store.reading() as conn:
             return conn.execute(select(run_secrets).where(run_secrets.c.run_id == run_id)).mappings().first()
 
     # ---- runs left by dead processes -------------------------------------------------------
@@ -547,7 +547,7 @@ class RunService:
         recorded), or "ended by its owner" if its end was asked for. Returns the (run ID,
         what was done) pairs. A service that is not resumable (a Ray worker's) leaves runs
         that could be resumed to one that is."""
-        with self.store._lock, self.store.engine.connect() as conn:
+        with self.store.reading() as conn:
             candidates = conn.execute(
                 select(schema.runs.c.id, schema.runs.c.status, schema.runs.c.host, schema.runs.c.pid,
                        schema.runs.c.society, schema.runs.c.resume)
@@ -602,7 +602,7 @@ class RunService:
               current: str = "running") -> str | None:
         """Finish a run nobody is writing any more, with its recorded steps; None if another
         process did it first."""
-        with self.store._lock, self.store.engine.begin() as conn:
+        with self.store.writing() as conn:
             count, total = conn.execute(select(func.count(), func.sum(schema.steps.c.score))
                                         .where(schema.steps.c.run_id == run_id)).one()
             status = status or interrupted_at(int(count))
@@ -636,7 +636,7 @@ class RunService:
 
     def _mark_after(self, run_id: int, text: str) -> None:
         """A run finished as "interrupted" by this store: its step in the status, and why."""
-        with self.store._lock, self.store.engine.begin() as conn:
+        with self.store.writing() as conn:
             count = int(conn.execute(select(func.count()).where(schema.steps.c.run_id == run_id)).scalar_one())
             conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(status=interrupted_at(count)))
             conn.execute(insert(schema.events).values(run_id=run_id, step=count, kind="interrupted", text=text,
@@ -708,7 +708,7 @@ class RunService:
                 log.warning("portal run watcher: %s", exc)
 
     def _end_requests(self, run_ids: list[int]) -> list[int]:
-        with self.store._lock, self.store.engine.connect() as conn:
+        with self.store.reading() as conn:
             return list(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.run_id.in_(run_ids))
                                      .where(run_secrets.c.end_requested_at.is_not(None))).scalars())
 
@@ -722,7 +722,7 @@ class RunService:
 
     def runs_of(self, owner: str) -> list[int]:
         """The IDs of the runs ``owner`` started, newest first."""
-        with self.store._lock, self.store.engine.connect() as conn:
+        with self.store.reading() as conn:
             return list(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.owner == owner)
                                      .order_by(run_secrets.c.run_id.desc())).scalars())
 

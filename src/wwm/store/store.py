@@ -327,6 +327,14 @@ class RunStore:
         with self._read_lock, self.engine.connect() as conn:
             yield conn
 
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """A transaction on the run tables, taken in turn with the store's own writes (its
+        step writer's included): for a caller that updates them beside the store (the
+        portal's run service marks, adopts and ends runs this way)."""
+        with self._lock, self.engine.begin() as conn:
+            yield conn
+
     # ---- helpers ---------------------------------------------------------------------------
     def _summary(self, conn: Connection, row: RowMapping) -> RunSummary:
         status, steps, total = row["status"], row["steps"], row["total_score"]
