@@ -18,11 +18,15 @@ LAYERS: list[set[str]] = [
     {"wwm.store"},
     {"wwm.client"},
     {"wwm.kit"},
-    {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal"},
+    {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal", "wwm.search"},
     {"wwm.cli"},
 ]
 # A feature that uses another as a library, declared here rather than found by accident.
-BETWEEN_FEATURES = {("wwm.lambdastar", "wwm.acl")}   # the ACL collective of Λ* speaks the ACL
+BETWEEN_FEATURES = {
+    ("wwm.lambdastar", "wwm.acl"),       # the ACL collective of Λ* speaks the ACL
+    ("wwm.search", "wwm.selection"),     # a search space names AS methods
+    ("wwm.search", "wwm.portal"),        # a search records its candidates as portal combinations
+}
 # The package's front door: what users import as ``wwm``.
 ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}
 

@@ -15,7 +15,8 @@ from wwm.portal.store import Conflict, NotFound, PortalError, PortalStore, diges
 from wwm.store.engine import StoreError
 
 TABLES = {"portal_settings", "portal_users", "portal_servers", "portal_combinations",
-          "portal_combination_servers", "portal_runs", "portal_run_secrets", "portal_alembic_version"}
+          "portal_combination_servers", "portal_runs", "portal_run_secrets", "portal_alembic_version",
+          "portal_searches", "portal_search_trials", "portal_challenges", "portal_entries", "portal_evaluations"}
 CARD = {"wwm": "1.0", "role": "world", "name": "Grid", "summary": "A grid world"}
 
 
@@ -29,7 +30,7 @@ def test_migrations_make_the_models_schema_and_rerun_harmlessly(db_url):
     try:
         assert set(inspect(store.engine).get_table_names()) >= TABLES
         with store.engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0002"
+            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0003"
             context = MigrationContext.configure(conn, opts={"compare_type": True,
                                                              "version_table": "portal_alembic_version"})
             assert compare_metadata(context, Base.metadata) == []     # migrations == models

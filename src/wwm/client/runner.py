@@ -100,7 +100,8 @@ class Event:
 @dataclass
 class RunResult:
     status: str                    # "completed", "ended by world", "mind lost", "mind failed", "world lost",
-                                   # "interrupted", "suspended" (stopped at a step boundary, no End run)
+                                   # "interrupted", "suspended" (stopped at a step boundary, no End run),
+                                   # "stopped" (Runner.stop(): ended early, with End run)
     steps: list[Step] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     total_score: float = 0.0
@@ -167,6 +168,7 @@ class Runner:
         self._world_down_since: float | None = None  # when the World's queries began to fail
         self.first_step = first_step  # > 0: resuming a run whose servers' runs exist (no New run)
         self._suspend = False          # suspend() asked: stop at the next step boundary
+        self._stop = False             # stop() asked: end the run at the next step boundary
         self.detached = False          # no End run at the end: the servers keep the run
         self.at_boundary = True        # False from an Execute action until its step is recorded
 
@@ -220,6 +222,9 @@ class Runner:
             if self._suspend:  # a step boundary: step index-1 recorded, nothing sent for index
                 self.result.status = "suspended"
                 return
+            if self._stop:
+                self.result.status = "stopped"
+                return
             t1 = time.perf_counter()
             if t1 - yielded > _YIELD_EVERY:
                 # Local minds and worlds answer without ever suspending, so without this the
@@ -261,6 +266,11 @@ class Runner:
             if outcome.finished:
                 self.result.status = "ended by world"
                 return
+
+    def stop(self) -> None:
+        """End the run at the next step boundary, with End run as usual (status "stopped"):
+        for a caller that has seen enough, such as a search pruning a poor candidate."""
+        self._stop = True
 
     def suspend(self) -> None:
         """Stop at the next step boundary without End run (status "suspended"): the servers

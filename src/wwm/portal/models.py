@@ -134,6 +134,84 @@ class RunSecret(Base):
     end_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+class Search(Base):
+    """An automated search (``wwm search --portal-db``, migration 0003): one per Optuna study,
+    shared by every worker of it; ``start_id`` is the combination it started from, if any."""
+
+    __tablename__ = "portal_searches"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    study: Mapped[str] = mapped_column(String(200), unique=True)
+    sampler: Mapped[str] = mapped_column(String(20))
+    space: Mapped[dict[str, Any]] = mapped_column(JSON)
+    start_id: Mapped[int | None] = mapped_column(ForeignKey("portal_combinations.id"))
+    author_id: Mapped[int] = mapped_column(ForeignKey("portal_users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class SearchTrial(Base):
+    """One candidate a search evaluated: its combination (saved like anyone's), how it ended,
+    and the best combination of the search before it (what the sampler had to build on)."""
+
+    __tablename__ = "portal_search_trials"
+    search_id: Mapped[int] = mapped_column(ForeignKey("portal_searches.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    combination_id: Mapped[int | None] = mapped_column(ForeignKey("portal_combinations.id"), index=True)
+    state: Mapped[str] = mapped_column(String(20))
+    score: Mapped[float | None] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    best_before: Mapped[int | None] = mapped_column(ForeignKey("portal_combinations.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class Challenge(Base):
+    """A competition on a World (``kind`` "society": entries are combinations) or the Λ* test
+    as a service (``kind`` "lambdastar": entries are lists of mind URLs). The portal runs
+    every entry itself, with these steps and seeds; ``deadline`` closes it to new entries."""
+
+    __tablename__ = "portal_challenges"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    title: Mapped[str] = mapped_column(String(200))
+    world_url: Mapped[str] = mapped_column(String(2000), index=True)
+    steps: Mapped[int] = mapped_column(Integer)
+    seeds: Mapped[list[int]] = mapped_column(JSON)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON)
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_by: Mapped[int] = mapped_column(ForeignKey("portal_users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
+class Entry(Base):
+    """An entry in a challenge and what the portal's own runs of it came to."""
+
+    __tablename__ = "portal_entries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("portal_challenges.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("portal_users.id"))
+    combination_id: Mapped[int | None] = mapped_column(ForeignKey("portal_combinations.id"))
+    minds: Mapped[list[str] | None] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(40))          # queued, running, scored, failed
+    score: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[float | None] = mapped_column(Float)        # the score's standard error
+    detail: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Evaluation(Base):
+    """One run the portal made of an entry (one seed): the record a ranking rests on."""
+
+    __tablename__ = "portal_evaluations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("portal_entries.id"), index=True)
+    seed: Mapped[int | None] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(40))
+    score: Mapped[float | None] = mapped_column(Float)
+    run_store_id: Mapped[int | None] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
+
+
 class ImmutableError(Exception):
     """A saved combination was about to be changed."""
 

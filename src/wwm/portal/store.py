@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..store.engine import StoreError, default_path, make_engine, resolve_url, shown
-from .models import Combination, CombinationServer, PortalRun, Server, Setting, User, now
+from .models import Combination, CombinationServer, PortalRun, Search, SearchTrial, Server, Setting, User, now
 
 ENV_VAR = "WWM_PORTAL_DATABASE_URL"
 MIGRATIONS = "wwm.portal:migrations"
@@ -416,6 +416,67 @@ class PortalStore:
                  .order_by(PortalRun.id.desc()))
         with self._session() as s:
             return list(s.scalars(query))
+
+    # -- searches (wwm search --portal-db) -------------------------------------------------
+
+    def bot_user(self, username: str) -> int:
+        """The ID of the account ``username`` made for a program (no password: it cannot sign
+        in), made on first use; an account a person holds under that name is refused."""
+        for _ in range(2):
+            with self._session() as s:
+                user = s.scalar(select(User).where(User.username == username))
+                if user is not None:
+                    if user.password_hash is not None:
+                        raise Conflict(f"the username {username!r} belongs to a person's account")
+                    return user.id
+            try:
+                with self._session() as s:
+                    s.add(User(recovery_hash=digest(secrets.token_urlsafe(24)), username=username, created_at=now()))
+            except IntegrityError:
+                continue  # another worker made it first
+        raise PortalError(f"could not make the account {username!r}")
+
+    def open_search(self, *, study: str, sampler: str, space: dict[str, Any], author_id: int,
+                    start_id: int | None = None) -> Search:
+        """The search of ``study``, made by its first worker and found by the others."""
+        for _ in range(2):
+            with self._session() as s:
+                found = s.scalar(select(Search).where(Search.study == study))
+                if found is not None:
+                    return found
+            try:
+                with self._session() as s:
+                    if start_id is not None and s.get(Combination, start_id) is None:
+                        raise NotFound(f"there is no combination {start_id} to start from")
+                    s.add(Search(study=study, sampler=sampler, space=space, author_id=author_id, start_id=start_id,
+                                 created_at=now()))
+            except IntegrityError:
+                continue
+        raise PortalError(f"could not record the search {study!r}")
+
+    def record_trial(self, search_id: int, number: int, *, state: str, combination_id: int | None,
+                     score: float | None, reason: str = "", best_before: int | None = None) -> None:
+        with self._session() as s:
+            trial = s.get(SearchTrial, (search_id, number))
+            if trial is None:
+                s.add(SearchTrial(search_id=search_id, number=number, combination_id=combination_id, state=state,
+                                  score=score, reason=reason, best_before=best_before, created_at=now()))
+            else:
+                trial.state, trial.score, trial.reason = state, score, reason
+                trial.combination_id = combination_id or trial.combination_id
+
+    def search_trials(self, search_id: int) -> list[SearchTrial]:
+        query = select(SearchTrial).where(SearchTrial.search_id == search_id).order_by(SearchTrial.number)
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def found_by(self, combination_id: int) -> tuple[Search, SearchTrial] | None:
+        """The search (and its trial) that proposed this combination, if a search did."""
+        query = (select(Search, SearchTrial).join(SearchTrial, SearchTrial.search_id == Search.id)
+                 .where(SearchTrial.combination_id == combination_id))
+        with self._session() as s:
+            row = s.execute(query).first()
+        return None if row is None else (row[0], row[1])
 
 
 def _reason(exc: BaseException) -> str:
