@@ -9,6 +9,8 @@ import tempfile
 import pytest
 from probes import probe_server
 
+from wwm.store.pgtemp import TempPostgres
+
 
 def pytest_configure(config):
     """Runs recorded by the tests (and by the processes they start) go to a throw-away
@@ -33,3 +35,12 @@ def probe_world():
 def probe_mind():
     with probe_server("ProbeMind") as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One throw-away PostgreSQL cluster for the whole session (initdb and pg_ctl in a temp dir,
+    on a free loopback port), started by the first test that asks; ``new_schema()`` gives each
+    test a fresh database URL in it."""
+    with TempPostgres() as cluster:
+        yield cluster

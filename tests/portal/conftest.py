@@ -13,13 +13,6 @@ from aiohttp import web
 from portal_sites import GRID, SEEKER, Site, hostile_card
 
 from wwm.server.process import ServerProcess
-from wwm.store.pgtemp import TempPostgres
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[TempPostgres]:
-    with TempPostgres() as cluster:
-        yield cluster
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

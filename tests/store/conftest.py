@@ -9,14 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from wwm.store.pgtemp import TempPostgres
-
-
-@pytest.fixture(scope="session")
-def postgres() -> TempPostgres:
-    with TempPostgres() as cluster:
-        yield cluster
-
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
