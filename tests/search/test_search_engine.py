@@ -1,0 +1,74 @@
+"""The search engine over real servers: a sampler finds the known best society of the Signal
+World and beats random search with the same budget; a dead member is a failed trial with its
+reason, not a failed search; poor candidates are pruned early."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from conftest import space_of
+
+from wwm.search import SearchSettings, build, search
+from wwm.search.report import best_so_far
+
+pytestmark = pytest.mark.slow
+
+STEPS = 30          # the best society answers every step: the best score is 30 (on each seed)
+MARGIN = 0.9        # "found": a society scoring at least 90% of the best
+BUDGET = 80
+
+
+def run(doc: dict[str, Any], **settings: Any):
+    space = build(doc, "test space")
+    return asyncio.run(search(space, SearchSettings(**settings)))
+
+
+def trials_to_margin(curve: list[float]) -> int | None:
+    return next((i + 1 for i, best in enumerate(curve) if best >= MARGIN * STEPS), None)
+
+
+def test_cmaes_finds_a_society_within_ten_percent_of_the_best_in_eighty_trials_on_three_seeds(signal_bed):
+    """Whether it beats random search is a statistical claim, measured over many seeds in
+    benchmarks/search.py (both curves, printed and plotted); here: it finds, on each seed."""
+    doc = space_of(signal_bed, seeds=[0, 1], run={"steps": STEPS, "timeout": 10.0})
+    for seed in (0, 1, 2):
+        outcome = run(doc, trials=BUDGET, sampler="cmaes", seed=seed, parallel=1)
+        curve = best_so_far(outcome.study)
+        assert trials_to_margin(curve) is not None, (seed, curve)
+        best = max((t for t in outcome.study.trials if t.values), key=lambda t: t.values[0])
+        society = best.user_attrs["society"]
+        members = {m["url"] for m in society["mind"]["args"]["minds"]}
+        assert {signal_bed["ab"], signal_bed["cd"]} <= members     # both specialists are in
+        assert society["mind"]["url"] == signal_bed["as"] and society["world"]["url"] == signal_bed["world"]
+
+
+def test_a_dead_member_is_a_failed_trial_with_its_reason_and_the_search_goes_on(signal_bed):
+    doc = space_of(signal_bed, minds={"ab": {"url": signal_bed["ab"]}, "cd": {"url": signal_bed["cd"]},
+                                      "gone": {"url": "http://127.0.0.1:9/"}},
+                   choose={"members": {"min": 1}}, run={"steps": 5, "timeout": 2.0, "start_wait": 0.0})
+    outcome = run(doc, trials=8, sampler="random", seed=3, parallel=2, prune=False)
+    states = {t.number: (t.state.name, t.user_attrs.get("reason", "")) for t in outcome.study.trials}
+    with_gone = [t for t in outcome.study.trials if t.params.get("use.gone") == 1
+                 and t.state.name != "PRUNED"]
+    assert with_gone, states
+    for t in with_gone:
+        assert t.state.name == "FAIL" and "127.0.0.1:9" in t.user_attrs["reason"], states
+    assert any(t.state.name == "COMPLETE" for t in outcome.study.trials), states
+    assert len(outcome.study.trials) == 8
+
+
+def test_poor_candidates_are_pruned_before_the_end_of_their_run(signal_bed):
+    # one saboteur of five: with more, most trials sit on the same floor, and a trial equal to
+    # the median is not below it
+    doc = space_of(signal_bed, run={"steps": 60, "timeout": 10.0},
+                   minds={name: {"url": signal_bed[name]} for name in ("ab", "cd", "g1", "g2", "s1")})
+    outcome = run(doc, trials=24, sampler="random", seed=5, parallel=2, check_every=10)
+    pruned = [t for t in outcome.study.trials if t.state.name == "PRUNED" and t.intermediate_values]
+    assert pruned, [(t.state.name, t.values, t.intermediate_values) for t in outcome.study.trials]
+    for t in pruned:  # stopped at a look before the last step, below the median there
+        assert max(t.intermediate_values) < 60
+    complete = [t for t in outcome.study.trials if t.state.name == "COMPLETE"]
+    assert complete and max(t.values[0] for t in complete) > max(
+        t.intermediate_values[max(t.intermediate_values)] for t in pruned)
