@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -157,6 +158,7 @@ class Search:
         self.mine: list[TrialDone] = []
         self._running: set[int] = set()
         self._budget = asyncio.Lock()
+        self._waiting_since: float | None = None
 
     async def run(self) -> Outcome:
         beat = asyncio.create_task(self._heartbeat())
@@ -180,9 +182,18 @@ class Search:
         if _finished(self.study) >= self.settings.trials:
             # Budget spent, but another worker's trial may still be running: if that worker
             # has died, its trial goes stale and frees a trial of the budget, run here.
+            # (A trial with no heartbeat at all is never found stale: wait a bounded time.)
             running = self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
-            return "wait" if any(t._trial_id not in self._running for t in running) else None
-        return self.study.ask()
+            if not any(t._trial_id not in self._running for t in running):
+                return None
+            self._waiting_since = self._waiting_since or time.monotonic()
+            return "wait" if time.monotonic() - self._waiting_since < 3 * GRACE_SECONDS else None
+        self._waiting_since = None
+        trial = self.study.ask()
+        beat = getattr(self.study._storage, "record_heartbeat", None)
+        if beat is not None and getattr(self.study._storage, "get_heartbeat_interval", lambda: None)():
+            beat(trial._trial_id)  # at once: a worker killed before its first beat is found stale too
+        return trial
 
     async def _worker(self) -> None:
         while (trial := await self._ask()) is not None:
@@ -200,6 +211,7 @@ class Search:
 
     async def _one(self, trial: optuna.Trial) -> TrialDone:
         number = trial.number
+        trial.set_user_attr("worker", self.settings.worker)
         try:
             proposal = propose(trial, self.space)
         except TooFewMembers as exc:
