@@ -8,6 +8,8 @@ import tempfile
 
 import pytest
 from probes import probe_server
+from signal_bed import signal_bed as start_signal_bed
+from signal_bed import space_writer
 
 from wwm.store.pgtemp import TempPostgres
 
@@ -44,3 +46,17 @@ def postgres():
     test a fresh database URL in it."""
     with TempPostgres() as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def signal_bed():
+    """The search's test bed (tests/signal_bed.py): the Signal World, an AS and eight candidate
+    minds, each a ``wwm serve`` process; URL by name."""
+    with start_signal_bed() as bed:
+        yield bed
+
+
+@pytest.fixture
+def space_file(tmp_path, signal_bed):
+    """Writes a search space over the Signal World bed (``space_file(**changes)``)."""
+    return space_writer(tmp_path, signal_bed)

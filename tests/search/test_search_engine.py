@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import space_of
+from signal_bed import space_of
 
 from wwm.search import SearchSettings, build, search
 from wwm.search.report import best_so_far

@@ -642,7 +642,7 @@ class Combinations:
             return self._missing(request, str(exc))
         if _wants_yaml(request):
             return self.yaml_of(combination)
-        registry, author, parent, children, history = await self.portal.db(self._read, combination)
+        registry, author, parent, children, history, found_by = await self.portal.db(self._read, combination)
         doc = combination.document if isinstance(combination.document, dict) else {}
         tree = {"world": tree_of(doc.get("world"), registry), "mind": tree_of(doc.get("mind"), registry)}
         gone = sorted(url for url in _urls(tree) if url not in registry.by_url)
@@ -653,12 +653,13 @@ class Combinations:
                                 explanation=render_markdown(combination.explanation), tree=tree,
                                 gone=gone, parent=parent, children=children, history=history,
                                 best=best_of(history).get(combination.id), steps=steps,
-                                yaml_url=yaml_url, world_server=registry.by_url.get(combination.world_url))
+                                yaml_url=yaml_url, world_server=registry.by_url.get(combination.world_url),
+                                found_by=found_by)
         page.headers["vary"] = "Accept"        # the same URL answers YAML to wwm run
         return page
 
     def _read(self, combination: Combination) -> tuple[Registry, Any, Combination | None, list[Combination],
-                                                       list[Scored]]:
+                                                       list[Scored], Any]:
         """What a combination's page shows besides the combination, read in one trip to a
         worker thread (under load each trip waits for a turn of the event loop and the GIL)."""
         store = self.portal.store
@@ -667,7 +668,7 @@ class Combinations:
         parent = None if combination.derived_from is None else store.combination(combination.derived_from)
         children = store.derived_from_this(combination.id)
         history = scored(store.runs_of(combination.id), self.run_store)
-        return registry, author, parent, children, history
+        return registry, author, parent, children, history, store.found_by(combination.id)
 
     def yaml_of(self, combination: Combination) -> Response:
         return Response(to_yaml(combination.document), media_type="application/yaml", headers={

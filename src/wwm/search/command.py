@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
             extra: dict = {}
             if args.space:
-                extra = yaml.safe_load(open(args.space)) or {}
+                with open(args.space) as text:
+                    extra = yaml.safe_load(text) or {}
             space = space_from_combination(args.portal_db, args.from_combination, extra)
         elif args.space:
             space = load_space(args.space)

@@ -119,7 +119,8 @@ def storage_of(url: str | None) -> optuna.storages.BaseStorage | None:
 
 def open_study(space: Space, settings: SearchSettings) -> optuna.Study:
     settings.check()
-    directions = ["maximize", "minimize"] if space.multi_objective else ["maximize"]
+    directions: list[Literal["minimize", "maximize"]] = (["maximize", "minimize"] if space.multi_objective
+                                                         else ["maximize"])
     pruner: optuna.pruners.BasePruner = optuna.pruners.NopPruner()
     if settings.prune and not space.multi_objective:
         steps = space.base.run.steps or 100

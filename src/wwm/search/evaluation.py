@@ -83,7 +83,8 @@ async def evaluate(document: dict[str, Any], seeds: list[int | None], seed_arg: 
             def on_step(step: Step, result: RunResult, runner: Runner = runner, base_steps: int = base_steps,
                         base_score: float = base_score) -> None:
                 n = step.index + 1
-                if check is not None and n % check_every == 0 and check(base_steps + n, base_score + result.total_score):
+                if check is not None and n % check_every == 0 and check(base_steps + n,
+                                                                       base_score + result.total_score):
                     runner.stop()
 
             runner.on_step = on_step

@@ -78,7 +78,7 @@ def plot_history(study: optuna.Study, path: str | Path, title: str = "") -> Path
 
     trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    done = [(t.number, score_of(t)) for t in trials if t.state == TrialState.COMPLETE]
+    done = [(t.number, t.values[0]) for t in trials if t.state == TrialState.COMPLETE and t.values]
     pruned = [(t.number, max(t.intermediate_values.values())) for t in trials
               if t.state == TrialState.PRUNED and t.intermediate_values]
     failed = [t.number for t in trials if t.state == TrialState.FAIL]

@@ -124,7 +124,7 @@ class SpaceDocument(BaseModel):
     choose: Choose = Field(default_factory=Choose)
     seeds: list[int] = Field(default_factory=list)
     seed_arg: str = "seed"
-    objectives: list[Literal["score", "servers"]] = Field(default_factory=lambda: ["score"])
+    objectives: list[Literal["score", "servers"]] = Field(default_factory=lambda: ["score"])  # type: ignore[arg-type]
     run: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("objectives")

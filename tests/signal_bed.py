@@ -1,16 +1,16 @@
-"""The search's test bed as real processes: the Signal World, an Action Selection server and
-eight candidate minds (two specialists that together know every signal, four saboteurs and
-two guessers), each a ``wwm serve`` process on loopback; and ``space_file``, which writes a
-search space over them."""
+"""The search's test bed as real processes (fixtures in tests/conftest.py): the Signal World,
+an Action Selection server and eight candidate minds (two specialists that together know
+every signal, four saboteurs and two guessers), each a ``wwm serve`` process on loopback;
+and a writer of search spaces over them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from wwm.server.process import ServerProcess
@@ -29,7 +29,7 @@ CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-@pytest.fixture(scope="session")
+@contextmanager
 def signal_bed() -> Iterator[dict[str, str]]:
     """URL by name: "world", "as" and each candidate's name."""
     servers = {"world": ServerProcess(f"{BED}:SignalWorld"),
@@ -59,11 +59,10 @@ def space_of(bed: dict[str, str], **changes: Any) -> dict[str, Any]:
     return doc
 
 
-@pytest.fixture
-def space_file(tmp_path: Path, signal_bed: dict[str, str]) -> Callable[..., Path]:
+def space_writer(folder: Path, bed: dict[str, str]) -> Callable[..., Path]:
     def write(**changes: Any) -> Path:
-        path = tmp_path / "space.yaml"
-        path.write_text(yaml.safe_dump(space_of(signal_bed, **changes), sort_keys=False))
+        path = folder / "space.yaml"
+        path.write_text(yaml.safe_dump(space_of(bed, **changes), sort_keys=False))
         return path
 
     return write
