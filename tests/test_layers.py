@@ -26,6 +26,7 @@ BETWEEN_FEATURES = {
     ("wwm.lambdastar", "wwm.acl"),       # the ACL collective of Λ* speaks the ACL
     ("wwm.search", "wwm.selection"),     # a search space names AS methods
     ("wwm.search", "wwm.portal"),        # a search records its candidates as portal combinations
+    ("wwm.portal", "wwm.lambdastar"),    # the portal offers the Λ* test as a challenge
 }
 # The package's front door: what users import as ``wwm``.
 ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}

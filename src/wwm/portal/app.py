@@ -36,6 +36,7 @@ from ..server.templates import environment
 from ..store import RunStore
 from . import runpages
 from .cards import ROLES, read_card, tidy_url
+from .challenges import Challenges, Judge
 from .combinations import Combinations
 from .fetching import FetchError, Policy
 from .models import Server
@@ -378,9 +379,11 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         task = asyncio.create_task(portal.checker()) if check_every > 0 else None
         service.activate()                  # the runs a stopped portal left go on
+        await challenges.judge.recover()    # entries a stopped portal left unjudged are judged again
         try:
             yield
         finally:
+            await challenges.judge.close()
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -399,6 +402,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         return response
 
     posted = portal.posted
+    challenges = Challenges(portal, Judge(store, service))
     routes = [
         Route("/", portal.home),
         Route("/servers", portal.servers, methods=["GET"]),
@@ -416,11 +420,13 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         *Combinations(portal).routes(),          # compose, link, listings, Top 10 (combinations.py)
         Mount("/static", PackageFiles(packages=[(PACKAGE, "static")]), name="static"),
         *runpages.routes(portal, service),  # start, watch and end runs
+        *challenges.routes(),               # competitions and the Λ* test as a service (challenges.py)
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found, 500: not_found})
     app.state.portal = portal
     app.state.runs = service
+    app.state.judge = challenges.judge
     secure = public if secure_cookie is None else secure_cookie
     app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=secure)
     return app

@@ -1,0 +1,143 @@
+"""A competition end to end: a World on the portal hosts a challenge (fixed steps, seeds and a
+deadline); three entries, one of them a mind that hangs; the portal runs each entry itself,
+ranks them by the World's scores, marks the hanging one with its reason, and keeps every
+evaluation (each a portal run of its own). Entries after the deadline are refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import urllib.request
+from pathlib import Path
+from typing import ClassVar
+
+import aiohttp
+import pytest
+from portal_sites import csrf_of, served
+
+from wwm.portal.app import make_app
+from wwm.portal.runs import RunService
+from wwm.portal.store import PortalStore
+from wwm.protocol.interfaces import Mind
+from wwm.protocol.results import Suggestion
+from wwm.server.process import ServerProcess
+from wwm.store import RunStore
+
+pytestmark = pytest.mark.slow
+
+
+class HangMind(Mind):
+    """Never answers Get action (its card and New run answer as usual)."""
+
+    state_format: ClassVar[str] = "any"
+
+    async def get_action(self, state: str) -> Suggestion:
+        await asyncio.sleep(3600)
+        return Suggestion("stay")
+
+
+def card_of(url: str) -> dict:
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "application/json"})) as reply:
+        return json.loads(reply.read())
+
+
+class Visitor:
+    """One browser: a cookie jar, and forms posted with the page's CSRF token."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base.rstrip("/")
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+    async def get(self, path: str) -> tuple[int, str]:
+        async with self.session.get(self.base + path) as reply:
+            return reply.status, await reply.text()
+
+    async def post(self, page: str, path: str, fields: dict[str, str]) -> tuple[int, str, str]:
+        _, html = await self.get(page)
+        async with self.session.post(self.base + path, data={"csrf": csrf_of(html), **fields}) as reply:
+            return reply.status, await reply.text(), str(reply.url)
+
+
+@pytest.fixture(scope="module")
+def hanging() -> ServerProcess:
+    with ServerProcess(f"{Path(__file__)}:HangMind") as server:
+        yield server
+
+
+async def test_a_competition_ranks_entries_by_the_portals_own_runs_and_marks_a_hanging_one(
+        signal_bed, hanging, tmp_path: Path):
+    db = f"sqlite:///{tmp_path / 'portal.db'}"
+    store, run_store = PortalStore(db), RunStore(db)
+    world = store.add_server(signal_bed["world"], card_of(signal_bed["world"]))
+    me = store.new_user().user
+
+    def society(title: str, mind: dict) -> int:
+        doc = {"world": {"url": signal_bed["world"]}, "mind": mind}
+        return store.save_combination(author_id=me.id, title=title, document=doc, world_url=signal_bed["world"]).id
+
+    both = society("both specialists", {"url": signal_bed["as"], "args": {
+        "method": "w=q", "seed": 0, "minds": [{"url": signal_bed["ab"]}, {"url": signal_bed["cd"]}]}})
+    half = society("one specialist", {"url": signal_bed["ab"]})
+    hangs = society("a mind that hangs", {"url": hanging.url})
+    try:
+        with served(make_app(store, check_every=0, runs=RunService(store=run_store))) as url:
+            visitor = Visitor(url)
+            try:
+                status, _, where = await visitor.post("/challenges", "/challenges", {
+                    "title": "Signal cup", "kind": "society", "world": str(world.id), "steps": "20",
+                    "seeds": "0, 1", "deadline": "", "timeout": "1"})
+                assert status == 200 and re.search(r"/challenge/\d+$", where), where
+                page = where.removeprefix(url.rstrip("/"))
+                for cid in (hangs, half, both):
+                    status, _, _ = await visitor.post(page, page + "/entries", {"combination": str(cid)})
+                    assert status == 200
+                challenge = store.challenges()[0]
+                deadline = time.monotonic() + 90
+                while any(e.status in ("queued", "running") for e in store.entries(challenge.id)):
+                    assert time.monotonic() < deadline, [e.status for e in store.entries(challenge.id)]
+                    await asyncio.sleep(0.2)
+                entries = {e.combination_id: e for e in store.entries(challenge.id)}
+                # the portal's own runs, one per seed, scored by the World
+                for cid in (both, half):
+                    e = entries[cid]
+                    assert e.status == "scored", (e.status, e.detail)
+                    evaluations = store.evaluations(e.id)
+                    assert [v.seed for v in evaluations] == [0, 1]
+                    for v in evaluations:
+                        run = run_store.get_run(v.run_store_id, max_steps=0)
+                        assert run.world_score == v.score and run.step_count == 20
+                    assert e.score == pytest.approx(sum(v.score for v in evaluations) / 2)
+                assert entries[both].score == 20.0 and entries[half].score < 20.0
+                marked = entries[hangs]
+                assert marked.status == "failed: mind lost", marked.status
+                assert "no answer to Get action within the 1 s time-out" in marked.detail["reason"]
+                assert [v.status for v in store.evaluations(marked.id)] == ["mind lost"]
+                # the ranking as the page shows it
+                status, html = await visitor.get(page)
+                assert status == 200, html
+                rows = re.findall(r'<tr id="entry-(\d+)" data-entry="\d+" data-status="([^"]*)">\s*'
+                                  r'<td class="rank">([^<]*)</td>', html)
+                assert [(int(eid), rank) for eid, _, rank in rows] == [
+                    (entries[both].id, "1"), (entries[half].id, "2"), (entries[hangs].id, "–")]
+                assert "no answer to Get action" in html
+                assert f'href="/run/{store.evaluations(marked.id)[0].run_store_id}"' in html    # its run, to watch
+
+                # a challenge past its deadline takes no more entries
+                status, _, where = await visitor.post("/challenges", "/challenges", {
+                    "title": "Closed cup", "kind": "society", "world": str(world.id), "steps": "5",
+                    "seeds": "0", "deadline": "2020-01-01 00:00", "timeout": "1"})
+                closed = where.removeprefix(url.rstrip("/"))
+                status, html, _ = await visitor.post(closed, closed + "/entries", {"combination": str(both)})
+                assert status == 403 and "closed at its deadline" in html
+                # bad forms are named
+                status, html, _ = await visitor.post("/challenges", "/challenges", {
+                    "title": "x", "kind": "society", "world": str(world.id), "steps": "5", "seeds": "a, b",
+                    "timeout": "1"})
+                assert status == 400 and "seeds are whole numbers" in html
+            finally:
+                await visitor.session.close()
+    finally:
+        run_store.close()
+        store.close()
