@@ -139,3 +139,28 @@ def test_bad_shared_world_settings_are_refusals(args, words):
     with pytest.raises(Refusal, match=words) as info:
         SharedTileworld(**args)
     assert info.value.code == "bad-parameters"
+
+
+async def test_team_messages_reach_the_teammates_clients_in_their_next_state():
+    import urllib.request
+
+    args = {"robots": 3, "teams": "0,1;2", "time": 60, "seed": 5}
+    with ServerProcess("wwm.tileworld.shared_world:SharedTileworld", args=args) as server:
+        request = urllib.request.Request(server.url, headers={"accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            assert '"messages"' in json.load(reply)["state_format"]  # documented at the world's URL
+        bodies = [wwm.connect(server.url) for _ in range(3)]
+        for body in bodies:
+            await body.new_run()
+        states = [json.loads(await b.get_state()) for b in bodies]
+        assert [s["messages"] for s in states] == [[], [], []]
+        sent = json.loads((await bodies[0].execute_action("team_message:target 3 4")).state)
+        assert sent["messages"] == []  # the sender does not hear itself
+        heard = json.loads((await bodies[1].execute_action("message:0:on my way")).state)["messages"]
+        assert [(m["from"], m["to"], m["team"], m["text"]) for m in heard] == [(0, 1, True, "target 3 4")]
+        assert isinstance(heard[0]["step"], int) and heard[0]["time"] >= 0
+        assert json.loads(await bodies[1].get_state())["messages"] == []  # each message once
+        reply = json.loads((await bodies[0].execute_action("none")).state)["messages"]
+        assert [(m["from"], m["team"], m["text"]) for m in reply] == [(1, False, "on my way")]
+        other_team = json.loads(await bodies[2].get_state())["messages"]
+        assert other_team == []  # robot 2 is on the other team: it hears nothing

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
 from ..protocol.results import Outcome
-from . import percepts
 from .actions import ActionError, parse_action
 from .config import Config, ConfigError
 from .engine import Engine
+from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
 
 
@@ -29,7 +29,8 @@ class SharedTileworld(World):
     sharing = "shared"
     clock = "asynchronous"
     tick_seconds: ClassVar[float] = 0.05
-    state_format: ClassVar[str] = "T-World percept JSON for this client's robot"
+    state_format: ClassVar[str] = ("T-World percept JSON for this client's robot, "
+                                   '{"header", "data", "messages": [...]}; ' + MESSAGES_FORMAT)
     action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"
 
     def __init__(self, robots: int = 2, teams: str = "", rows: int = 9, columns: int = 10, seed: int = 0,
@@ -78,10 +79,11 @@ class RobotBody(World):
         self.world, self.robot = world, robot
         self.header = "start"
         self.busy_until = 0.0  # world time when the previous move is over
+        self.inbox = Inbox(robot)
 
     async def get_state(self) -> str:
         engine = self.world.engine
-        return percepts.percept(engine, self.robot, "end" if engine.finished else self.header).rstrip("\n")
+        return state(engine, self.robot, "end" if engine.finished else self.header, self.inbox)
 
     async def execute_action(self, action: str) -> Outcome:
         engine = self.world.engine

@@ -19,6 +19,7 @@ from .actions import Action, ActionError, parse_action
 from .agents import make_agent
 from .config import Config, ConfigError, Team
 from .engine import Engine
+from .inbox import MESSAGES_FORMAT, Inbox, state
 
 
 class TileworldWorld(World):
@@ -26,7 +27,8 @@ class TileworldWorld(World):
 
     sharing = "own"
     state_format: ClassVar[str] = ('T-World percept JSON: {"header": "start"|"percept"|"ready_for_next_action"|"end", '
-                                   '"data": {"environment", "agent", "builtin_knowledge"}}')
+                                   '"data": {"environment", "agent", "builtin_knowledge"}, "messages": [...]}; '
+                                   + MESSAGES_FORMAT)
     action_format: ClassVar[str] = ("a T-World action string: north | south | east | west (or 2 3 1 0) | none | "
                                     "restore | team_message:<text> | message:<id>:<text>")
 
@@ -49,10 +51,10 @@ class TileworldWorld(World):
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"Tileworld: {exc}") from None
         self.header = "start"
-        self.inbox: list[str] = []
+        self.inbox = Inbox(0)
 
     async def get_state(self) -> str:
-        return percepts.percept(self.engine, 0, "end" if self.engine.finished else self.header).rstrip("\n")
+        return state(self.engine, 0, "end" if self.engine.finished else self.header, self.inbox)
 
     async def execute_action(self, action: str) -> Outcome:
         if self.engine.finished:
@@ -76,6 +78,7 @@ class TileworldWorld(World):
     async def reset(self) -> None:
         self.engine = Engine(self.config)
         self.header = "start"
+        self.inbox = Inbox(0)
         self._score = 0.0
 
     async def reset_score(self) -> None:
