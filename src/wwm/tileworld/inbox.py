@@ -15,11 +15,11 @@ the world's step count and world seconds when it was sent. Only teammates hear e
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from . import percepts
 from .engine import Engine
+from .forms import Form, encode
 
 MESSAGES_FORMAT = ('"messages" lists what teammates sent this robot since its previous state, each once: '
                    '{"from": robot id, "to": this robot, "team": true for team_message, "step": world step, '
@@ -41,7 +41,8 @@ class Inbox:
         return [{k: m[k] for k in FIELDS} for m in fresh if m["to"] == self.robot]
 
 
-def state(engine: Engine, robot: int, header: str, inbox: Inbox) -> str:
-    """One robot's state: its percept, with the messages its inbox holds (then emptied)."""
-    return json.dumps({"header": header, "data": percepts.full(engine, robot), "messages": inbox.take(engine)},
-                      separators=(",", ":"))
+def state(engine: Engine, robot: int, header: str, inbox: Inbox, form: Form = "json") -> str:
+    """One robot's state in its percept form: its percept, with the messages its inbox holds
+    (then emptied)."""
+    message = {"header": header, "data": percepts.full(engine, robot), "messages": inbox.take(engine)}
+    return encode(message, form).rstrip("\n")
