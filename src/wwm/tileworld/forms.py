@@ -38,7 +38,6 @@ import json
 import re
 from typing import Any, Literal
 from xml.etree import ElementTree as ET
-from xml.sax.saxutils import escape, quoteattr
 
 Form = Literal["json", "xml", "prolog"]
 FORMS: tuple[Form, ...] = ("json", "xml", "prolog")
@@ -50,7 +49,8 @@ SINGULAR = {**WRAPPED, **IN_PLACE, "row": "cell_data"}
 THINGS = {"agent", "location"}
 TEXT_KEYS = {"text", "desc"}
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'
-_ENTITIES = {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}
+_ESCAPE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;",
+                        "\t": "&#9;"})  # in attributes and text alike: a percept stays one line
 
 
 class FormError(ValueError):
@@ -117,22 +117,25 @@ def decode(text: str) -> dict[str, Any]:
 
 # ---- XML -----------------------------------------------------------------------------------------
 def _text(value: Any) -> str:
+    """A scalar as XML text, escaped (numbers need no escaping: most of a percept is numbers)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value if isinstance(value, str) else json.dumps(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return str(value).translate(_ESCAPE)
 
 
 def _attr(value: Any) -> str:
-    return quoteattr(_text(value), _ENTITIES)
+    return f'"{_text(value)}"'
 
 
 def _xml_message(message: dict[str, Any]) -> str:
     data = message.get("data")
-    parts = [XML_DECLARATION, "<tw_msg>", f"<header>{escape(str(message['header']))}</header>"]
+    parts = [XML_DECLARATION, "<tw_msg>", f"<header>{_text(str(message['header']))}</header>"]
     if isinstance(data, dict):
         parts.append(_xml_object("data", data, thing=False))
     else:
-        parts.append(f"<desc>{escape(_text(data), _ENTITIES)}</desc>")
+        parts.append(f"<desc>{_text(data)}</desc>")
     for key, value in message.items():
         if key not in ("header", "data"):
             parts.append(_xml_member(key, value, thing=False))
