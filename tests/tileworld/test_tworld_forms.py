@@ -68,8 +68,9 @@ def test_texts_and_bad_forms():
     assert split_magic("bot:PROLOG") == ("bot", "prolog") and split_magic(":xml") == (":xml", "json")
     with pytest.raises(FormError, match="choose json, xml or prolog"):
         check_form("yaml")
-    for bad in ("hello", "<tw_msg><data/>", "tw_msg(header(x), data(", "<other/>", "tw_msg(header(x), data(1))"):
-        with pytest.raises(FormError, match="T-World message|tw_msg|header"):
+    bomb = '<?xml version="1.0"?><!DOCTYPE t [<!ENTITY a "aaaa">]><tw_msg><header>&a;</header></tw_msg>'
+    for bad in ("hello", "<tw_msg><data/>", "tw_msg(header(x), data(", "<other/>", "tw_msg(header(x), data(1))", bomb):
+        with pytest.raises(FormError, match="T-World message|tw_msg|header|DTD"):
             decode(bad)
 
 

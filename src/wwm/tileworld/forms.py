@@ -3,7 +3,8 @@
 An agent chooses its form when it connects (``CONNECT:<magic>:xml`` to the proxy, the
 ``form`` argument of a WWM run); the world builds every message as JSON data and
 :func:`encode` writes it in the chosen form. :func:`decode` reads any of the three back
-(the form is told by the first character: ``{``, ``<`` or ``t``).
+(the form is told by the first character: ``{``, ``<`` or ``t``; XML through defusedxml, which
+refuses DTDs and entity declarations).
 
 JSON is T-World's own: ``{"header": H, "data": D}``.
 
@@ -38,6 +39,9 @@ import json
 import re
 from typing import Any, Literal
 from xml.etree import ElementTree as ET
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring as safe_fromstring
 
 Form = Literal["json", "xml", "prolog"]
 FORMS: tuple[Form, ...] = ("json", "xml", "prolog")
@@ -109,6 +113,8 @@ def decode(text: str) -> dict[str, Any]:
             return _xml_read(body)
         elif body.startswith("tw_msg("):
             return _prolog_read(body)
+    except DefusedXmlException:
+        raise FormError("not a T-World message: the XML declares a DTD or entities, which percepts never do") from None
     except (ValueError, ET.ParseError, IndexError, KeyError) as exc:
         raise FormError(f"not a T-World message: {exc}") from None
     shown = body if len(body) <= 40 else body[:37] + "..."
@@ -193,7 +199,7 @@ def _scalar(text: str, key: str = "") -> Any:
 
 
 def _xml_read(body: str) -> dict[str, Any]:
-    root = ET.fromstring(body.encode("utf-8"))
+    root = safe_fromstring(body.encode("utf-8"), forbid_dtd=True, forbid_entities=True, forbid_external=True)
     if root.tag != "tw_msg":
         raise FormError(f"the XML root is <{root.tag}>, not <tw_msg>")
     message: dict[str, Any] = {}
@@ -305,7 +311,10 @@ def _prolog_read(body: str) -> dict[str, Any]:
         kind = m.lastgroup or ""
         tokens.append((kind, m.group(kind)))
         pos = m.end()
-    term, at = _term(tokens, 0)
+    try:
+        term, at = _term(tokens, 0)
+    except IndexError:
+        raise FormError("the Prolog term ends before it is complete") from None
     if at >= len(tokens) or tokens[at] != ("punct", ".") or not isinstance(term, _Term) or term.name != "tw_msg":
         raise FormError("a Prolog percept is one fact tw_msg(header(H), data(D)).")
     message: dict[str, Any] = {}
