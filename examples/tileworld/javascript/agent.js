@@ -91,8 +91,9 @@ function readProlog(text) {
     if (t.args.length === 1 && !(isTerm(t.args[0]) && t.args[0].args.length)) return plain(t.args[0]);
     return members(t);
   }
-  const fact = term(), [header, data] = fact.args;
-  if (!fact || fact.name !== "tw_msg" || tokens[i] !== ".") throw new Error(`not a Prolog percept: ${text.slice(0, 40)}`);
+  const fact = term();
+  if (!isTerm(fact) || fact.name !== "tw_msg" || tokens[i] !== ".") throw new Error(`not a Prolog percept: ${text.slice(0, 40)}`);
+  const [header, data] = fact.args;
   return { header: header.args[0].name, data: data.args.every(isTerm) ? members(data) : plain(data.args[0]) };
 }
 
@@ -110,7 +111,14 @@ socket.on("data", (chunk) => {                                 // 3) receive per
     buffer = buffer.slice(nl + 1);
     if (!line.trim()) continue;
     form = line.startsWith("tw_msg(") ? "prolog" : "json";
-    handle(form === "prolog" ? readProlog(line) : JSON.parse(line));
+    let percept;
+    try {
+      percept = form === "prolog" ? readProlog(line) : JSON.parse(line);
+    } catch (err) {
+      console.error(`not a percept (${err.message}): ${line.slice(0, 60)}`);
+      continue;
+    }
+    handle(percept);
   }
 });
 socket.on("close", () => { console.error("proxy closed the connection"); process.exit(1); });
