@@ -124,7 +124,11 @@ def main():
         if not line:
             print("proxy closed the connection", file=sys.stderr)
             return 1
-        form, header, data = read_message(line)
+        try:
+            form, header, data = read_message(line)
+        except (ValueError, KeyError, AttributeError, ElementTree.ParseError) as exc:
+            print(f"not a percept ({exc}): {line[:60]!r}", file=sys.stderr)
+            continue
         if header == "message":
             heard += 1
             words = data.split()
