@@ -9,6 +9,7 @@ raises :class:`ParseError` with a reason a person can act on; nothing else escap
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
@@ -83,6 +84,7 @@ class Note:
 Command = View | Ask | Reply | Reflect | Spawn | Note
 
 
+@lru_cache(maxsize=4096)  # copies of one A type the same lines again and again; commands are values
 def parse_command(line: str) -> Command:
     """One line typed by an agent with budget left, as a command."""
     text = line.strip()
