@@ -10,9 +10,9 @@ words is asked about again a bounded number of times, then reported as a :class:
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .hch import HCH, Answer, HCHAgent

@@ -9,8 +9,8 @@ raises :class:`ParseError` with a reason a person can act on; nothing else escap
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
 VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
