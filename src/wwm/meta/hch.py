@@ -133,7 +133,8 @@ class HCH:
     the budget pays for; ``max_depth`` (None: no bound) refuses an ask deeper than it with a
     message. The interpreter yields to the event loop every few steps, so cancelling the
     task that awaits :meth:`ask` (a client that gave up) stops the computation at once;
-    ``started`` holds the top-level questions begun, finished or not.
+    ``started``, when set to a list, collects the top-level questions begun, finished or
+    not (what a stopped computation had done).
     """
 
     def __init__(self, a: Agent, budget: int = 10 ** 8, *, memo: Memo | None = None,
@@ -149,7 +150,7 @@ class HCH:
         self.loop_check = loop_check
         self.max_depth = max_depth
         self.on_step = on_step
-        self.started: list[Call] = []
+        self.started: list[Call] | None = None
         self._steps = 0
 
     async def ask(self, question: Message, to: HCHAgent | None = None,
@@ -158,7 +159,8 @@ class HCH:
         agent = to or self.base
         budget = self.budget if budget is None else budget
         call = Call(question, budget, agent.key)
-        self.started.append(call)
+        if self.started is not None:
+            self.started.append(call)
         reply, final = await self._run(_Frame(agent, question, budget, call))
         return Answer(reply, final, call)
 

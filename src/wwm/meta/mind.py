@@ -81,7 +81,7 @@ class MetaMind(Mind):
 
     async def get_action(self, state: str) -> Suggestion:
         session = self.session or await self._open()
-        session.hch.started.clear()
+        session.hch.started = []  # this step's questions, kept to record them if it is stopped
         self._working = working = asyncio.ensure_future(session.meta.step(state))
         try:
             step = await working
@@ -108,7 +108,7 @@ class MetaMind(Mind):
 
     def _record_stopped(self, session: Session, state: str, why: str) -> int:
         """Record the unfinished questions of a stopped step; the operations they had cost."""
-        calls = list(session.hch.started)
+        calls = list(session.hch.started or ())
         ops = sum(c.totals()["ops"] for c in calls)
         session.store.record(f"step {self.steps + 1} stopped ({why}) after {ops} operations: {state[:60]}", calls)
         return ops
