@@ -84,9 +84,20 @@ class Note:
 Command = View | Ask | Reply | Reflect | Spawn | Note
 
 
-@lru_cache(maxsize=4096)  # copies of one A type the same lines again and again; commands are values
 def parse_command(line: str) -> Command:
     """One line typed by an agent with budget left, as a command."""
+    return _parse_short(line) if len(line) <= CACHED_LINE else _parse_command(line)
+
+
+CACHED_LINE = 500  # copies of one A type the same short lines again and again; commands are values
+
+
+@lru_cache(maxsize=4096)
+def _parse_short(line: str) -> Command:
+    return _parse_command(line)
+
+
+def _parse_command(line: str) -> Command:
     text = line.strip()
     keyword = _keyword(text)
     if keyword is None:
