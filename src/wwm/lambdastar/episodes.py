@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from .complexity import lempel_ziv_periodic, lempel_ziv_rows
+from .phases import phase
 from .profiles import Profile
 from .profiles import profile as get_profile
 from .torus import Torus, torus
@@ -60,22 +61,27 @@ class EpisodeSet:
             raise ValueError(f"{agents} agents do not fit on distinct cells of a "
                              f"{self.grid.rows}x{self.grid.cols} grid")
         if self._starts is None or self._starts.shape[1] < agents:
-            keys = stream(self.seed, STARTS).random((int(self.ids.max()) + 1, self.grid.size))[self.ids]
-            if 4 * agents < self.grid.size:  # the first few cells of the permutation only
-                lowest = np.argpartition(keys, agents, axis=1)[:, :agents]
-                order = np.argsort(np.take_along_axis(keys, lowest, axis=1), axis=1)
-                self._starts = np.take_along_axis(lowest, order, axis=1).astype(np.int32)
-            else:
-                self._starts = np.argsort(keys, axis=1).astype(np.int32)
+            with phase("starts and draws"):
+                self._starts = self._draw_starts(agents)
         return self._starts[:, :agents]
+
+    def _draw_starts(self, agents: int) -> np.ndarray:
+        """The first ``agents`` cells of each episode's random permutation of the cells."""
+        keys = stream(self.seed, STARTS).random((int(self.ids.max()) + 1, self.grid.size))[self.ids]
+        if 4 * agents < self.grid.size:  # the first few cells of the permutation only
+            lowest = np.argpartition(keys, agents, axis=1)[:, :agents]
+            order = np.argsort(np.take_along_axis(keys, lowest, axis=1), axis=1)
+            return np.take_along_axis(lowest, order, axis=1).astype(np.int32)
+        return np.argsort(keys, axis=1).astype(np.int32)
 
     def draws(self, agent: int) -> np.ndarray:
         """``[ω, ϑ, 2]`` uniforms in [0, 1) that agent number ``agent`` uses to break ties and
         act at random, the same in every engine."""
         if agent not in self._draws:
-            table = stream(self.seed, AGENT_DRAWS, agent).random(
-                (int(self.ids.max()) + 1, self.iterations, 2))
-            self._draws[agent] = table[self.ids]
+            with phase("starts and draws"):
+                table = stream(self.seed, AGENT_DRAWS, agent).random(
+                    (int(self.ids.max()) + 1, self.iterations, 2))
+                self._draws[agent] = table[self.ids]
         return self._draws[agent]
 
     def all_draws(self, agents: int) -> np.ndarray:
@@ -115,16 +121,20 @@ def generate(grid: int | tuple[int, int], iterations: int, episodes: int,
     if episodes < 1:
         raise ValueError(f"a test needs at least one episode (got {episodes})")
     geo = torus(rows, cols)
+    if not prof.cyclic_patterns and rows != cols:
+        raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")
     if prof.cyclic_patterns:
-        good, evil, seg_len, periodic, pattern = _paper_patterns(geo, iterations, episodes, seed,
-                                                                 segment)
-        complexity = (_sequence_complexity(good[:, 1:], seg_len, periodic) if prof.k_on_sequence
-                      else lempel_ziv_rows(pattern, seg_len))
+        with phase("patterns"):
+            good, evil, seg_len, periodic, pattern = _paper_patterns(geo, iterations, episodes,
+                                                                     seed, segment)
+        with phase("complexity"):
+            complexity = (_sequence_complexity(good[:, 1:], seg_len, periodic) if prof.k_on_sequence
+                          else lempel_ziv_rows(pattern, seg_len))
     else:
-        if rows != cols:
-            raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")
-        good, evil, seg_len, walk = _original_patterns(geo, iterations, episodes, seed)
-        complexity = lempel_ziv_rows(walk, seg_len)
+        with phase("patterns"):
+            good, evil, seg_len, walk = _original_patterns(geo, iterations, episodes, seed)
+        with phase("complexity"):
+            complexity = lempel_ziv_rows(walk, seg_len)
     return EpisodeSet(geo, prof, iterations, seed, good, evil, seg_len, complexity,
                       np.arange(episodes))
 
