@@ -161,29 +161,11 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
 def _play(b: _Batch) -> np.ndarray:
     b.reset()
     draws = np.ascontiguousarray(b.set.all_draws(b.n)[..., 0].transpose(1, 0, 2))  # [T, E, n]
-    if b.setting.agent == "random" and b.field is not None:
-        return _random_walks(b, (draws * 9).astype(np.intp))
     act = _POLICIES[b.setting.agent](b)
     blind = b.setting.agent == "random"
     for i in range(1, b.T + 1):
         cells, seen = (None, None) if blind else b.observe(i)
         b.step(i, act(i, cells, seen, draws[i - 1]))
-    return b.scores()
-
-
-def _random_walks(b: _Batch, actions: np.ndarray) -> np.ndarray:
-    """Random agents see nothing, so their whole walks come at once: on the torus a walk is
-    the start plus the running sum of its king steps, row and column apart (``actions``
-    ``[T, E, n]``); then every reward in one gather."""
-    g = b.grid
-    row_step, col_step = np.divmod(actions, 3)
-    rows = np.cumsum(row_step - 1, axis=0)
-    cols = np.cumsum(col_step - 1, axis=0)
-    rows += g.row[b.pos]
-    cols += g.col[b.pos]
-    cells = (rows % g.rows) * g.cols + cols % g.cols                # [T, E, n]: after each move
-    assert b.field is not None
-    b.total = b.field.take(cells + b.base[1:]).sum(axis=0, dtype=np.int64)
     return b.scores()
 
 
