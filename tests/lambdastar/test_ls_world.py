@@ -3,6 +3,7 @@ acted, actions with marks (stigmergy through the environment), and bad actions r
 
 import asyncio
 import json
+import re
 
 import numpy as np
 import pytest
@@ -70,3 +71,20 @@ def test_bad_settings_are_named():
         LambdaStarWorld(agents=0)
     with pytest.raises(ValueError, match="the seed must be a whole number, 0 or more"):
         LambdaStarWorld(seed=-1)
+
+
+@pytest.mark.parametrize("minds, settings, message", [
+    ([], {}, "minds: give a list of at least one mind URL"),
+    ("http://127.0.0.1:9/", {}, "minds: give a list"),
+    (["127.0.0.1:9"], {}, "'127.0.0.1:9' is not a URL"),
+    (["http://127.0.0.1:9/"], {"episodes": 0}, "episodes and iterations must be at least 1"),
+    (["http://127.0.0.1:9/"], {"profile": "book"}, "profile must be one of paper, original"),
+    (["http://127.0.0.1:9/"], {"grid": 5, "observation_range": 3}, "observation_range 3 does not fit"),
+    (["http://127.0.0.1:9/"], {"timeout": 0}, "timeout must be more than 0"),
+    (["http://127.0.0.1:9/"], {"seed": 1.5}, "seed must be a whole number"),
+])
+def test_the_service_names_a_bad_setting_before_calling_any_mind(minds, settings, message):
+    from wwm.lambdastar.service import administer_test
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        asyncio.run(administer_test(minds, **settings))
