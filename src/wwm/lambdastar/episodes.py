@@ -81,7 +81,8 @@ class EpisodeSet:
             with phase("starts and draws"):
                 table = stream(self.seed, AGENT_DRAWS, agent).random(
                     (int(self.ids.max()) + 1, self.iterations, 2))
-                self._draws[agent] = table[self.ids]
+                whole = len(table) == len(self.ids) and bool((self.ids == np.arange(len(table))).all())
+                self._draws[agent] = table if whole else table[self.ids]
         return self._draws[agent]
 
     def all_draws(self, agents: int) -> np.ndarray:
