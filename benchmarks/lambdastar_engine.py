@@ -66,6 +66,7 @@ def main() -> None:
         print(f"{profile:9} {plain_rates[profile]:12,.0f} {E / best:13,.0f} "
               f"{E / best / plain_rates[profile]:12.0f}x  {same}")
 
+    cpu_rates: dict[str, float] = {}
     print("\n2. end to end in process (settings -> results, battery included), best of "
           f"{args.repeat}; ms by phase")
     print(f"{'profile':9} " + " ".join(f"{p[:10]:>10}" for p in PHASES)
@@ -76,10 +77,13 @@ def main() -> None:
         runs = []
         for _ in range(args.repeat):
             sweep._battery.cache_clear()  # nothing kept from the last run
+            cpu = time.process_time()
             with phases.collect() as spent:
                 total = _timed(lambda: sweep.run(jobs))  # noqa: B023 (called at once)
-            runs.append((total, dict(spent)))
-        total, spent = min(runs, key=lambda r: r[0])
+            runs.append((total, time.process_time() - cpu, dict(spent)))
+        total, _, spent = min(runs, key=lambda r: r[0])
+        cpu = min(r[1] for r in runs)
+        cpu_rates[profile] = E / cpu
         # the plain engine end to end: the same battery, then the plain engine
         plain_total = (spent.get("patterns", 0) + spent.get("complexity", 0)
                        + spent.get("starts and draws", 0) + E / plain_rates[profile])
@@ -87,6 +91,10 @@ def main() -> None:
         print(f"{profile:9} " + " ".join(f"{1e3 * spent.get(p, 0.0):10.2f}" for p in PHASES)
               + f" {1e3 * total:9.1f} {rate:8,.0f} {plain_total / total:7.0f}x {rate / CPP_REFERENCE:5.1f}x")
     print(f"C++ reference: {CPP_REFERENCE:,.0f} episodes/s; target 5x = {5 * CPP_REFERENCE:,.0f}")
+    print("processor time of the same runs (what the work costs when other programs share the "
+          "processor): " + ", ".join(f"{p} {r:,.0f} eps per CPU-second ({r / CPP_REFERENCE:.1f}x C++)"
+                                     for p, r in cpu_rates.items()))
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} processors")
 
     print("\n3. the command as a process (bytecode cached, as after an install; best of 3)")
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cache:
