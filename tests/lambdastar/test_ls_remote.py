@@ -218,3 +218,19 @@ def test_comma_separated_minds_through_the_cli(tmp_path):
     assert done.returncode == 0, done.stderr
     row = json.loads((tmp_path / "results.json").read_text())[0]
     assert row["job"]["size"] == 2 and len(row["scores"]) == 4
+
+
+def test_a_cancelled_test_stops_every_body_at_once():
+    """The service runs in its caller's event loop: cancelling it leaves nothing running."""
+    async def go(url: str) -> set:
+        sitting = asyncio.create_task(administer_test([url, url], grid=6, iterations=50,
+                                                      episodes=50, timeout=10))
+        await asyncio.sleep(1.0)
+        sitting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await sitting
+        await asyncio.sleep(0.2)
+        return asyncio.all_tasks() - {asyncio.current_task()}
+
+    with probe(sleep=0.05, at=1) as slow:
+        assert asyncio.run(go(slow.url)) == set()

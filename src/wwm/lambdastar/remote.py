@@ -132,7 +132,13 @@ class _Sitting:
 
     async def play(self) -> None:
         tasks = [asyncio.create_task(self._sit(j)) for j in range(len(self.bodies))]
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:  # the caller gave up: no body plays on behind its back
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         for task in pending:  # a body's world failed: the others cannot go on
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
