@@ -248,3 +248,37 @@ async def test_an_as_server_killed_and_restarted_resumes_its_run():
             await society.aclose()
         finally:
             stop(minds)
+
+
+async def test_min_members_starts_with_the_minds_that_answer_and_admits_one_that_comes_back():
+    """Broken links at New run (section 6; issue 15 item 6): five minds, one of them down. Under
+    min_members 5 the AS refuses with too-few-minds naming the dead one; under min_members 3
+    it starts with four, keeps trying the fifth, and admits it once its server is up."""
+    from wwm.server.process import free_port
+
+    *alive, as_server = servers(*[("society_minds:TableMind", {"q": f"{a}:{v}"})
+                                  for a, v in (("a", 1), ("b", 2), ("c", 3), ("d", 4))], (AS, {}))
+    late = ServerProcess("society_minds:TableMind", args={"q": "z:9"}, env=ENV, port=free_port())
+    urls = [p.url for p in alive] + [late.url]
+    try:
+        with pytest.raises(Refusal) as info:
+            await start_society(as_server.url, "xml", **{"mind URL": urls, "min_members": 5, "timeout": 1})
+        assert info.value.code == "too-few-minds"
+        assert "4 of 5 minds started a run and min_members is 5" in info.value.text
+        assert f"minds[4] {late.url}" in info.value.text
+        society = await start_society(as_server.url, "xml", **{"mind URL": urls, "min_members": 3,
+                                                                "timeout": 1, "retry": 0.2})
+        assert (await society.get_action("x")).action == "d"   # the best of the four that answer
+        late.start()
+        actions = []
+        for _ in range(100):                                   # the fifth is tried again and joins
+            actions.append((await society.get_action("x")).action)
+            await society.inform("y", 0.0)
+            if actions[-1] == "z":
+                break
+        assert actions[-1] == "z" and set(actions) <= {"d", "z"}
+        assert as_server.url in {link["url"] for link in card(late.url)["credit_trail"]["called_by"]}
+        await society.end_run()
+        await society.aclose()
+    finally:
+        stop([*alive, as_server, late])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -70,7 +71,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     switch); ``w_temperature`` (stochastic W); ``period`` (rotation); ``start`` ("random" or
     "first" mind to lead a negotiation); ``remember`` (k(x), 10.15); ``max_depth`` (of a
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
-    ``seed``."""
+    ``min_members`` (broken links, section 6: start a run with the minds that answer New run
+    if at least this many do, and keep trying the others every ``retry`` seconds, admitting
+    each that comes back; fewer is a ``too-few-minds`` refusal; not given: every mind must
+    start); ``seed``."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -83,7 +87,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                  actions: str | list[str] = "", q_temperature: float = 1.0,
                  run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
                  period: int = 1, start: str = "random", remember: bool = False,
-                 max_depth: int = 4, strength: float = 1.0, seed: int | None = None) -> None:
+                 max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
+                 retry: float = 2.0, seed: int | None = None) -> None:
         cls = method_class(method)
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -119,6 +124,19 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.strengths = _numbers(strengths, "strengths", len(self.members))
         if any(s <= 0 for s in self.strengths):
             raise ValueError("strengths must be positive")
+        # by member, not by position: a mind that starts late keeps its strength
+        self.strength_of = {m.ident: s for m, s in zip(self.members, self.strengths, strict=False)}
+        if min_members is not None and not 1 <= min_members <= len(self.members):
+            raise ValueError(f"min_members must be between 1 and the number of minds ({len(self.members)}), "
+                             f"got {min_members}")
+        if retry <= 0:
+            raise ValueError("retry must be a positive number of seconds")
+        self.min_members = min_members
+        self.retry = retry
+        self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
+        self.returned: list[Member] = []  # minds that have since started one, admitted at the next step
+        self._retry_task: asyncio.Task[None] | None = None
+        self._last_try = 0.0
         self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
                                  w_temperature, gamma, period, start,
                                  # no weights given: an empty list, and no member gets one
@@ -139,6 +157,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.pending = False  # a decision made this step and not yet followed by its news
         self.last_x: str | None = None
         self.steps = 0
+
+    def __getstate__(self) -> dict[str, Any]:  # (a server's snapshot: no live task)
+        return {**self.__dict__, "_retry_task": None}
 
     # ---- the collection -------------------------------------------------------------------
     def _member(self, entry: str | Mapping[str, Any] | Mind, view: str = "*", where: str = "minds") -> Member:
@@ -224,6 +245,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def remove_mind(self, mind_url: str) -> None:
         url = mind_url.strip()
         gone = [m for m in self.members if m.url == url]
+        unstarted = [m for m in self.waiting + self.returned if m.url == url]
+        self.waiting = [m for m in self.waiting if m.url != url]
+        self.returned = [m for m in self.returned if m.url != url]
+        await self._close_unstarted(unstarted)
+        if unstarted and not gone:
+            return  # it had not started: the collection the others know is unchanged
         if not gone:
             have = ", ".join(m.url for m in self.members) or "no minds"
             raise Refusal("bad-parameters", f"{url} is not in this collection (it has: {have})")
@@ -239,24 +266,84 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise Refusal("mind-url-invalid", f"New run from {client_url}, this Action Selection "
                           "server itself: an AS cannot be its own member (it would call itself without end)")
         await super().new_run(client_url, world_display_url, world_run_id)
-        failed = await self._start(self.members)
+        everyone = sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident)
+        self.members, self.waiting, self.returned = everyone, [], []
+        failed = dict(await self._start(everyone))
+        started = [m for m in everyone if m not in failed]
+        why = "; ".join(f"minds[{everyone.index(m)}] {m.url}: {text}" for m, text in failed.items())
+        if failed and self.min_members is None:
+            await self._close(started)
+            raise Refusal("mind-url-invalid", why)
+        if failed and len(started) < (self.min_members or 0):
+            await self._close(started)
+            raise Refusal("too-few-minds", f"{len(started)} of {len(everyone)} minds started a run and "
+                          f"min_members is {self.min_members}: {why}")
         if failed:
-            await self._close([m for m in self.members if m not in dict(failed)])
-            raise Refusal("mind-url-invalid", "; ".join(f"minds[{self.members.index(m)}] {m.url}: {why}"
-                                                        for m, why in failed))
-        # no strengths given: an empty list, and no member is told one
-        for m, s in zip(self.members, self.strengths, strict=False):
-            try:
-                await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
-            except Exception as exc:  # (not a cancellation of this New run: that goes on up)
-                why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
-                raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
+            log.warning("starting with %d of %d minds (min_members %s); trying again every %gs: %s",
+                        len(started), len(everyone), self.min_members, self.retry, why)
+        self.members, self.waiting = started, list(failed)
+        self._last_try = time.monotonic()
+        for m in started:
+            await self._send_strength(m)
         return None
 
+    async def _send_strength(self, m: Member) -> None:
+        """Its strength, if one was given for it (10.10)."""
+        s = self.strength_of.get(m.ident)
+        if s is None:
+            return
+        try:
+            await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
+        except Exception as exc:  # (not a cancellation of this New run: that goes on up)
+            why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
+            raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
+
+    # ---- minds that did not start: tried again, admitted when they answer (section 6) -----
+    def _try_waiting(self) -> None:
+        """Every ``retry`` seconds, in the background, New run on the minds still waiting."""
+        if not self.waiting or (self._retry_task is not None and not self._retry_task.done()):
+            return
+        if time.monotonic() - self._last_try < self.retry:
+            return
+        self._last_try = time.monotonic()
+        self._retry_task = asyncio.ensure_future(self._retry_waiting(list(self.waiting)))
+
+    async def _retry_waiting(self, waiting: list[Member]) -> None:
+        failed = dict(await self._start(waiting))
+        for m in waiting:
+            if m not in failed and m in self.waiting:
+                self.waiting.remove(m)
+                self.returned.append(m)
+
+    async def _admit_returned(self) -> None:
+        """Minds that started late join the collection; the others are told it changed (10.16)."""
+        if not self.returned:
+            return
+        back, self.returned = self.returned, []
+        for m in back:
+            try:
+                await self._send_strength(m)
+            except Refusal as refusal:
+                log.warning("%s started late but is left out: %s", m.url, refusal.text)
+                await self._close([m])
+                continue
+            log.info("%s answers again: admitted to the collection", m.url)
+            await self._collection_changed()
+            self.members.append(m)
+
     async def end_run(self, score: float | None = None) -> float | None:
-        await self._close(self.members + list(self.passive.values()), score)
+        if self._retry_task is not None:
+            self._retry_task.cancel()
+        await self._close(self.members + self.returned + list(self.passive.values()), score)
+        await self._close_unstarted(self.waiting)
         self.passive.clear()
         return score
+
+    async def _close_unstarted(self, members: list[Member]) -> None:
+        for m in members:
+            closer = getattr(m.mind, "aclose", None) if m.owned else None
+            if closer is not None:
+                await closer()
 
     async def no_operation(self) -> None:
         await self.panel.gather({m: m.mind.no_operation for m in self.members})
@@ -273,6 +360,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             self.panel.step = {}
 
     async def _decide(self, state: str) -> Decision:
+        await self._admit_returned()
+        self._try_waiting()
         members = list(self.members)
         for m in members:  # a sub-space the state lacks is the client's error, not a broken link
             if m.view:
@@ -479,8 +568,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     def status(self) -> list[dict[str, Any]]:
         """Each mind's answers and misses so far, and why it last missed."""
-        return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
-                for m in self.members]
+        return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error,
+                 "waiting": m in self.waiting} for m in self.members + self.waiting]
 
     def display_details(self) -> dict[str, Any]:
         """For the run display page: each mind's answer at the last decision (its suggested
@@ -492,6 +581,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             rows.append({"mind": m.url, "suggested": _shown(s, d is not None and m in d.asked),
                          "Q": s.q if s else None, "W": s.w if s else None,
                          "won": d is not None and d.winner is m,
+                         "answers": m.answers, "misses": m.misses, "last error": m.last_error})
+        for m in self.waiting + self.returned:
+            rows.append({"mind": m.url, "suggested": "not started: tried again every "
+                         f"{self.retry:g} s", "Q": None, "W": None, "won": False,
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
         decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps}
         if d is not None:
