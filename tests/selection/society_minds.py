@@ -162,3 +162,14 @@ class Idle(Mind):
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
         return Suggestion("8")
+
+
+class TimeoutProbe(Mind):
+    """Answers every "Get action" with the time-out it was started with (a probe of how
+    time-outs shrink down a chain, section 9.2 note 1)."""
+
+    def __init__(self, timeout: float = 0.0) -> None:
+        self.timeout = timeout
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion(f"{self.timeout:g}")

@@ -282,3 +282,49 @@ async def test_min_members_starts_with_the_minds_that_answer_and_admits_one_that
         await society.aclose()
     finally:
         stop([*alive, as_server, late])
+
+
+async def test_time_outs_shrink_down_a_three_level_chain():
+    """9.2 note 1 (issue 15 item 6): client -> AS (time-out 4) -> AS -> probe mind. Each AS
+    hands the next server a share (0.8) of its own time-out; the probe answers with the one it
+    got, and each AS's run display shows its own and where its minds display theirs."""
+    probe, mid, top = servers(("society_minds:TimeoutProbe", {}), (AS, {}), (AS, {}))
+    try:
+        society = await start_society(top.url, "json", **{"mind URL": [
+            json.dumps({"url": mid.url, "args": {"minds": [probe.url], "timeout": 9}})], "timeout": 4})
+        assert (await society.get_action("x")).action == "2.56"  # 4 x 0.8 x 0.8 at the third level
+        top_view = json.loads(urllib.request.urlopen(await society.get_display_url() + ".json", timeout=5).read())
+        assert top_view["details"]["decision"]["timeout"] == 4
+        (row,) = top_view["details"]["minds"]
+        mid_view = json.loads(urllib.request.urlopen(row["display"] + ".json", timeout=5).read())
+        assert mid_view["details"]["decision"]["timeout"] == pytest.approx(3.2)  # not the 9 written for it
+        assert mid_view["details"]["minds"][0]["mind"] == probe.url
+        await society.end_run()
+        await society.aclose()
+    finally:
+        stop([probe, mid, top])
+
+
+async def test_a_master_as_hands_its_list_of_peers_to_the_nested_servers(tmp_path):
+    """10.17 (issue 15 item 6): the Nested server is started with no peers; the master AS sends
+    it the other minds' URLs in its New run. Told that the good mind won, it learns that
+    calling it pays, then wins and answers with the good mind's URL, which the AS follows."""
+    from wwm import Outcome, World
+
+    class Bandit(World):
+        async def get_state(self) -> str:
+            return "s"
+
+        async def execute_action(self, action: str) -> Outcome:
+            return Outcome("s", 1.0 if action == "g" else 0.0)
+
+    env = {**ENV, "WWM_KNOWLEDGE_DIR": str(tmp_path)}
+    nested, good = [ServerProcess(target, args=args, env=env) for target, args in (
+        ("wwm.selection.learning.nested:NestedMind",
+         {"actions": "x,y", "reward": "score", "gamma": 0, "w": "q", "q_temperature": 0}),
+        ("society_minds:TableMind", {"q": "g:0.3"}))]
+    with nested, good:
+        master = ActionSelectionMind([nested.url, good.url], method="static-w", timeout=3)
+        result = await run(master, Bandit(), RunSettings(steps=6, keepalive=None, timeout=10))
+        assert result.total_score == 6.0
+        assert master.last.winner.url == nested.url and master.last.note == f"via {good.url}"

@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from ..client.members import MemberError, MemberSpec, connect_member, member_entries, read_member
+from ..client.remote import RemoteMind
 from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
@@ -74,7 +75,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
     if at least this many do, and keep trying the others every ``retry`` seconds, admitting
     each that comes back; fewer is a ``too-few-minds`` refusal; not given: every mind must
-    start); ``seed``."""
+    start); ``timeout_share`` (a mind whose card declares a ``timeout`` argument is sent this
+    share of this server's own in its New run, so time-outs shrink down a chain, 9.2 note 1;
+    a mind that declares ``peers`` is sent the other minds' URLs, 10.17); ``seed``."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -88,7 +91,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                  run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
                  period: int = 1, start: str = "random", remember: bool = False,
                  max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
-                 retry: float = 2.0, seed: int | None = None) -> None:
+                 retry: float = 2.0, timeout_share: float = 0.8, seed: int | None = None) -> None:
         cls = method_class(method)
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -131,6 +134,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                              f"got {min_members}")
         if retry <= 0:
             raise ValueError("retry must be a positive number of seconds")
+        if not 0 < timeout_share < 1:
+            raise ValueError("timeout_share must be between 0 and 1 (a member's time-out is that share of this one's)")
+        self.timeout_share = timeout_share
         self.min_members = min_members
         self.retry = retry
         self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
@@ -179,7 +185,32 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         except ValueError as exc:
             raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
         ident, self._next_ident = self._next_ident, self._next_ident + 1
-        return Member(ident, url, remote, keys, owned=True)
+        return Member(ident, url, remote, keys, owned=True, args=dict(spec.args))
+
+    def _offer(self, m: Member, card: Mapping[str, Any]) -> None:
+        """The arguments of ``m``'s New run: those written for it, and what this AS hands down
+        to a mind whose card declares the argument. ``timeout``: a share (``timeout_share``) of
+        this AS's own, so time-outs shrink down a chain (9.2, note 1; one written for it stays
+        if smaller); ``peers``: the URLs of the other minds of the collection, which a Nested
+        mind may call (10.17: "it passes the list to each of the servers"; one written for it
+        stays)."""
+        if not isinstance(m.mind, RemoteMind):
+            return
+        schema = card.get("arguments")
+        names = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        args = dict(m.args)
+        if "timeout" in names:
+            limit = round(self.timeout * self.timeout_share, 6)
+            try:
+                given = float(args["timeout"]) if "timeout" in args else None
+            except (TypeError, ValueError):
+                given = None  # the mind itself says what is wrong with it
+            if given is None or given > limit:
+                args["timeout"] = limit
+        if "peers" in names and "peers" not in args:
+            args["peers"] = [o.url for o in self.members + self.waiting + self.returned
+                             if o is not m and o.owned and o.url.startswith(("http://", "https://"))]
+        m.mind.args = args
 
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
         """New run on each member, in parallel; the failures, with why."""
@@ -188,9 +219,11 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             if described is not None:  # make sure it is a Mind server before starting a run on it
                 from ..client.cards import fetch_card
 
-                role = (await fetch_card(described)).get("role")
+                card = await fetch_card(described)
+                role = card.get("role")
                 if role != "mind":
                     raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
+                self._offer(m, card)
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
 
         timeout = max(self.timeout, 5.0)
@@ -581,12 +614,13 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             rows.append({"mind": m.url, "suggested": _shown(s, d is not None and m in d.asked),
                          "Q": s.q if s else None, "W": s.w if s else None,
                          "won": d is not None and d.winner is m,
+                         "display": getattr(m.mind, "display_url", None),
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
         for m in self.waiting + self.returned:
             rows.append({"mind": m.url, "suggested": "not started: tried again every "
-                         f"{self.retry:g} s", "Q": None, "W": None, "won": False,
+                         f"{self.retry:g} s", "Q": None, "W": None, "won": False, "display": None,
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
-        decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps}
+        decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps, "timeout": self.timeout}
         if d is not None:
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)

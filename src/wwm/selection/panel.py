@@ -54,6 +54,7 @@ class Member:
     view: tuple[str, ...] | None = None
     competing: bool | None = None  # answers the Mind_i queries? None: not known yet
     owned: bool = False            # opened from a URL by this server (so closed by it)
+    args: dict[str, Any] = field(default_factory=dict)  # its New run's, as written for it
     answers: int = 0
     misses: int = 0
     last_error: str | None = None
