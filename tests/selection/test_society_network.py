@@ -328,3 +328,78 @@ async def test_a_master_as_hands_its_list_of_peers_to_the_nested_servers(tmp_pat
         result = await run(master, Bandit(), RunSettings(steps=6, keepalive=None, timeout=10))
         assert result.total_score == 6.0
         assert master.last.winner.url == nested.url and master.last.note == f"via {good.url}"
+
+
+class _FakeMind:
+    """A loopback HTTP server that claims to be a Mind server and starts runs, but hides its
+    trail of credit (``trail=None``) or publishes one that never lists who calls it."""
+
+    def __init__(self, trail: bool) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from wwm.protocol import jsoncodec
+        from wwm.protocol.messages import Response
+
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _send(self, body: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                card = {"wwm": "1.0", "role": "mind", "url": fake.url}
+                if trail:
+                    card["credit_trail"] = {"url": fake.url, "calls": [], "called_by": []}
+                self._send(json.dumps(card).encode())
+
+            def do_POST(self) -> None:
+                query = jsoncodec.decode(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.queries.append(query.name)
+                self._send(jsoncodec.encode(Response(query.name, {"mind run ID": "r1"}
+                                                     if query.name == "New run" else {})))
+
+        self.queries: list[str] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def test_add_mind_refuses_a_mind_whose_trail_of_credit_cannot_be_followed():
+    """7.2, 9.2.4 (issue 18 item 3): a mind server that publishes no trail of credit is refused
+    before any run is started on it; one whose trail never lists the AS as calling it is
+    refused after New run (and its run ended). A real mind server is added as before."""
+    (as_server, honest) = servers((AS, {}), ("society_minds:TableMind", {"q": "h:2"}))
+    hidden, forgetful = _FakeMind(trail=False), _FakeMind(trail=True)
+    try:
+        society = await start_society(as_server.url, "json", **{"mind URL": [honest.url], "timeout": 2})
+        with pytest.raises(Refusal) as info:
+            await society.add_mind(hidden.url)
+        assert info.value.code == "credit-trail-failed" and "publishes no trail of credit" in info.value.text
+        assert hidden.queries == []
+        with pytest.raises(Refusal) as info:
+            await society.add_mind(forgetful.url)
+        assert info.value.code == "credit-trail-failed"
+        assert "does not list it among the servers that call it" in info.value.text
+        assert forgetful.queries[0] == "New run" and "End run" in forgetful.queries
+        assert (await society.get_action("x")).action == "h"  # the society goes on as it was
+        with pytest.raises(Refusal) as info:                  # and a New run names the failure too
+            await start_society(as_server.url, "json", **{"mind URL": [honest.url, hidden.url]})
+        assert info.value.code == "credit-trail-failed" and hidden.url in info.value.text
+        await society.end_run()
+        await society.aclose()
+    finally:
+        hidden.close()
+        forgetful.close()
+        stop([as_server, honest])

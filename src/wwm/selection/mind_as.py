@@ -28,7 +28,7 @@ from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
-from .links import card_url, check_mind_url, home_url, refuse_self, same_server
+from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, Settings, method_class
 from .panel import Member, Panel
 from .tables import WinnerMemory
@@ -142,6 +142,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
         self.returned: list[Member] = []  # minds that have since started one, admitted at the next step
         self._retry_task: asyncio.Task[None] | None = None
+        self.failure_codes: dict[str, str] = {}  # why each mind last failed to start, as a refusal code
         self._last_try = 0.0
         self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
                                  w_temperature, gamma, period, start,
@@ -213,18 +214,30 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         m.mind.args = args
 
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
-        """New run on each member, in parallel; the failures, with why."""
+        """New run on each member, in parallel; the failures, with why (a refusal's code is
+        kept in :attr:`failure_codes` by URL)."""
         async def start(m: Member) -> None:
             described = card_url(m.url) if m.owned else None
-            if described is not None:  # make sure it is a Mind server before starting a run on it
-                from ..client.cards import fetch_card
+            if described is None:  # a local object, or a TCP URL (whose binding carries queries only)
+                await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
+                return
+            from ..client.cards import fetch_card
 
-                card = await fetch_card(described)
-                role = card.get("role")
-                if role != "mind":
-                    raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
-                self._offer(m, card)
+            # a Mind server, whose trail of credit can be followed (7.2, 9.2.4), before its run
+            card = await fetch_card(described)
+            role = card.get("role")
+            if role != "mind":
+                raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
+            check_trail(m.url, card)
+            self._offer(m, card)
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
+            home = home_url()
+            if home is not None:  # served: the mind must now list this server as calling it
+                try:
+                    check_acknowledged(m.url, await fetch_card(described), home)
+                except Refusal:
+                    await self._close([m])
+                    raise
 
         timeout = max(self.timeout, 5.0)
         tasks = {m: asyncio.ensure_future(asyncio.wait_for(start(m), timeout)) for m in members}
@@ -233,6 +246,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         for m, task in tasks.items():
             exc = task.exception()
             if exc is not None:
+                self.failure_codes[m.url] = exc.code if isinstance(exc, Refusal) else "mind-url-invalid"
                 if isinstance(exc, Refusal):
                     why = exc.text
                 elif isinstance(exc, TimeoutError):
@@ -271,7 +285,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         failed = await self._start([member])
         if failed:
             await self._close([member])
-            raise Refusal("mind-url-invalid", f"{mind_url} did not start a run: {failed[0][1]}")
+            code = "credit-trail-failed" if self.failure_codes.get(member.url) == "credit-trail-failed" \
+                else "mind-url-invalid"
+            raise Refusal(code, f"{mind_url} did not start a run: {failed[0][1]}")
         await self._collection_changed()
         self.members.append(member)
 
@@ -306,7 +322,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         why = "; ".join(f"minds[{everyone.index(m)}] {m.url}: {text}" for m, text in failed.items())
         if failed and self.min_members is None:
             await self._close(started)
-            raise Refusal("mind-url-invalid", why)
+            trail = all(self.failure_codes.get(m.url) == "credit-trail-failed" for m in failed)
+            raise Refusal("credit-trail-failed" if trail else "mind-url-invalid", why)
         if failed and len(started) < (self.min_members or 0):
             await self._close(started)
             raise Refusal("too-few-minds", f"{len(started)} of {len(everyone)} minds started a run and "
