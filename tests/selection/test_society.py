@@ -424,3 +424,26 @@ async def test_stochastic_highest_w_follows_the_w_temperature():
     assert 0.66 < share < 0.80
     hot = (await picks(100.0)).count("a") / 400            # nearly a coin toss
     assert 0.42 < hot < 0.58
+
+
+async def test_the_w_temperature_declines_over_a_declared_run_length():
+    """7.3.1, 9.2.2 "Proposed length of W learning run": stochastic highest W explores at first,
+    then, the W-temperature having declined to 0 over w_run_length steps, the highest W wins."""
+    as_ = ActionSelectionMind([TableMind("a:1"), TableMind("b:0.9")], method="w-learning-stochastic",
+                              w_temperature=5.0, w_run_length=40, seed=3)
+    await as_.new_run()
+    temperatures, picks = [], []
+    for _ in range(80):
+        temperatures.append(await as_.get_w_temperature())
+        picks.append((await as_.get_action("x")).action)
+    assert temperatures[0] == 5.0 and temperatures[20] == pytest.approx(2.5) and temperatures[40:] == [0.0] * 40
+    assert all(a >= b for a, b in zip(temperatures, temperatures[1:], strict=False))
+    assert picks[:20].count("b") >= 5                # hot: nearly a coin toss
+    assert set(picks[40:]) == {"a"}                  # cold: the strict highest W
+    await as_.send_w_temperature(2.0, run_length=10)  # a new schedule sent by the client
+    assert await as_.get_w_temperature() == 2.0
+    for _ in range(10):
+        await as_.get_action("x")
+    assert await as_.get_w_temperature() == 0.0
+    with pytest.raises(ValueError, match="w_run_length must be a positive"):
+        ActionSelectionMind([TableMind("a:1")], w_run_length=0)

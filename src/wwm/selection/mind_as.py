@@ -28,6 +28,7 @@ from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
+from .learning.tables import Temperature
 from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, Settings, method_class
 from .panel import Member, Panel
@@ -69,7 +70,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     x); ``weights`` (DAMN) and ``strengths`` (sent to the minds as "Change mind strength"),
     comma-separated, one per mind; ``candidates`` ("suggested" actions or the "shared"
     suite in ``actions``); ``q_temperature``, ``run_length``, ``gamma`` (the Hierarchical Q
-    switch); ``w_temperature`` (stochastic W); ``period`` (rotation); ``start`` ("random" or
+    switch); ``w_temperature`` (stochastic W), declining to 0 over ``w_run_length`` steps if
+    given (7.3.1); ``period`` (rotation); ``start`` ("random" or
     "first" mind to lead a negotiation); ``remember`` (k(x), 10.15); ``max_depth`` (of a
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
@@ -91,7 +93,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                  run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
                  period: int = 1, start: str = "random", remember: bool = False,
                  max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
-                 retry: float = 2.0, timeout_share: float = 0.8, seed: int | None = None) -> None:
+                 retry: float = 2.0, timeout_share: float = 0.8, w_run_length: float | None = None,
+                 seed: int | None = None) -> None:
         cls = method_class(method)
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -137,6 +140,11 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         if not 0 < timeout_share < 1:
             raise ValueError("timeout_share must be between 0 and 1 (a member's time-out is that share of this one's)")
         self.timeout_share = timeout_share
+        if w_run_length is not None and w_run_length <= 0:
+            raise ValueError("w_run_length must be a positive number of steps")
+        # 7.3.1, 9.2.2 "Proposed length of W learning run": the W-temperature of the stochastic
+        # methods declines from w_temperature to 0 over this many steps (None: it stays)
+        self.w_schedule = None if w_run_length is None else Temperature(w_temperature, w_run_length)
         self.min_members = min_members
         self.retry = retry
         self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
@@ -410,6 +418,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             self.panel.step = {}
 
     async def _decide(self, state: str) -> Decision:
+        if self.w_schedule is not None:
+            self.settings.w_temperature = self.w_schedule.tick()
         await self._admit_returned()
         self._try_waiting()
         members = list(self.members)
@@ -582,16 +592,29 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.strength = strength
 
     async def get_w_temperature(self) -> float | None:
-        return self.settings.w_temperature
+        """The W-temperature the next step will use."""
+        return self.w_schedule.current if self.w_schedule is not None else self.settings.w_temperature
 
     async def send_w_temperature(self, w_temperature: float, run_length: float | None = None) -> None:
+        """From now on this W-temperature; with a run length, declining to 0 over it."""
         if w_temperature < 0:
             raise Refusal("bad-parameters", "a W-temperature cannot be negative")
+        if run_length is not None and run_length <= 0:
+            raise Refusal("bad-parameters", "the run length must be positive")
         self.settings.w_temperature = w_temperature
+        if run_length is not None or self.w_schedule is not None:
+            length = run_length if run_length is not None else self.w_schedule.run_length  # type: ignore[union-attr]
+            self.w_schedule = Temperature(w_temperature, length)
 
     async def reset_w_temperature(self, run_length: float | None = None) -> None:
-        """The higher-level collection changed: pass the news down to every mind."""
+        """The higher-level collection changed: the W-temperature starts again (over
+        ``run_length`` steps if given), and the news goes down to every mind."""
+        if run_length is not None and run_length <= 0:
+            raise Refusal("bad-parameters", "the run length must be positive")
         self.settings.w_temperature = self.initial_w_temperature
+        if run_length is not None or self.w_schedule is not None:
+            length = run_length if run_length is not None else self.w_schedule.run_length  # type: ignore[union-attr]
+            self.w_schedule = Temperature(self.initial_w_temperature, length)
         await self._collection_changed()
 
     # ---- as a Mind_L: the temperature of the switch it learns (Hierarchical Q) ------------
