@@ -199,8 +199,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     def _offer(self, m: Member, card: Mapping[str, Any]) -> None:
         """The arguments of ``m``'s New run: those written for it, and what this AS hands down
         to a mind whose card declares the argument. ``timeout``: a share (``timeout_share``) of
-        this AS's own, so time-outs shrink down a chain (9.2, note 1; one written for it stays
-        if smaller); ``peers``: the URLs of the other minds of the collection, which a Nested
+        this AS's own, so time-outs shrink down a chain (9.2, note 1; one written for it stays,
+        each server receiving exactly the arguments written for it); ``peers``: the URLs of the other minds of the collection, which a Nested
         mind may call (10.17: "it passes the list to each of the servers"; one written for it
         stays)."""
         if not isinstance(m.mind, RemoteMind):
@@ -210,12 +210,11 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         args = dict(m.args)
         if "timeout" in names:
             limit = round(self.timeout * self.timeout_share, 6)
-            try:
-                given = float(args["timeout"]) if "timeout" in args else None
-            except (TypeError, ValueError):
-                given = None  # the mind itself says what is wrong with it
-            if given is None or given > limit:
+            if "timeout" not in args:
                 args["timeout"] = limit
+            elif (_number_or_none(args["timeout"]) or 0.0) >= self.timeout:
+                log.warning("%s: the time-out written for it (%s s) is not below this server's own (%g s)",
+                            m.url, args["timeout"], self.timeout)
         if "peers" in names and "peers" not in args:
             args["peers"] = [o.url for o in self.members + self.waiting + self.returned
                              if o is not m and o.owned and o.url.startswith(("http://", "https://"))]
@@ -665,6 +664,13 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)
         return {"minds": rows, "decision": decision}
+
+
+def _number_or_none(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 async def _reset_w_temperature(m: Member) -> None:

@@ -82,10 +82,10 @@ class Member:
     def __setstate__(self, state: dict[str, Any]) -> None:
         mind = state.get("mind")
         if isinstance(mind, tuple) and mind and mind[0] == "remote":
-            from ..client.remote import connect
+            from ..client.members import MemberMind
 
             _, url, run_id, client_url, timeout = mind
-            remote = connect(url, role="mind", timeout=timeout, client_url=client_url)
+            remote = MemberMind(url, timeout=timeout, client_url=client_url)
             remote.run_id = run_id
             state["mind"] = remote
         self.__dict__.update(state)
