@@ -18,7 +18,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
 from urllib.parse import quote
 
 from ..protocol import queries as Q

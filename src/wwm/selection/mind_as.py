@@ -199,10 +199,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     def _offer(self, m: Member, card: Mapping[str, Any]) -> None:
         """The arguments of ``m``'s New run: those written for it, and what this AS hands down
         to a mind whose card declares the argument. ``timeout``: a share (``timeout_share``) of
-        this AS's own, so time-outs shrink down a chain (9.2, note 1; one written for it stays,
-        each server receiving exactly the arguments written for it); ``peers``: the URLs of the other minds of the collection, which a Nested
-        mind may call (10.17: "it passes the list to each of the servers"; one written for it
-        stays)."""
+        this AS's own, so time-outs shrink down a chain (9.2, note 1); ``peers``: the URLs of
+        the other minds of the collection, which a Nested mind may call (10.17: "it passes the
+        list to each of the servers"). One written for it stays: each server receives exactly
+        the arguments written for it."""
         if not isinstance(m.mind, RemoteMind):
             return
         schema = card.get("arguments")
