@@ -38,6 +38,8 @@ def test_broken_links_prints_mean_and_sd_per_fraction_lost_and_saves_a_plot(tmp_
         assert row["mean"] == pytest.approx(statistics.fmean(values))
         line = next(line for line in out.splitlines() if f" {k}/3 " in line)
         assert f"{statistics.fmean(values):.1f} ± {statistics.stdev(values):.1f}" in line
+    intact = doc["intact"]["w=q"]                                        # the same runs, no server killed
+    assert len(intact) == 2 and all(p["acted"] == 1.0 for parts in intact for p in parts)  # to the end
     assert plot.stat().st_size > 2000 and plot.read_bytes()[:4] == b"\x89PNG"
 
 

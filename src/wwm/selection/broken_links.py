@@ -6,8 +6,10 @@ served as real processes on loopback; one Action Selection server (in this proce
 them in the Ant World for ``segments`` equal parts of a run, and after each part one more
 server is killed (SIGKILL), in an order that takes one copy of each mind in turn. Over
 several seeds (the world's), each method gives the score per part against the fraction of
-servers lost: an individual-driven method (W=Q) should hold its score while one copy of
-each mind is left and then degrade gradually, one lost skill at a time (6.5).
+servers lost, beside the same run (same seed, same method) with every server alive, so a
+part's score is read against what the world gave in that part anyway: an individual-driven
+method (W=Q) should hold its score while one copy of each mind is left and then degrade
+gradually, one lost skill at a time (6.5).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class BrokenLinks:
     segment: int
     seeds: list[int]
     parts: dict[str, list[list[tuple[float, float]]]] = field(default_factory=dict)
+    intact: dict[str, list[list[tuple[float, float]]]] = field(default_factory=dict)  # no server killed
 
     @property
     def servers(self) -> int:
@@ -46,9 +49,10 @@ class BrokenLinks:
         """The fraction of servers dead during part k."""
         return k / self.servers
 
-    def rows(self, method: str) -> list[tuple[float, float, float, float]]:
-        """(fraction lost, mean score, its sd over seeds, mean share of steps acted), by part."""
-        runs = self.parts[method]
+    def rows(self, method: str, intact: bool = False) -> list[tuple[float, float, float, float]]:
+        """(fraction lost, mean score, its sd over seeds, mean share of steps acted), by part;
+        ``intact``: of the runs with every server alive."""
+        runs = (self.intact if intact else self.parts)[method]
         out = []
         for k in range(self.servers + 1):
             scores = [r[k][0] for r in runs]
@@ -60,8 +64,12 @@ class BrokenLinks:
         return {"copies": self.copies, "servers": self.servers, "segment": self.segment, "seeds": self.seeds,
                 "parts": {m: [[{"score": s, "acted": a} for s, a in r] for r in runs]
                           for m, runs in self.parts.items()},
+                "intact": {m: [[{"score": s, "acted": a} for s, a in r] for r in runs]
+                           for m, runs in self.intact.items()},
                 "summary": {m: [dict(zip(("lost", "mean", "sd", "acted"), row, strict=True))
-                                for row in self.rows(m)] for m in self.parts}}
+                                for row in self.rows(m)] for m in self.parts},
+                "summary_intact": {m: [dict(zip(("part", "mean", "sd", "acted"), row, strict=True))
+                                       for row in self.rows(m, intact=True)] for m in self.intact}}
 
 
 def kill_order(copies: int) -> list[int]:
@@ -106,7 +114,7 @@ def experiment(methods: list[str], seeds: list[int], copies: int = 3, segment: i
     if timeout <= 0:
         raise ValueError("timeout must be positive")
     methods = list(dict.fromkeys(method_class(m).name for m in methods))
-    result = BrokenLinks(copies, segment, list(seeds), {m: [] for m in methods})
+    result = BrokenLinks(copies, segment, list(seeds), {m: [] for m in methods}, {m: [] for m in methods})
     specs = [GOALS[g] for _ in range(copies) for g in GOALS]
     procs = [ServerProcess(TARGET, args=args) for args in specs]
 
@@ -120,11 +128,13 @@ def experiment(methods: list[str], seeds: list[int], copies: int = 3, segment: i
             progress(f"{len(procs)} mind servers up")
         for method in methods:
             for seed in seeds:
-                dead = [p for p in procs if not p.alive]
-                start_all(dead)
-                parts = asyncio.run(one_run([p.url for p in procs], lambda i: procs[i].kill(), method, seed,
-                                            copies, segment, timeout))
+                urls = [p.url for p in procs]
+                result.intact[method].append(asyncio.run(one_run(urls, lambda i: None, method, seed, copies,
+                                                                 segment, timeout)))
+                parts = asyncio.run(one_run(urls, lambda i: procs[i].kill(), method, seed, copies, segment,
+                                            timeout))
                 result.parts[method].append(parts)
+                start_all([p for p in procs if not p.alive])  # every server alive for the next run
                 if progress:
                     progress(f"{method}, seed {seed}")
     finally:
@@ -139,15 +149,21 @@ def plot(result: BrokenLinks, path: str | Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    for method in result.parts:
+    n = len(result.parts)
+    for i, method in enumerate(result.parts):
+        dodge = (i - (n - 1) / 2) * 0.008  # methods side by side where their points coincide
         rows = result.rows(method)
-        ax.errorbar([r[0] for r in rows], [r[1] for r in rows], yerr=[r[2] for r in rows], marker="o",
-                    capsize=3, label=method)
-    ax.set_xlabel(f"fraction of the {result.servers} mind servers lost ({result.copies} copies of 3 minds)")
+        line = ax.errorbar([r[0] + dodge for r in rows], [r[1] for r in rows], yerr=[r[2] for r in rows],
+                           marker="o", capsize=3, label=f"{method}: servers dying")
+        base = result.rows(method, intact=True)
+        ax.plot([r[0] + dodge for r in base], [r[1] for r in base], linestyle="--", marker=".",
+                color=line[0].get_color(), alpha=0.6, label=f"{method}: all alive (same seeds)")
+    ax.set_xlabel(f"fraction of the {result.servers} mind servers lost ({result.copies} copies of 3 minds)"
+                  " / part of the run")
     ax.set_ylabel(f"score per {result.segment} steps (mean ± sd)")
     ax.set_title(f"Broken links in the Ant World, {len(result.seeds)} seed(s)")
     ax.axhline(0, color="#999", linewidth=0.8)
-    ax.legend()
+    ax.legend(fontsize="small")
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path)

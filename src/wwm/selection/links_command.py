@@ -58,15 +58,19 @@ def run(args: argparse.Namespace) -> int:
                         f"one killed every {args.segment} steps, {args.seeds} seed(s)")
     table.add_column("servers lost", justify="right")
     for method in result.parts:
-        table.add_column(f"{method}: score (mean ± sd)", justify="right")
+        table.add_column(f"{method}: score", justify="right")
+        table.add_column("all alive", justify="right")
         table.add_column("acted", justify="right")
-    summaries = {m: result.rows(m) for m in result.parts}
+    summaries = {m: (result.rows(m), result.rows(m, intact=True)) for m in result.parts}
     for k in range(result.servers + 1):
         cells = [f"{k}/{result.servers}"]
         for method in result.parts:
-            _, mean, sd, acted = summaries[method][k]
-            cells += [mean_sd(mean, sd), f"{acted:.2f}"]
+            broken, intact = summaries[method]
+            cells += [mean_sd(broken[k][1], broken[k][2]), mean_sd(intact[k][1], intact[k][2]),
+                      f"{broken[k][3]:.2f}"]
         table.add_row(*cells)
+    console.print("score per part of the run, mean ± sd over the seeds; 'all alive': the same part of the "
+                  "same run with no server killed; 'acted': the share of steps with an action", soft_wrap=True)
     console.print(table)
     if args.plot:
         console.print(f"plot saved to {plot(result, args.plot)}", soft_wrap=True)
