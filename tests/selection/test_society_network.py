@@ -5,6 +5,7 @@ society three levels deep over seven processes, each page showing its credit tra
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import urllib.request
@@ -446,3 +447,26 @@ async def test_one_client_of_a_served_society_cannot_change_what_another_gets(tm
         assert await greedy("http://two.example/") == "a"   # nothing learnt with two: ties go to a
         callers = {link["url"] for link in card(learner.url)["credit_trail"]["called_by"]}
         assert callers and all(url.startswith(as_server.url) for url in callers)  # the trail still names the AS
+
+
+async def test_under_min_members_a_mind_whose_server_restarted_without_its_run_rejoins():
+    """A mind server killed and started again has forgotten the AS's run (unknown-run): under
+    min_members the AS starts a new run on it and it rejoins, instead of missing every round."""
+    low, high = servers(("society_minds:TableMind", {"q": "a:1"}), ("society_minds:TableMind", {"q": "b:2"}))
+    try:
+        society = ActionSelectionMind([low.url, high.url], method="w=q", timeout=1, min_members=1, retry=0.2)
+        await society.new_run("http://client.example/")
+        assert (await society.get_action("x")).action == "b"
+        high.restart()                                  # same port, no snapshot: the run is gone
+        actions = []
+        for _ in range(100):
+            actions.append((await society.get_action("x")).action)
+            await society.inform("y", 0.0)
+            if len(actions) > 1 and actions[-1] == "b":
+                break
+            await asyncio.sleep(0.02)
+        assert actions[0] == "a" and actions[-1] == "b"  # out while its run was lost, then back
+        assert [m.url for m in society.members] == [low.url, high.url] and not society.waiting
+        await society.end_run()
+    finally:
+        stop([low, high])

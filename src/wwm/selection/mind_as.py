@@ -76,8 +76,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
     if at least this many do, and keep trying the others every ``retry`` seconds, admitting
-    each that comes back; fewer is a ``too-few-minds`` refusal; not given: every mind must
-    start); ``timeout_share`` (a mind whose card declares a ``timeout`` argument is sent this
+    each that comes back, as also a mind whose server restarted without its run; fewer is a
+    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind whose card declares a ``timeout`` argument is sent this
     share of this server's own in its New run, so time-outs shrink down a chain, 9.2 note 1;
     a mind that declares ``peers`` is sent the other minds' URLs, 10.17); ``seed``."""
 
@@ -372,6 +372,21 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                 self.waiting.remove(m)
                 self.returned.append(m)
 
+    async def _drop_lost_runs(self) -> None:
+        """Under ``min_members``: a mind whose server no longer knows its run (restarted
+        without it: ``unknown-run``) leaves the collection and waits with the others to be
+        started again, so a server that comes back rejoins; the others are told (10.16)."""
+        lost = [m for m in self.members if m.lost_run] if self.min_members is not None else []
+        if not lost:
+            return
+        for m in lost:
+            log.warning("%s lost its run (%s): out of the collection until it starts a new one",
+                        m.url, m.last_error)
+            m.lost_run = False
+        self.members = [m for m in self.members if m not in lost]
+        self.waiting.extend(lost)
+        await self._collection_changed()
+
     async def _admit_returned(self) -> None:
         """Minds that started late join the collection; the others are told it changed (10.16)."""
         if not self.returned:
@@ -420,6 +435,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         if self.w_schedule is not None:
             self.settings.w_temperature = self.w_schedule.tick()
         await self._admit_returned()
+        await self._drop_lost_runs()
         self._try_waiting()
         members = list(self.members)
         for m in members:  # a sub-space the state lacks is the client's error, not a broken link

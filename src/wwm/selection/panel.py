@@ -58,6 +58,7 @@ class Member:
     answers: int = 0
     misses: int = 0
     last_error: str | None = None
+    lost_run: bool = False         # its server no longer knows its run (restarted without it)
     last_seen: float = field(default_factory=time.monotonic)
 
     def see(self, state: str) -> str:
@@ -142,6 +143,7 @@ class Panel:
                 elif not task.cancelled():
                     exc = task.exception()
                     member.last_error = exc.text if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
+                    member.lost_run = isinstance(exc, Refusal) and exc.code in ("unknown-run", "run-ended")
         return out
 
     def background(self, job: Awaitable[Any], timeout: float | None = None) -> None:
