@@ -77,9 +77,10 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
     if at least this many do, and keep trying the others every ``retry`` seconds, admitting
     each that comes back, as also a mind whose server restarted without its run; fewer is a
-    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind whose card declares a ``timeout`` argument is sent this
-    share of this server's own in its New run, so time-outs shrink down a chain, 9.2 note 1;
-    a mind that declares ``peers`` is sent the other minds' URLs, 10.17); ``seed``."""
+    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind
+    whose card declares a ``timeout`` argument is sent this share of this server's own in its
+    New run, so time-outs shrink down a chain, 9.2 note 1; a mind that declares ``peers`` is
+    sent the other minds' URLs, 10.17); ``seed``."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
