@@ -4,7 +4,9 @@ A "round trip" is one real T-World percept (about 3 KB of JSON) sent by the worl
 action ("north") coming back. Printed side by side, all measured in this run:
 - baseline: the same round trip over one direct loopback TCP connection, no proxy;
 - through the proxy (``wwm tworld proxy`` in its own process; the world side is a WebSocket,
-  the agent a plain TCP socket), for 1 pair and for 50 concurrent pairs.
+  the agent a plain TCP socket), for 1 pair and for 50 concurrent pairs;
+- through the proxy for 1 pair whose agent asked for XML or Prolog percepts
+  (``CONNECT:<magic>:xml``): the proxy converts each JSON percept for it.
 """
 
 from __future__ import annotations
@@ -59,13 +61,14 @@ async def baseline(seconds: float) -> float:
     return n / elapsed
 
 
-async def through_proxy(port: int, pairs: int, seconds: float) -> tuple[float, float]:
+async def through_proxy(port: int, pairs: int, seconds: float, form: str = "json") -> tuple[float, float]:
     async def pair(i: int, ready: asyncio.Event, stop: list[float]) -> list[float]:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2**20)
-        writer.write(f"CONNECT:bench-{pairs}-{i}\n".encode())
+        suffix = "" if form == "json" else f":{form}"
+        writer.write(f"CONNECT:bench-{pairs}-{i}{suffix}\n".encode())
         await writer.drain()
         ws = await connect(f"ws://127.0.0.1:{port}/", max_size=2**22)
-        await ws.send(f"CONNECT:bench-{pairs}-{i}")
+        await ws.send(f"CONNECT:bench-{pairs}-{i}{suffix}")  # (a distinct magic per run)
         assert await ws.recv() == CONNECTED
         agent = asyncio.create_task(agent_loop(reader, writer))
         await ready.wait()
@@ -105,6 +108,8 @@ def main() -> None:
         base = asyncio.run(baseline(args.seconds))
         one, one_p99 = asyncio.run(through_proxy(port, 1, args.seconds))
         fifty, fifty_p99 = asyncio.run(through_proxy(port, 50, args.seconds))
+        xml, xml_p99 = asyncio.run(through_proxy(port, 1, args.seconds, "xml"))
+        prolog, prolog_p99 = asyncio.run(through_proxy(port, 1, args.seconds, "prolog"))
     finally:
         proxy.terminate()
         proxy.wait(5)
@@ -113,6 +118,9 @@ def main() -> None:
     print(f"{'baseline: direct TCP, no proxy':44} {base:14,.0f} {'':>8} {1:11.2f}x")
     print(f"{'proxy, 1 pair (WebSocket <-> TCP)':44} {one:14,.0f} {one_p99:8.2f} {one / base:11.2f}x")
     print(f"{'proxy, 50 concurrent pairs':44} {fifty:14,.0f} {fifty_p99:8.2f} {fifty / base:11.2f}x")
+    print(f"{'proxy, 1 pair, percepts converted to XML':44} {xml:14,.0f} {xml_p99:8.2f} {xml / base:11.2f}x")
+    print(f"{'proxy, 1 pair, percepts converted to Prolog':44} {prolog:14,.0f} {prolog_p99:8.2f} "
+          f"{prolog / base:11.2f}x")
     print("reference: a T-World robot needs about 3 round trips per second (350 ms a move)")
 
 

@@ -73,8 +73,18 @@ def test_bad_input_is_named(argv, message, tmp_path):
     (["--agents", ",,"], "--agents names no agent type"),
     (["--agents", "stigmergy", "--gamma", "0"], "--gamma (the stigmergy fake-reward factor)"),
     (["--agents", "qlearning", "--replays", "-1"], "--replays must be 0 or more"),
-    (["--mind", "http://127.0.0.1:9/", "--k-range", "2:5"], "--k-range do not apply"),
-    (["--mind", "http://127.0.0.1:9/", "--environment", "landscape"], "landscape and --k-range"),
+    (["--mind", "http://127.0.0.1:9/", "--k-range", "2:5"], "--k-range does not apply to remote minds"),
+    (["--mind", "http://127.0.0.1:9/", "--environment", "landscape"], "--environment does not apply"),
+    # options that do not apply are refused by name (before, they were silently ignored)
+    (["--mind", "http://127.0.0.1:9/,http://127.0.0.1:10/", "--agents", "local", "--sizes", "2"],
+     "--agents, --sizes do not apply to remote minds (--mind): the minds are the agents"),
+    (["--mind", "http://127.0.0.1:9/", "--engine", "plain"], "--engine does not apply to remote minds"),
+    (["--mind", "http://127.0.0.1:9/", "--replays", "5", "--gamma", "0.3"],
+     "--replays, --gamma do not apply to remote minds"),
+    (["--mind", "http://127.0.0.1:9/", "--timeout", "0"], "--timeout must be more than 0"),
+    (["--mind", ","], "--mind names no URL"),
+    (["--world", "http://127.0.0.1:9/"], "--world applies only with --mind"),
+    (["--oracle-hints", "--timeout", "3"], "--oracle-hints, --timeout apply only with --mind"),
 ])
 def test_more_bad_input_is_named_before_anything_runs(argv, message, tmp_path, capsys):
     assert main(["lambdastar", *argv, "--episodes", "3", "--iterations", "5", "--no-plots",

@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 
 from wwm.lambdastar.battery import BatterySpec, bands, build
-from wwm.lambdastar.complexity import lempel_ziv, normalised_lempel_ziv, search_entropy
+from wwm.lambdastar.complexity import (
+    lempel_ziv,
+    lempel_ziv_periodic,
+    lempel_ziv_rows,
+    normalised_lempel_ziv,
+    search_entropy,
+)
 
 REFERENCE = [("111111111", 2, 0.7044), ("111121111", 3, 1.0566), ("123456789", 9, 3.1699),
              ("1212121212", 3, 0.9966), ("123123123123", 4, 1.1950),
@@ -24,6 +30,25 @@ def test_symbols_are_whole_cell_ids():
     assert lempel_ziv([]) == 0 and lempel_ziv([5]) == 1
     with pytest.raises(ValueError):
         normalised_lempel_ziv([1])
+
+
+def test_many_rows_at_once_count_as_one_at_a_time():
+    rng = np.random.default_rng(7)
+    texts = [[int(x) for x in text] for text, _, _ in REFERENCE]
+    width = max(map(len, texts))
+    padded = np.array([t + [0] * (width - len(t)) for t in texts])
+    assert lempel_ziv_rows(padded, np.array([len(t) for t in texts])).tolist() == \
+        [c for _, c, _ in REFERENCE]
+    for _ in range(200):  # short alphabets make long repeats; cut rows anywhere, empty too
+        rows = rng.integers(-2, int(rng.integers(1, 4)), (6, int(rng.integers(1, 40))))
+        cut = rng.integers(0, rows.shape[1] + 1, 6)
+        one_by_one = [lempel_ziv(r[:n].tolist()) for r, n in zip(rows, cut, strict=True)]
+        assert lempel_ziv_rows(rows, cut).tolist() == one_by_one
+        periods = rng.integers(1, 7, 6)
+        n = 2 * int(periods.max()) + int(rng.integers(0, 9))
+        base = rng.integers(0, 3, (6, n))
+        periodic = np.take_along_axis(base, np.arange(n)[None, :] % periods[:, None], axis=1)
+        assert lempel_ziv_periodic(periodic, periods).tolist() == [lempel_ziv(r.tolist()) for r in periodic]
 
 
 def test_entropy_of_tiny_grids():

@@ -59,3 +59,15 @@ def test_coordination_variant_needs_two_agents_at_good():
     crowd = vector.play(Setting("woc", 4, coordination=True), s).upsilon
     lone_local = vector.play(Setting("local", 1, coordination=True), s).upsilon
     assert crowd > lone_local + 0.4
+
+
+def test_coordination_rule_separates_groups_that_move_together():
+    """Section 6.1 measured with pairs: a dictated pair keeps its score under the rule,
+    two independent local searchers lose a clear share of theirs (same episodes)."""
+    s = build(BatterySpec(10, 100, 300, "paper", seed=5))
+
+    def loss(agent: str) -> float:
+        free = vector.play(Setting(agent, 2), s).scores
+        ruled = vector.play(Setting(agent, 2, coordination=True), s).scores
+        return float((free - ruled).mean())
+    assert loss("dictator") < 0.01 and loss("local") > 0.03

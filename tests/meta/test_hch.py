@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -181,12 +182,12 @@ async def test_whatever_an_agent_types_yields_a_message_not_an_exception(typed, 
 
 async def test_a_tree_that_keeps_growing_deeper_is_stopped_with_a_message_not_a_crash():
     # Every copy asks a new, longer question: no loop, and budget enough for thousands of
-    # levels, more than Python's stack holds.
+    # levels; a declared max_depth stops it with a message.
     def deeper(observations, actions):
         if not actions:
             return "ask level (wrapped #1)" if observations[0].startswith("@") else "ask level #0"
         return "reply " + observations[-1].split("\n")[0].replace("@", "at ").replace("#", "no. ")
-    answer = await HCH(Agent(FunctionPolicy("deeper", deeper)), 10 ** 6, split="all").ask(
+    answer = await HCH(Agent(FunctionPolicy("deeper", deeper)), 10 ** 6, split="all", max_depth=250).ask(
         Message.of("level []", Message.of("x")))
     answer.call.check()
     assert answer.call.totals()["calls"] == 251
@@ -201,3 +202,32 @@ def test_a_rounded_budget_is_the_largest_power_of_ten_not_above_it():
                           (10 ** 30 - 1, 10 ** 29)):
         assert budget_line(budget, "rounded") == f"\n[Remaining budget is at least {shown}]"
     assert budget_line(0, "rounded") == "\n[You have no budget, type a message to reply]"
+
+
+@pytest.mark.slow
+async def test_a_100000_character_observation_is_worked_on_100000_asks_deep():
+    # The listener appends "?" to a list by asking a fresh copy of itself about the rest of
+    # it: one ask per character, so the tree is as deep as the observation is long. It runs
+    # on the interpreter's own stack (it stopped at about 250 on Python's).
+    from wwm.meta.scripted import ScriptedPolicy
+
+    observation = ("any length " * 10_000)[:100_000]
+    hch = HCH(Agent(ScriptedPolicy("listener")), 10 ** 9, split="all", memo=DictMemo())
+    answer = await hch.ask(Message.of("what is the list [] with a question mark added at the end?",
+                                      encode(observation).args[0]))
+    answer.call.check()
+    assert answer.call.totals()["calls"] == 100_001
+    codes, cell = [], answer.reply
+    while cell.texts[0].startswith("the list with first element"):
+        char, cell = cell.args
+        codes.append(_value(char.args[0]))
+    assert "".join(map(chr, codes)) == observation + "?"
+
+
+def _value(encoded: Message) -> int:
+    """An encoded integer read directly off its tree (not by asking)."""
+    bits = []
+    while encoded.texts[0] != "zero":
+        bits.append(1 if encoded.texts[-1].endswith("plus one") else 0)
+        encoded = encoded.args[0]
+    return sum(bit << i for i, bit in enumerate(bits))

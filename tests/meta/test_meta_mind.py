@@ -93,3 +93,14 @@ async def test_when_meta_cannot_read_the_answer_the_mind_cannot_suggest_and_says
     suggestion = await mind.get_action("hello")
     assert not suggestion.can_suggest
     assert "could not read the answer" in suggestion.reason and "'dunno'" in suggestion.reason
+
+
+@pytest.mark.slow
+async def test_a_served_listener_answers_an_observation_far_longer_than_pythons_stack():
+    # One ask per character, 1,000 deep: it stopped at about 250 on Python's stack.
+    state = ("a patient who keeps talking, " * 40)[:1000]
+    with ServerProcess("wwm.meta.mind:MetaMind", args={"amplify": "scripted-listener"}) as server:
+        mind = connect(server.url, timeout=120)
+        await mind.new_run()
+        suggestion = await mind.get_action(state)
+    assert suggestion.action == state + "?"

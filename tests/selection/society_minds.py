@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from wwm import CompetingMind, Mind, RunStarted, Suggestion, Values
+from wwm.selection.ant_minds import HeadingMind
 from wwm.selection.learning.rewards import items
 
 
@@ -106,41 +107,9 @@ class SilentMind(CompetingMind):
         return await self.get_action(state)
 
 
-class DirectionMind(CompetingMind):
-    """A hand-coded Ant World mind: heads the way the item ``key`` points (or away from it
-    with ``flee``), when ``when`` (an item=value) holds. Q = ``value`` for the best move,
-    value/2 for the two next to it, 0 otherwise; W = Q(best) (W = Q)."""
-
-    def __init__(self, key: str = "f", value: float = 1.0, flee: bool = False, when: str = "") -> None:
-        self.key, self.value, self.flee = key, value, flee
-        self.when = tuple(when.split("=")) if when else None
-
-    def qs(self, state: str) -> list[float]:
-        x = items(state)
-        q = [0.0] * 9
-        if self.when and x.get(self.when[0]) != self.when[1]:
-            return q
-        d = int(x.get(self.key, "9"))
-        if d >= 8:
-            return q
-        best = (d + 4) % 8 if self.flee else d
-        q[best] = self.value
-        q[(best + 1) % 8] = q[(best - 1) % 8] = self.value / 2
-        return q
-
-    async def get_action(self, state: str, **step: Any) -> Suggestion:
-        q = self.qs(state)
-        a = q.index(max(q)) if max(q) > 0 else 8
-        return Suggestion(str(a), q=q[a])
-
-    async def get_suggestion(self, state: str, **step: Any) -> Suggestion:
-        s = await self.get_action(state)
-        return Suggestion(s.action, q=s.q, w=s.q)
-
-    async def get_values(self, state: str, action: str, **step: Any) -> Values:
-        q = self.qs(state)
-        a = int(action)
-        return Values(q=q[a], w=max(q) - q[a])
+# a hand-coded Ant World mind (heads for, or flees, what an item points at): the one
+# `wwm broken-links` serves, under the name these tests have always used
+DirectionMind = HeadingMind
 
 
 class Forager(Mind):
@@ -162,3 +131,14 @@ class Idle(Mind):
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
         return Suggestion("8")
+
+
+class TimeoutProbe(Mind):
+    """Answers every "Get action" with the time-out it was started with (a probe of how
+    time-outs shrink down a chain, section 9.2 note 1)."""
+
+    def __init__(self, timeout: float = 0.0) -> None:
+        self.timeout = timeout
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion(f"{self.timeout:g}")

@@ -36,7 +36,7 @@ async def test_the_table_names_each_minds_answer_and_the_winner():
     assert [table[f"http://m{i}.example/"]["suggested"] for i in range(3)] == ["a0", "a2", "a0"]
     assert [table[f"http://m{i}.example/"]["won"] for i in range(3)] == [True, False, False]
     assert table["http://m1.example/"]["Q"] == 4.0
-    assert as_.display_details()["decision"] == {"method": "w=q", "steps": 1, "action": "a0",
+    assert as_.display_details()["decision"] == {"method": "w=q", "steps": 1, "timeout": 2.0, "action": "a0",
                                                  "winner": "http://m0.example/", "note": None}
     json.dumps(as_.display_details())  # JSON-able as it is
 

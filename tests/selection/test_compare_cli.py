@@ -4,6 +4,7 @@ errors for bad input."""
 from __future__ import annotations
 
 import json
+import statistics
 
 import pytest
 
@@ -17,13 +18,16 @@ def test_compare_prints_a_table_saves_a_plot_and_the_scores(tmp_path, capsys):
                  "--steps", "60", "--train", "300", "--plot", str(plot), "--scores", str(scores)])
     out = capsys.readouterr().out
     assert code == 0
-    for name in ("w=q", "min-worst-unhappiness", "hierarchical-q", "mean", "sd"):
+    for name in ("w=q", "min-worst-unhappiness", "hierarchical-q", "mean ± sd"):
         assert name in out
     assert plot.stat().st_size > 2000 and plot.read_bytes()[:4] == b"\x89PNG"
     doc = json.loads(scores.read_text())
     assert doc["seeds"] == [0, 1] and set(doc["scores"]) == {"w=q", "min-worst-unhappiness", "hierarchical-q"}
     assert all(len(v) == 2 for v in doc["scores"].values())
     assert [row["method"] for row in doc["summary"]][0] in doc["scores"]
+    for method, values in doc["scores"].items():  # each row: mean ± sd over the seeds
+        line = next(line for line in out.splitlines() if f" {method} " in line)
+        assert f"{statistics.fmean(values):.1f} ± {statistics.stdev(values):.1f}" in line
 
 
 def test_json_prints_the_scores_alone_on_stdout(capsys):

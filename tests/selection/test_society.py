@@ -424,3 +424,59 @@ async def test_stochastic_highest_w_follows_the_w_temperature():
     assert 0.66 < share < 0.80
     hot = (await picks(100.0)).count("a") / 400            # nearly a coin toss
     assert 0.42 < hot < 0.58
+
+
+async def test_the_w_temperature_declines_over_a_declared_run_length():
+    """7.3.1, 9.2.2 "Proposed length of W learning run": stochastic highest W explores at first,
+    then, the W-temperature having declined to 0 over w_run_length steps, the highest W wins."""
+    as_ = ActionSelectionMind([TableMind("a:1"), TableMind("b:0.9")], method="w-learning-stochastic",
+                              w_temperature=5.0, w_run_length=40, seed=3)
+    await as_.new_run()
+    temperatures, picks = [], []
+    for _ in range(80):
+        temperatures.append(await as_.get_w_temperature())
+        picks.append((await as_.get_action("x")).action)
+    assert temperatures[0] == 5.0 and temperatures[20] == pytest.approx(2.5) and temperatures[40:] == [0.0] * 40
+    assert all(a >= b for a, b in zip(temperatures, temperatures[1:], strict=False))
+    assert picks[:20].count("b") >= 5                # hot: nearly a coin toss
+    assert set(picks[40:]) == {"a"}                  # cold: the strict highest W
+    await as_.send_w_temperature(2.0, run_length=10)  # a new schedule sent by the client
+    assert await as_.get_w_temperature() == 2.0
+    for _ in range(10):
+        await as_.get_action("x")
+    assert await as_.get_w_temperature() == 0.0
+    with pytest.raises(ValueError, match="w_run_length must be a positive"):
+        ActionSelectionMind([TableMind("a:1")], w_run_length=0)
+
+
+class LateMind(TableMind):
+    """Refuses New run the first ``down`` times (a server not up yet), then starts."""
+
+    def __init__(self, q: str, down: int) -> None:
+        super().__init__(q)
+        self.down = down
+
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None):
+        if self.down > 0:
+            self.down -= 1
+            raise Refusal("unreachable", "not up yet")
+        return await super().new_run(client_url, world_display_url, world_run_id)
+
+
+async def test_a_mind_admitted_late_is_sent_its_strength_and_the_others_are_told_the_collection_changed():
+    """10.16 under min_members: when a mind that did not start is admitted, every other mind
+    is sent "Reset W-Temperature / Collection has changed"; its strength reaches it then."""
+    a, b, late = TableMind("a:1"), TableMind("b:2"), LateMind("z:1", down=2)
+    as_ = ActionSelectionMind([a, b, late], method="w=q", min_members=2, retry=0.01, strengths="1,1,9")
+    await as_.new_run()
+    assert as_.members[-1].mind is not late and as_.waiting[0].mind is late
+    assert [r["waiting"] for r in as_.status()] == [False, False, True]
+    for _ in range(50):
+        if (await as_.get_action("x")).action == "z":
+            break
+        await as_.inform("y", 0.0)
+        await asyncio.sleep(0.02)
+    assert as_.last.winner.mind is late and late.strength == 9   # z:1 at strength 9 beats b:2
+    assert a.collection_changes == b.collection_changes == 1 and late.collection_changes == 0
+    with pytest.raises(ValueError, match="min_members must be between 1 and the number of minds"):
+        ActionSelectionMind([a, b], min_members=3)

@@ -6,10 +6,12 @@ writes docs/tworld.png)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -96,3 +98,52 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
             if agent.poll() is None:
                 agent.kill()
     assert (tmp_path / "tworld.png").stat().st_size > 10_000
+
+
+def test_the_page_draws_what_one_robot_sees_when_asked(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port), "--proxy-port", "0",
+               "--recordings", str(tmp_path / "recordings")]
+    with ServerProcess("tworld", port=port, command=command) as server:
+        game = {"config": {"rows": 9, "columns": 10, "seed": 3, "agents": 2, "partial": True, "radius": 2,
+                           "end": {"neutral": {"time": 40}}},
+                "agents": [{"kind": "builtin", "name": "reactive"}, {"kind": "builtin", "name": "deliberative"}],
+                "mode": "realtime", "speed": 2}
+        start = urllib.request.Request(server.url + "api/start", data=json.dumps(game).encode(),
+                                       headers={"content-type": "application/json"})
+        with urllib.request.urlopen(start, timeout=10) as reply:
+            assert reply.status == 200
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            page.goto(server.url + "?agent=1")
+            page.wait_for_function("document.getElementById('grid').dataset.view === 'robot 1'", timeout=10000)
+            assert page.get_attribute("#grid", "data-rows") == page.get_attribute("#grid", "data-columns") == "5"
+            seen = page.evaluate("window.lastSeen")
+            assert seen["agent"] == 1 and seen["data"]["agent"]["id"] == 1
+            assert seen["data"]["agent"]["location"] == {"row": 2, "column": 2}  # the centre of its window
+            assert "what robot 1 sees: 5×5 cells" in page.inner_text("#viewing")
+            assert page.input_value("#viewof") == "1"
+            frames = int(page.get_attribute("#grid", "data-frames"))
+            page.wait_for_function(f"Number(document.getElementById('grid').dataset.frames) > {frames + 2}")
+            assert page.get_attribute("#grid", "data-view") == "robot 1"  # it stays on the robot as the game runs
+            robot_view = page.evaluate("document.getElementById('grid').toDataURL()")
+            page.select_option("#viewof", "")  # the menu: back to the whole world
+            page.wait_for_function("document.getElementById('grid').dataset.view === 'world'")
+            assert page.get_attribute("#grid", "data-rows") == "9" and "agent=" not in page.url
+            assert page.evaluate("document.getElementById('grid').toDataURL()") != robot_view
+            page.select_option("#viewof", "0")
+            page.wait_for_function("document.getElementById('grid').dataset.view === 'robot 0'")
+            assert page.url.endswith("?agent=0") and page.evaluate("window.lastSeen")["data"]["agent"]["id"] == 0
+            page.screenshot(path=str(tmp_path / "robot-view.png"))
+            if os.environ.get("WWM_UPDATE_SCREENSHOTS"):
+                shutil.copy(tmp_path / "robot-view.png", ROOT / "docs" / "tworld_robot_view.png")
+            page.goto(server.url + "?agent=7")  # no such robot: said, and the whole world drawn
+            page.wait_for_function("document.getElementById('error').textContent.includes('no robot 7')")
+            page.wait_for_function("document.getElementById('grid').dataset.view === 'world'")
+            browser.close()
+        with pytest.raises(urllib.error.HTTPError) as bad:
+            urllib.request.urlopen(server.url + "api/view?agent=x", timeout=5)
+        assert bad.value.code == 400 and "agent must be a robot id" in bad.value.read().decode()

@@ -49,8 +49,25 @@ def test_batch_writes_a_table_a_csv_and_a_plot(tmp_path):
     assert checked.returncode == 0 and "percepts reproduced exactly" in checked.stdout
 
 
+def test_batch_compares_reactive_and_deliberative_agents_across_a_dynamism_sweep(tmp_path):
+    out = tmp_path / "dynamism"
+    result = wwm("batch", "--sweep", "dynamism", "--agents", "reactive,deliberative", "--dynamisms", "3,24",
+                 "--trials", "2", "--time", "40", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "against dynamism d" in result.stdout and "γ = 0.35" in result.stdout and "best ε" in result.stdout
+    with open(out.with_suffix(".csv")) as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["agent"], int(r["dynamism"]), float(r["gamma"])) for r in rows] == [
+        (agent, d, 0.35) for agent in ("reactive", "deliberative") for d in (3, 24)]
+    eff = {(r["agent"], int(r["dynamism"])): float(r["effectiveness"]) for r in rows}
+    assert eff["reactive", 3] < eff["reactive", 24] and eff["deliberative", 3] < eff["deliberative", 24]
+    assert eff["deliberative", 3] < eff["reactive", 3]  # in a fast world, deliberating costs the most
+    assert out.with_suffix(".png").read_bytes()[:4] == b"\x89PNG"
+
+
 @pytest.mark.parametrize("args, words", [
     (["batch", "--agents", "psychic"], "unknown agent(s) ['psychic']"),
+    (["batch", "--sweep", "speed"], "invalid choice: 'speed'"),
     (["batch", "--gammas", "fast"], "expected numbers separated by commas"),
     (["batch", "--trials", "0"], "--trials must be at least 1"),
     (["batch", "--rows", "0"], "rows and columns"),

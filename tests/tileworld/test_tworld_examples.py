@@ -1,5 +1,6 @@
 """The example agents in C, JavaScript, Java and Python each play a whole game through the
-real proxy, as real processes; two of them play as a team and exchange messages."""
+real proxy, as real processes, in JSON and in a second percept form (XML or Prolog, chosen
+by the magic string); two of them play as a team and exchange messages."""
 
 from __future__ import annotations
 
@@ -15,14 +16,17 @@ from wwm.tileworld.proxy import Proxy
 from wwm.tileworld.recording import Recording, replay
 
 pytestmark = pytest.mark.slow
+SECOND_FORM = {"c": "prolog", "javascript": "prolog", "java": "xml", "python": "xml"}
 
 
-async def play(commands: list[list[str]], config: Config, mode: str = "discrete", speed: float = 1.0):
+async def play(commands: list[list[str]], config: Config, mode: str = "discrete", speed: float = 1.0,
+               forms: list[str] | None = None):
     proxy = await Proxy(port=0).start()
     magics = [f"agent-{i}" for i in range(len(commands))]
+    asked = [m if not forms or forms[i] == "json" else f"{m}:{forms[i]}" for i, m in enumerate(magics)]
     procs = [await asyncio.create_subprocess_exec(*cmd, "127.0.0.1", str(proxy.port), magic,
                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-             for cmd, magic in zip(commands, magics, strict=True)]
+             for cmd, magic in zip(commands, asked, strict=True)]
     game = Game(config, [ProxyLink(f"ws://127.0.0.1:{proxy.port}/", m) for m in magics], mode=mode, speed=speed)
     try:
         result = await asyncio.wait_for(game.run(), 60)
@@ -49,10 +53,25 @@ async def test_each_language_plays_a_full_game_through_the_proxy(agent_commands,
     assert replay(recording) == len(recording.percepts_sent()) > 100
 
 
-async def test_a_python_and_a_javascript_agent_play_as_a_team_and_talk(agent_commands):
+@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+async def test_each_language_reads_its_second_percept_form(agent_commands, language):
+    form = SECOND_FORM[language]
+    config = Config(seed=5, battery=True, gamma=0.2, end={"neutral": {"time": 30}})
+    game, result, [(code, out, err)] = await play([agent_commands[language]], config, forms=[form])
+    assert code == 0, err
+    assert f"form={form}" in out  # what the agent read last was in the form it asked for
+    final = int(re.search(r"END score=(\d+)", out).group(1))
+    assert final == result["teams"][0]["score"] > 0 and result["agents"][0]["good_moves"] > 50
+    assert result["agents"][0]["battery_restore"] >= 1  # it read its battery in that form too
+    assert game.errors == []
+
+
+@pytest.mark.parametrize("forms", [["json", "json"], ["xml", "prolog"]], ids=["json", "xml+prolog"])
+async def test_a_python_and_a_javascript_agent_play_as_a_team_and_talk(agent_commands, forms):
     config = Config(agents=2, seed=11, teams=(Team("mixed", (0, 1)),), end={"neutral": {"time": 40}})
-    game, result, runs = await play([agent_commands["python"], agent_commands["javascript"]], config)
+    game, result, runs = await play([agent_commands["python"], agent_commands["javascript"]], config, forms=forms)
     assert [code for code, _, _ in runs] == [0, 0], [err for _, _, err in runs]
+    assert [f"form={form}" in out for (_, out, _), form in zip(runs, forms, strict=True)] == [True, True]
     heard = [int(re.search(r"heard=(\d+)", out).group(1)) for _, out, _ in runs]
     assert min(heard) > 0
     senders = {m["from"] for m in game.engine.messages}

@@ -139,3 +139,55 @@ def test_bad_shared_world_settings_are_refusals(args, words):
     with pytest.raises(Refusal, match=words) as info:
         SharedTileworld(**args)
     assert info.value.code == "bad-parameters"
+
+
+async def test_team_messages_reach_the_teammates_clients_in_their_next_state():
+    import urllib.request
+
+    args = {"robots": 3, "teams": "0,1;2", "time": 60, "seed": 5}
+    with ServerProcess("wwm.tileworld.shared_world:SharedTileworld", args=args) as server:
+        request = urllib.request.Request(server.url, headers={"accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            assert '"messages"' in json.load(reply)["state_format"]  # documented at the world's URL
+        from wwm.tileworld.forms import decode
+
+        bodies = [wwm.connect(server.url, form=form) for form in ("json", "xml", "prolog")]  # each its own form
+        for body in bodies:
+            await body.new_run()
+        states = [decode(await b.get_state()) for b in bodies]
+        assert [s["messages"] for s in states] == [[], [], []] and [s["header"] for s in states] == ["start"] * 3
+        sent = decode((await bodies[0].execute_action("team_message:target 3 4")).state)
+        assert sent["messages"] == []  # the sender does not hear itself
+        heard = decode((await bodies[1].execute_action("message:0:on my way")).state)["messages"]
+        assert [(m["from"], m["to"], m["team"], m["text"]) for m in heard] == [(0, 1, True, "target 3 4")]
+        assert isinstance(heard[0]["step"], int) and heard[0]["time"] >= 0
+        assert (await bodies[1].get_state()).startswith("<?xml")
+        assert decode(await bodies[1].get_state())["messages"] == []  # each message once
+        reply = decode((await bodies[0].execute_action("none")).state)["messages"]
+        assert [(m["from"], m["team"], m["text"]) for m in reply] == [(1, False, "on my way")]
+        other_team = await bodies[2].get_state()
+        assert other_team.startswith("tw_msg(") and decode(other_team)["messages"] == []  # the other team hears nothing
+
+
+@pytest.mark.parametrize("form", ["xml", "prolog"])
+async def test_a_run_chooses_its_percept_form_and_the_mind_reads_it(servers, form):
+    from wwm.tileworld.forms import decode
+
+    world_server, mind_server = servers
+    world = wwm.connect(world_server.url, seed=4, time=10, gamma=0.5, form=form)
+    mind = wwm.connect(mind_server.url, agent="reactive")
+    await world.new_run()
+    await mind.new_run()
+    state = await world.get_state()
+    assert state.startswith("<?xml" if form == "xml" else "tw_msg(header(start), data(")
+    total = 0.0
+    while True:
+        outcome = await world.execute_action((await mind.get_action(state)).action)
+        state, total = outcome.state, total + (outcome.score or 0)
+        if outcome.finished:
+            break
+    last = decode(state)
+    assert last["header"] == "end" and last["data"]["agent"]["score"] == total > 0
+    bad = wwm.connect(world_server.url, form="yaml")
+    with pytest.raises(Refusal, match="choose json, xml or prolog"):
+        await bad.new_run()

@@ -1,7 +1,10 @@
 /* A T-World agent in C (POSIX sockets): the seed's seven-step loop over a TCP socket.
  * usage: ./agent [host] [port] [magic]        (defaults 127.0.0.1 3313 c-agent)
- * It pushes the nearest tile toward the nearest hole. The percept JSON is read by looking
- * up the few fields the agent needs ("header", "grid", the agent's "location", "score"). */
+ * It pushes the nearest tile toward the nearest hole. The percept is read by looking up the
+ * few fields the agent needs ("header", "grid", the agent's "location", "battery", "score"),
+ * in JSON or, with a magic string ending in ":prolog", in the Prolog form
+ * tw_msg(header(H), data(environment(grid([[' ','T',3,...],...]),...),agent(id(0),...,
+ * location(row(R),column(C)),score(S),battery(B),...),builtin_knowledge(...))). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,17 +22,18 @@ static int walkable(int r, int c) {
     return r >= 0 && c >= 0 && r < rows && c < cols && (grid[r][c] == ' ' || grid[r][c] == 'C');
 }
 
-/* Reads "grid":[[...],[...]] into grid[][]; returns 0 on success. */
-static int parse_grid(const char *p) {
-    p = strstr(p, "\"grid\":[");
+/* Reads "grid":[[...],[...]] (JSON) or grid([[...],[...]]) (Prolog) into grid[][]; returns 0
+ * on success. Cells are one-character texts in double (JSON) or single (Prolog) quotes, or hole ids. */
+static int parse_grid(const char *line, int prolog) {
+    const char *p = strstr(line, prolog ? "grid([" : "\"grid\":[");
     if (!p) return -1;
-    p += 8;
+    p += prolog ? 6 : 8;
     rows = 0;
     while (*p == '[' && rows < MAXN) {
         int c = 0;
         p++;
         while (*p && *p != ']') {
-            if (*p == '"') {
+            if (*p == '"' || *p == '\'') {
                 grid[rows][c++] = p[1];
                 p += 3;
             } else if ((*p >= '0' && *p <= '9') || *p == '-') {
@@ -48,18 +52,31 @@ static int parse_grid(const char *p) {
     return rows > 0 ? 0 : -1;
 }
 
-static const char *decide(const char *line) {
+/* The percept's own agent: "agent":{ in JSON; in Prolog the last agent(id( before
+ * builtin_knowledge( (the environment's list of agents, which comes first, holds agent terms too). */
+static const char *own_agent(const char *line, int prolog) {
+    const char *end, *p = line, *found = NULL;
+    if (!prolog) return strstr(line, "\"agent\":{");
+    end = strstr(line, "builtin_knowledge(");
+    while ((p = strstr(p, "agent(id(")) && (!end || p < end)) found = p++;
+    return found;
+}
+
+static const char *decide(const char *line, int prolog) {
     static int dist[MAXN][MAXN], first[MAXN][MAXN], queue[MAXN * MAXN];
     int me_r, me_c, head = 0, tail = 0, best_cost = 1 << 30, best = -1;
-    const char *a = strstr(line, "\"agent\":{"), *b;
+    const char *a = own_agent(line, prolog), *b;
+    const char *battery_key = prolog ? "battery(" : "\"battery\":", *location_key = prolog ? "location(" : "\"location\":";
     int battery = 1;
-    if (parse_grid(line) || !a) return "none";
+    if (parse_grid(line, prolog) || !a) return "none";
     /* an empty battery (in a run with batteries: its costs are given) stops every move: restore it */
-    if ((b = strstr(a, "\"battery\":")) && sscanf(b, "\"battery\":%d", &battery) == 1 && battery <= 0 &&
-        strstr(line, "\"slide_tile\""))
+    if ((b = strstr(a, battery_key)) && sscanf(b + strlen(battery_key), "%d", &battery) == 1 && battery <= 0 &&
+        strstr(line, "slide_tile"))
         return "restore";
-    a = strstr(a, "\"location\":{\"row\":");
-    if (!a || sscanf(a, "\"location\":{\"row\":%d,\"column\":%d", &me_r, &me_c) != 2) return "none";
+    a = strstr(a, location_key);
+    if (!a || sscanf(a, prolog ? "location(row(%d),column(%d))" : "\"location\":{\"row\":%d,\"column\":%d",
+                     &me_r, &me_c) != 2)
+        return "none";
     /* one breadth-first search from the robot: distance and first move to every cell */
     for (int r = 0; r < rows; r++)
         for (int c = 0; c < cols; c++) dist[r][c] = -1;
@@ -127,6 +144,7 @@ int main(int argc, char **argv) {
     send(sock, out, strlen(out), 0);
     for (;;) {
         char *nl;
+        const char *h;
         while (!(nl = memchr(buf, '\n', len))) {                      /* 3) receive a percept */
             if (len + 4096 > cap) buf = realloc(buf, cap *= 2);
             ssize_t n = recv(sock, buf + len, cap - len - 1, 0);
@@ -138,20 +156,21 @@ int main(int argc, char **argv) {
         }
         *nl = '\0';
         char header[32] = "";
-        const char *h = strstr(buf, "\"header\":\"");
-        if (h) sscanf(h, "\"header\":\"%31[^\"]", header);
+        int prolog = strncmp(buf, "tw_msg(", 7) == 0;
+        if (prolog) sscanf(buf, "tw_msg(header(%31[^)]", header);
+        else if ((h = strstr(buf, "\"header\":\""))) sscanf(h, "\"header\":\"%31[^\"]", header);
         if (!strcmp(header, "end")) {                                  /* 6) until "end" */
-            const char *a = strstr(buf, "\"agent\":{");
+            const char *a = own_agent(buf, prolog), *score_key = prolog ? "score(" : "\"score\":";
             int score = -1;
-            if (a && (a = strstr(a, "\"score\":"))) sscanf(a, "\"score\":%d", &score);
-            printf("END score=%d\n", score);
+            if (a && (a = strstr(a, score_key))) sscanf(a + strlen(score_key), "%d", &score);
+            printf("END score=%d form=%s\n", score, prolog ? "prolog" : "json");
             close(sock);
             return 0;
         }
         if (!strcmp(header, "error")) fprintf(stderr, "error from the world: %s\n", buf);
         if (!strcmp(header, "start") || !strcmp(header, "percept") ||
-            (!strcmp(header, "ready_for_next_action") && strstr(buf, "\"grid\""))) {
-            snprintf(out, sizeof out, "%s\n", decide(buf));            /* 4) decide */
+            (!strcmp(header, "ready_for_next_action") && strstr(buf, "grid"))) {
+            snprintf(out, sizeof out, "%s\n", decide(buf, prolog));    /* 4) decide */
             send(sock, out, strlen(out), 0);                           /* 5) send the action */
         }
         len -= (size_t)(nl + 1 - buf);

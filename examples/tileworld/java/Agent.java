@@ -1,10 +1,18 @@
 // A T-World agent in Java 17 (no libraries): the seed's seven-step loop over a TCP socket.
 // usage: java Agent.java [host] [port] [magic]     (defaults 127.0.0.1 3313 java-agent)
-// It pushes the nearest tile toward the nearest hole, using a small JSON reader below.
+// It pushes the nearest tile toward the nearest hole, using a small JSON reader below. A magic
+// string ending in ":xml" asks the proxy for XML percepts, read with Java's own XML parser
+// (javax.xml) into the same maps and lists as the JSON ones.
 import java.io.*;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
 
 public class Agent {
     static final String[] NAMES = {"north", "south", "east", "west"};
@@ -19,15 +27,25 @@ public class Agent {
             OutputStream out = socket.getOutputStream();
             out.write(("CONNECT:" + magic + "\n").getBytes(StandardCharsets.UTF_8));  // 2) connection string
             out.flush();
-            String line;
+            String line, form = "json";
             while ((line = in.readLine()) != null) {                         // 3) receive a percept
                 if (line.isBlank()) continue;
-                Map<?, ?> percept = (Map<?, ?>) new Json(line).value();
-                String header = (String) percept.get("header");
-                Object data = percept.get("data");
+                String header;
+                Object data;
+                if (line.startsWith("<")) {                                  // the XML form
+                    form = "xml";
+                    Element root = Xml.parse(line);
+                    header = Xml.child(root, "header").getTextContent();
+                    Element d = Xml.child(root, "data");
+                    data = d != null ? Xml.value(d) : Xml.child(root, "desc").getTextContent();
+                } else {
+                    Map<?, ?> percept = (Map<?, ?>) new Json(line).value();
+                    header = (String) percept.get("header");
+                    data = percept.get("data");
+                }
                 if (header.equals("end")) {                                  // 6) until "end"
                     Map<?, ?> agent = (Map<?, ?>) ((Map<?, ?>) data).get("agent");
-                    System.out.println("END score=" + agent.get("score"));
+                    System.out.println("END score=" + agent.get("score") + " form=" + form);
                     return;
                 }
                 if (header.equals("error")) { System.err.println("error from the world: " + data); continue; }
@@ -97,6 +115,69 @@ public class Agent {
 
     static boolean walkable(Object[][] g, int r, int c) {
         return r >= 0 && c >= 0 && r < g.length && c < g[0].length && (" ".equals(g[r][c]) || "C".equals(g[r][c]));
+    }
+
+    /** The XML form (tw_msg.xsd) to the same maps and lists as the JSON: the lists named in
+     *  WRAPPED are wrapped in an element of their name, those in IN_PLACE repeat in place;
+     *  scalars are attributes, or a child's single "value" attribute. */
+    static final class Xml {
+        static final Set<String> WRAPPED = Set.of("grid", "holes", "tiles", "obstacles", "agents", "battery_chargers",
+                                                  "teams", "agents_location", "messages", "row");
+        static final Map<String, String> IN_PLACE = Map.of("cell", "cells", "member", "members", "range", "range",
+                                                           "prob", "prob");
+
+        static Element parse(String line) {
+            try {
+                DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+                factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+                return factory.newDocumentBuilder().parse(new InputSource(new StringReader(line))).getDocumentElement();
+            } catch (Exception e) {
+                System.err.println("not an XML percept: " + e.getMessage());
+                System.exit(1);
+                return null;
+            }
+        }
+
+        static List<Element> children(Element e) {
+            List<Element> out = new ArrayList<>();
+            NodeList nodes = e.getChildNodes();
+            for (int i = 0; i < nodes.getLength(); i++)
+                if (nodes.item(i).getNodeType() == Node.ELEMENT_NODE) out.add((Element) nodes.item(i));
+            return out;
+        }
+
+        static Element child(Element e, String tag) {
+            for (Element c : children(e)) if (c.getTagName().equals(tag)) return c;
+            return null;
+        }
+
+        @SuppressWarnings("unchecked")
+        static Object value(Element e) {
+            List<Element> kids = children(e);
+            if (WRAPPED.contains(e.getTagName())) {
+                List<Object> list = new ArrayList<>();
+                for (Element c : kids) list.add(value(c));
+                return list;
+            }
+            NamedNodeMap attrs = e.getAttributes();
+            if (kids.isEmpty() && attrs.getLength() == 1 && attrs.item(0).getNodeName().equals("value"))
+                return scalar(attrs.item(0).getNodeValue());
+            Map<String, Object> map = new LinkedHashMap<>();
+            for (int i = 0; i < attrs.getLength(); i++) map.put(attrs.item(i).getNodeName(), scalar(attrs.item(i).getNodeValue()));
+            for (Element c : kids) {
+                String plural = IN_PLACE.get(c.getTagName());
+                if (plural != null) ((List<Object>) map.computeIfAbsent(plural, k -> new ArrayList<>())).add(value(c));
+                else map.put(c.getTagName(), value(c));
+            }
+            return map;
+        }
+
+        static Object scalar(String s) {
+            if (s.matches("-?\\d+")) return Long.parseLong(s);
+            if (s.matches("-?\\d+\\.\\d*([eE][-+]?\\d+)?")) return Double.parseDouble(s);
+            if (s.equals("true") || s.equals("false")) return Boolean.parseBoolean(s);
+            return s;
+        }
     }
 
     /** A minimal JSON reader: objects to maps, arrays to lists, numbers to Long/Double. */

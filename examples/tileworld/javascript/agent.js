@@ -1,7 +1,9 @@
 // A T-World agent in Node.js: the seed's seven-step loop over a TCP socket to the proxy.
 // usage: node agent.js [host] [port] [magic]      (defaults 127.0.0.1 3313 js-agent)
 // It pushes the nearest tile toward the nearest hole; with teammates it announces its target
-// hole with team_message and leaves the holes its teammates announced alone.
+// hole with team_message and leaves the holes its teammates announced alone. A magic string
+// ending in ":prolog" asks the proxy for Prolog percepts, tw_msg(header(H), data(...)).,
+// read by readProlog below into the same data as the JSON ones.
 "use strict";
 const net = require("net");
 
@@ -54,9 +56,50 @@ function decide(data, taken) {
   return { move: "none", hole: null };
 }
 
+// The Prolog form: key(V) is a member holding a scalar or a list, key(M1, M2, ...) a member
+// holding an object; a list's items that are terms (hole(...)) are objects; 'text' is text,
+// null/true/false are atoms. A small reader of that fixed form, not a Prolog parser.
+function readProlog(text) {
+  const token = /\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|'(?:[^'\\]|\\.)*'|[a-z][A-Za-z0-9_]*|[()[\],.])/y;
+  const tokens = [];
+  for (let m; token.lastIndex < text.length && (m = token.exec(text)); ) tokens.push(m[1]);
+  let i = 0;
+  const isTerm = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  function term() {
+    const t = tokens[i++];
+    if (t === "[") {
+      const items = [];
+      if (tokens[i] === "]") { i++; return items; }
+      for (;;) { items.push(term()); if (tokens[i++] === "]") return items; }
+    }
+    if (t[0] === "'") return t.slice(1, -1).replace(/\\(.)/g, (_, c) => ({ n: "\n", r: "\r", t: "\t" })[c] || c);
+    if (/^-?\d/.test(t)) return Number(t);
+    if (tokens[i] !== "(") return { name: t, args: [] };
+    i++;
+    const args = [];
+    for (;;) { args.push(term()); if (tokens[i++] === ")") return { name: t, args }; }
+  }
+  const atoms = { null: null, true: true, false: false };
+  const plain = (v) => Array.isArray(v) ? v.map(plain) : !isTerm(v) ? v :
+    v.args.length ? members(v) : (v.name in atoms ? atoms[v.name] : {});
+  function members(t) {
+    const out = {};
+    for (const a of t.args) if (isTerm(a)) out[a.name] = memberValue(a);
+    return out;
+  }
+  function memberValue(t) {
+    if (t.args.length === 1 && !(isTerm(t.args[0]) && t.args[0].args.length)) return plain(t.args[0]);
+    return members(t);
+  }
+  const fact = term();
+  if (!isTerm(fact) || fact.name !== "tw_msg" || tokens[i] !== ".") throw new Error(`not a Prolog percept: ${text.slice(0, 40)}`);
+  const [header, data] = fact.args;
+  return { header: header.args[0].name, data: data.args.every(isTerm) ? members(data) : plain(data.args[0]) };
+}
+
 const [host = "127.0.0.1", port = "3313", magic = "js-agent"] = process.argv.slice(2);
 const socket = new net.Socket();                               // 0) create socket
-let buffer = "", taken = new Set(), target = null, heard = 0, over = false;
+let buffer = "", taken = new Set(), target = null, heard = 0, over = false, form = "json";
 socket.connect(Number(port), host, () => {                     // 1) connect to the proxy
   socket.write(`CONNECT:${magic}\n`);                          // 2) connection string
 });
@@ -66,7 +109,16 @@ socket.on("data", (chunk) => {                                 // 3) receive per
   while (!over && (nl = buffer.indexOf("\n")) >= 0) {
     const line = buffer.slice(0, nl);
     buffer = buffer.slice(nl + 1);
-    if (line.trim()) handle(JSON.parse(line));
+    if (!line.trim()) continue;
+    form = line.startsWith("tw_msg(") ? "prolog" : "json";
+    let percept;
+    try {
+      percept = form === "prolog" ? readProlog(line) : JSON.parse(line);
+    } catch (err) {
+      console.error(`not a percept (${err.message}): ${line.slice(0, 60)}`);
+      continue;
+    }
+    handle(percept);
   }
 });
 socket.on("close", () => { console.error("proxy closed the connection"); process.exit(1); });
@@ -86,7 +138,7 @@ function handle({ header, data }) {
   if (header === "error") { console.error(`error from the world: ${data}`); return; }
   if (header === "end") {                                      // 6) until the header is "end"
     over = true;
-    console.log(`END score=${data.agent.score} heard=${heard}`);
+    console.log(`END score=${data.agent.score} heard=${heard} form=${form}`);
     socket.removeAllListeners("close");
     socket.end(() => process.exit(0));
     return;

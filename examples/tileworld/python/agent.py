@@ -3,13 +3,22 @@
 usage: python agent.py [host] [port] [magic]     (defaults 127.0.0.1 3313 python-agent)
 It pushes the nearest tile toward the nearest hole (restoring an empty battery); with
 teammates it announces its target hole with team_message and leaves the holes its teammates
-announced alone.
+announced alone. A magic string ending in ":xml" asks the proxy for XML percepts, read with
+Python's own XML parser (xml.etree) into the same data as the JSON ones.
 """
 
 import json
 import socket
 import sys
 from collections import deque
+from xml.etree import ElementTree
+
+# the XML form (tw_msg.xsd): these lists are wrapped in an element of their name, these are
+# repeated in place; scalars are attributes in a list's items and in agent/location elements,
+# else <name value="v"/> children
+WRAPPED = {"grid", "holes", "tiles", "obstacles", "agents", "battery_chargers", "teams", "agents_location",
+           "messages", "row"}
+IN_PLACE = {"cell": "cells", "member": "members", "range": "range", "prob": "prob"}
 
 MOVES = {"north": (-1, 0), "south": (1, 0), "east": (0, 1), "west": (0, -1)}
 
@@ -62,6 +71,41 @@ def decide(data, taken):
     return best[1], best[2]
 
 
+def scalar(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text, text)
+
+
+def xml_value(element):
+    """An element of the XML form as JSON-like data."""
+    if element.tag in WRAPPED:
+        return [xml_value(item) for item in element]
+    if len(element) == 0 and list(element.attrib) == ["value"]:
+        return scalar(element.attrib["value"])
+    value = {k: scalar(v) for k, v in element.attrib.items()}
+    for child in element:
+        if child.tag in IN_PLACE:
+            value.setdefault(IN_PLACE[child.tag], []).append(xml_value(child))
+        else:
+            value[child.tag] = xml_value(child)
+    return value
+
+
+def read_message(line):
+    """A percept line in JSON or XML (told by its first character) as (form, header, data)."""
+    if not line.startswith("<"):
+        percept = json.loads(line)
+        return "json", percept["header"], percept["data"]
+    root = ElementTree.fromstring(line.encode("utf-8"))
+    header = root.find("header").text
+    data = root.find("data")
+    return "xml", header, xml_value(data) if data is not None else root.find("desc").text
+
+
 def main():
     host = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1"
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 3313
@@ -74,14 +118,17 @@ def main():
         return 1
     sock.sendall(f"CONNECT:{magic}\n".encode())                         # 2) connection string
     stream = sock.makefile("r", encoding="utf-8")
-    taken, target, heard = set(), None, 0
+    taken, target, heard, form = set(), None, 0, "json"
     while True:
         line = stream.readline()                                        # 3) receive a percept
         if not line:
             print("proxy closed the connection", file=sys.stderr)
             return 1
-        percept = json.loads(line)
-        header, data = percept["header"], percept["data"]
+        try:
+            form, header, data = read_message(line)
+        except (ValueError, KeyError, AttributeError, ElementTree.ParseError) as exc:
+            print(f"not a percept ({exc}): {line[:60]!r}", file=sys.stderr)
+            continue
         if header == "message":
             heard += 1
             words = data.split()
@@ -93,7 +140,7 @@ def main():
             print(f"error from the world: {data}", file=sys.stderr)
             continue
         if header == "end":
-            print(f"END score={data['agent']['score']} heard={heard}", flush=True)
+            print(f"END score={data['agent']['score']} heard={heard} form={form}", flush=True)
             return 0
         if not isinstance(data, dict):
             continue

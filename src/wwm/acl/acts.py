@@ -306,7 +306,7 @@ ACTS = {
     "withdraw": (withdraw, "A"), "renege": (renege, "B"), "fail": (fail, "B"),
     "assert": (report_done, "B"), "declare": (declare_done, "A"),
     "declare-not": (declare_not_done, "A"), "promise;assert": (promise_and_report, "B"),
-    "inform": (inform, "*"), "query": (query, "A"),
+    "inform": (inform, "*"), "query": (query, "A"), "offer": (offer, "B"),
 }
 
 # paper / W&F act -> (FIPA performative, KQML performative or None); CONFIRM is FIPA agree.
@@ -317,6 +317,7 @@ PERFORMATIVE_MAP: dict[str, tuple[str, str | None]] = {
     "promise": ("agree", None),
     "refuse": ("refuse", "sorry"),
     "counter": ("propose", None),
+    "offer": ("propose", None),
     "accept": ("accept-proposal", None),
     "reject": ("reject-proposal", None),
     "counter-counter": ("request", None),

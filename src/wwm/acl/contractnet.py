@@ -72,17 +72,18 @@ class Contractor(AgentMind):
 
     ``price`` is its bid; ``mode`` is honest, silent (never answers), refuse, renege (accepts,
     then backs out), fail, or late (bids after ``work_seconds``); ``log`` is a JSON-lines file
-    for its conversation log.
+    for its conversation log; ``store`` a database that keeps its conversations and
+    commitments across restarts (see :class:`AgentMind`).
     """
 
     title = "ACL contractor"
 
     def __init__(self, name: str = "contractor", services: str = "work", price: float = 10.0,
-                 mode: str = "honest", work_seconds: float = 0.05, log: str = "") -> None:
+                 mode: str = "honest", work_seconds: float = 0.05, log: str = "", store: str = "") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.agent = self._agent(name=name, services=services, price=price, mode=mode,
-                                 work_seconds=work_seconds, log=log)
+                                 work_seconds=work_seconds, log=log, store=store)
 
     def make_agent(  # type: ignore[override]  # the hook takes its own class's constructor arguments
             self, *, address: str | None, name: str, services: str = "", price: float = 10.0,

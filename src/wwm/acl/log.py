@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..server.templates import render
 from . import jsonform
@@ -39,17 +39,25 @@ def verdict_dict(v: Verdict) -> dict[str, Any]:
             "before": v.before, "after": v.after, "reason": v.reason, "crossed": v.crossed}
 
 
+class Sink(Protocol):
+    def append(self, entry: Entry) -> None: ...
+
+
 class ConversationLog:
-    """Appends entries in memory and, given a path, to a JSON-lines file."""
+    """Appends entries in memory and, given a path, to a JSON-lines file; given a ``journal``
+    (:class:`wwm.acl.journal.Journal`), to the database too, before the agent goes on."""
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else None
         self.entries: list[Entry] = []
+        self.journal: Sink | None = None
 
     def record(self, observer: str, direction: str, message: ACLMessage, verdicts: list[Verdict]) -> Entry:
         entry = Entry(datetime.now(UTC).isoformat(timespec="milliseconds"), observer,
                       direction, message, [verdict_dict(v) for v in verdicts])
         self.entries.append(entry)
+        if self.journal is not None:
+            self.journal.append(entry)
         if self.path is not None:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(entry.as_json() + "\n")
@@ -67,12 +75,16 @@ def read(path: str | Path) -> list[Entry]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
-            entries.append(Entry(_text(doc, "time"), _text(doc, "observer"), _direction(doc),
-                                 jsonform.from_dict(doc["message"]), _verdicts(doc)))
+            entries.append(entry_from_dict(json.loads(line)))
         except (ValueError, KeyError, TypeError, RecursionError, AclError) as exc:
             raise AclError(f"{path}, line {number}: not a conversation log entry ({exc})") from None
     return entries
+
+
+def entry_from_dict(doc: Any) -> Entry:
+    """An entry from its JSON object; ValueError, KeyError or TypeError if it is not one."""
+    return Entry(_text(doc, "time"), _text(doc, "observer"), _direction(doc),
+                 jsonform.from_dict(doc["message"]), _verdicts(doc))
 
 
 def _text(doc: dict[str, Any], key: str) -> str:

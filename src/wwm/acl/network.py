@@ -23,6 +23,7 @@ from ..protocol.results import Suggestion
 from ..server.trail import current_server
 from . import envelope
 from .agent import Agent, Undeliverable
+from .journal import Journal, restore
 from .message import AID, AclError, ACLMessage
 
 
@@ -31,7 +32,9 @@ class AgentMind(Mind):
 
     Every "New run" is a channel to the same agent (one per server process and name); the
     agent's address is the server's URL, so replies come back the same way. Subclasses give
-    the agent its behaviour by overriding :meth:`make_agent`.
+    the agent its behaviour by overriding :meth:`make_agent`. With ``store`` its
+    conversations and commitments are kept in a database and survive a restart
+    (:mod:`wwm.acl.journal`).
     """
 
     title: ClassVar[str] = "ACL agent"
@@ -45,10 +48,13 @@ class AgentMind(Mind):
     def query_sets(cls) -> frozenset[str]:
         return super().query_sets() | {envelope.QUERY_SET}
 
-    def __init__(self, name: str = "agent", services: str = "") -> None:
-        self.agent = self._agent(name=name, services=services)
+    def __init__(self, name: str = "agent", services: str = "", store: str = "") -> None:
+        self.agent = self._agent(name=name, services=services, store=store)
 
-    def _agent(self, **args: Any) -> Agent:
+    def _agent(self, store: str = "", **args: Any) -> Agent:
+        """The agent of this server process: made on the first run and, with a ``store``
+        (a database URL, an SQLite file, or "default": the project's database), restored
+        from the conversations journaled there before a restart, and journaled from then on."""
         if self.bound is not None:
             return self.bound
         key = (type(self), str(args.get("name")))
@@ -59,6 +65,11 @@ class AgentMind(Mind):
             agent = self.make_agent(address=address, **args)
             if agent.transport is None:
                 agent.transport = HttpTransport(address)
+            if store:
+                try:
+                    restore(agent, Journal(store, agent.name))
+                except AclError as exc:
+                    raise Refusal("bad-parameters", str(exc)) from None
             self._agents[key] = agent
         return agent
 

@@ -154,9 +154,27 @@ FIPA_SUBSCRIBE = Protocol("fipa-subscribe", "start", _arcs([
 ]), {"start": 1, "requested": 2, "agreed": 3, "refused": 8, "cancelled": 8, "failed": 7,
      "reneged": 7, "cancelled-team": 9}, ("subscribe",))
 
+# FIPA Propose (SC00036): a conversation opened by an offer. The proposer is W&F's B (it will
+# do the action), the receiver its A: accepting requests the action, which fires the offer
+# (a team at once, 6→3); then the work goes on as in the conversation for action.
+FIPA_PROPOSE = Protocol("fipa-propose", "start", _arcs([
+    ("start", "proposed", INIT, "propose", "offer"),
+    ("proposed", "accepted", PART, "accept-proposal", "accept"),
+    ("proposed", "rejected", PART, "reject-proposal", "reject"),
+    ("proposed", "withdrawn", INIT, "cancel", "withdraw-offer"),
+    ("accepted", "done", INIT, "inform", "assert"),
+    ("accepted", "failed", INIT, "failure", "fail"),
+    ("accepted", "reneged", INIT, "inform", "renege"),
+    ("accepted", "cancelled-team", PART, "cancel", "withdraw"),
+    ("done", "closed", PART, "inform", "declare"),
+    ("done", "accepted", PART, "disconfirm", "declare-not"),
+    ("done", "cancelled-team", PART, "cancel", "withdraw"),
+]), {"start": 1, "proposed": 6, "accepted": 3, "done": 4, "closed": 5, "rejected": 8, "withdrawn": 8,
+     "failed": 7, "reneged": 7, "cancelled-team": 9}, ("propose",))
+
 PROTOCOLS: Registry[Protocol] = Registry("protocol", group="wwm.acl_protocols")
 for _protocol in (CONVERSATION_FOR_ACTION, FIPA_REQUEST, FIPA_QUERY, FIPA_CONTRACT_NET,
-                  FIPA_ITERATED_CONTRACT_NET, FIPA_SUBSCRIBE):
+                  FIPA_ITERATED_CONTRACT_NET, FIPA_SUBSCRIBE, FIPA_PROPOSE):
     PROTOCOLS.register(_protocol)
 DEFAULT_PROTOCOL = CONVERSATION_FOR_ACTION.name
 
@@ -219,6 +237,8 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
         return (A.declare_done if name == "declare" else A.declare_not_done)(speaker, hearer, a)
     if name == "inform":
         return A.inform(speaker, hearer, content or "")
+    if name == "offer":
+        return A.offer(speaker, hearer, text("the action offered"))
     raise Rejected(f"unknown act {name!r}")
 
 

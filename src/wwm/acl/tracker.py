@@ -242,7 +242,10 @@ class Tracker:
         if not act.parts:
             raise Rejected(f"{act.name}: an act needs at least one primitive")
         first = act.parts[0]
-        current = self._thread_for(conversation, first.speaker, first.hearer)
+        if isinstance(first, Assert) and isinstance(first.p, Implies):  # an offer opening a thread:
+            current = self._thread_for(conversation, first.hearer, first.speaker)  # the hearer is A
+        else:
+            current = self._thread_for(conversation, first.speaker, first.hearer)
         before = current.settled if current.acts else 1
         if before in FINAL_STATES:
             raise Rejected(f"{act.name}: the conversation between {current.initiator} and "
@@ -450,8 +453,10 @@ class _Effects:
         self.answered(x)
 
     def offer(self, x: str, y: str, a1: str) -> None:
-        if not (self.index > 0 and self.earlier(Always)):
-            raise self.reject("an offer must follow the refusal of a request in the same act (a counteroffer)")
+        opening = not self.t.acts and self.index == 0 and x == self.t.responder
+        if not opening and not (self.index > 0 and self.earlier(Always)):
+            raise self.reject("an offer must open a conversation (a proposal) or follow the refusal of "
+                              "a request in the same act (a counteroffer)")
         if self.t.find("offer", x) is not None:
             raise self.reject(f"{x} already has an offer outstanding")
         self.new("offer", x, y, a1, f"if {y} requests {a1!r}, {x} will adopt PWAG to do it")

@@ -18,8 +18,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
-from .remote import RemoteMind, connect_mind
+from ..protocol import queries as Q
+from ..protocol.messages import Query
+from .remote import RemoteMind
 
 # The argument names that hold a list of members: the Python name and the wire name of the
 # repeated item (9.2.4 "List of Mind server URLs").
@@ -109,10 +112,33 @@ def check_args(args: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
+def on_behalf_of(caller: str, client: str) -> str:
+    """The "client URL" a server sends when it calls a mind for one of its own clients: its
+    own URL, with that client in the fragment (``http://as.example/#for=http%3A%2F%2Fone...``).
+    It still names the calling server (the fragment is not part of where the server is, so the
+    credit trail of 7.2 still leads to it), and a learning mind, which keeps what it learns per
+    client URL (7.3), keeps a copy per client of the caller: without it every client of a
+    society would share one copy, and one could change what another gets."""
+    return f"{caller.split('#', 1)[0]}#for={quote(client, safe='')}"
+
+
+class MemberMind(RemoteMind):
+    """A member's remote Mind. Called by a server (a query answered by it is in progress) for
+    a run whose client is ``client_url``, it sends :func:`on_behalf_of` as its client URL."""
+
+    def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
+        spec, query = super()._build(method, kwargs)
+        caller = query.data.get("client URL")
+        client = self.client_url
+        if isinstance(caller, str) and client and caller != client:
+            query.data["client URL"] = on_behalf_of(caller, client)
+        return spec, query
+
+
 def connect_member(member: MemberSpec, **options: Any) -> RemoteMind:
     """A remote Mind for ``member`` whose New run carries the member's own arguments;
     ``options`` are the connection's (``timeout``, ``client_url``, ...)."""
-    return connect_mind(member.url, run_args=member.args, **options)
+    return MemberMind(member.url, run_args=member.args, **options)
 
 
 def _show(value: Any, limit: int = 40) -> str:

@@ -31,8 +31,44 @@ def _k_range(text: str) -> tuple[int, int]:
     return pair
 
 
+class _Noted(argparse.Action):
+    """Stores the value and notes that the option was given on the command line, so options
+    that do not apply (to remote minds, or without them) are refused by name."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.given = {*getattr(namespace, "given", ()), option_string}
+
+
+class _NotedFlag(_Noted):
+    def __init__(self, option_strings, dest, default=False, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=default, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, True, option_string)
+
+
+# options built-in agents use and remote minds do not, and why
+NOT_FOR_MINDS = {
+    "--agents": "the minds are the agents (one body per URL)",
+    "--sizes": "the minds are the agents (one body per URL)",
+    "--engine": "remote minds play through the world, not an engine",
+    "--backend": "remote minds play through the world, not an engine",
+    "--ray-address": "remote minds play through the world, not an engine",
+    "--replays": "a remote mind trains by its own rules",
+    "--gamma": "a remote mind chooses its own marks",
+    "--k-range": "remote minds sit Λ* with blindly sampled patterns",
+    "--environment": "remote minds sit Λ*",
+    "--drift": "remote minds sit Λ*",
+}
+ONLY_FOR_MINDS = ("--world", "--oracle-hints", "--timeout")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    a = parser.add_argument
+    def a(*names, **kwargs):
+        kwargs.setdefault("action", _NotedFlag if kwargs.pop("flag", False) else _Noted)
+        parser.add_argument(*names, **kwargs)
+    parser.set_defaults(given=set())
     a("--agents", default="random,local,oracle",
       help="comma-separated agent types: random, local, oracle, qlearning, sarsa, stigmergy, woc, "
            "bidding, dictator, imitative, shared-q, shared-sarsa (default: %(default)s)")
@@ -52,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
       help="build the battery with K spread evenly over LOW:HIGH (Definition 3); "
            "default: blind sampling")
     a("--bins", type=int, default=4, help="bands of K in the breakdown (default: %(default)s)")
-    a("--coordination", action="store_true",
+    a("--coordination", flag=True,
       help="Good pays only when two or more agents are next to it")
     a("--environment", choices=("lambdastar", "landscape"), default="lambdastar",
       help="Λ*, or the fitness-landscape environment of section 6.2")
@@ -61,12 +97,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--gamma", type=float, default=0.5, help="stigmergy fake-reward factor γ (paper profile)")
     a("--replays", type=int, default=100, help="learners' training replays per episode (default: 100)")
     a("--mind", nargs="+", metavar="URL", default=None,
-      help="test the mind(s) at these URLs through the protocol (several: one collective)")
-    a("--world", default=None, metavar="URL", help="with --mind: a Λ* world server already running")
-    a("--oracle-hints", action="store_true", help="with --mind: the served world tells Good's next cell")
+      help="test the mind(s) at these URLs through the protocol, comma- or space-separated "
+           "(several: one collective)")
+    a("--world", default=None, metavar="URL",
+      help="with --mind: a Λ* world server already running (default: one in this process)")
+    a("--oracle-hints", flag=True, help="with --mind: the world shows Good's path ahead")
+    a("--timeout", type=float, default=None,
+      help="with --mind: seconds a mind may take to answer (default: 30)")
     a("--out", type=Path, default=Path("lambdastar-results"), help="folder for CSV, JSON and plots")
-    a("--no-plots", action="store_true", help="skip the plots")
-    a("--json", action="store_true", help="also print the results as JSON on stdout (the table goes to stderr)")
+    a("--no-plots", flag=True, help="skip the plots")
+    a("--json", flag=True, help="also print the results as JSON on stdout (the table goes to stderr)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,19 +119,23 @@ def run(args: argparse.Namespace) -> int:
 
     # with --json, stdout carries the JSON alone; tables and progress go to stderr
     console = Console(stderr=args.json)
+    failures: list = []
     try:
         _check_common(args)
+        _check_applies(args)
         _check_out(args.out)  # before the run, without creating anything yet
     except ValueError as exc:
         return fail("lambdastar", exc, 2)
     try:
-        results = _remote(args, console) if args.mind else _local(args, console)
+        results = _remote(args, console, failures) if args.mind else _local(args, console)
     except KeyboardInterrupt:
         return interrupted("lambdastar", f"nothing saved in {args.out}")
     except (ValueError, RuntimeError, OSError) as exc:
         return fail("lambdastar", exc, 2)
     except Refusal as refusal:
         return fail("lambdastar", f"a server refused: {refusal.code}: {refusal.text}", 1)
+    if not results:
+        return fail("lambdastar", "no mind could sit the test: " + "; ".join(map(str, failures)), 1)
     from . import report
 
     console.print(report.table(results, title=_title(args)))
@@ -106,7 +150,10 @@ def run(args: argparse.Namespace) -> int:
     console.print("saved: " + ", ".join(str(p) for p in saved), soft_wrap=True)
     if args.json:
         sys.stdout.write(report.as_json(results) + "\n")
-    return 0
+    for failure in failures:
+        Console(stderr=True).print(f"[red]{failure}[/]; its body stayed put from then on",
+                                   soft_wrap=True, markup=True, highlight=False)
+    return 1 if failures else 0
 
 
 def _check_out(out: Path) -> None:
@@ -133,6 +180,34 @@ def _check_common(args) -> None:
     if not 0.0 < args.gamma < 1.0:
         raise ValueError(f"--gamma (the stigmergy fake-reward factor) must be between 0 and 1, "
                          f"exclusive (got {args.gamma:g})")
+
+
+def _mind_urls(args) -> list[str]:
+    return [u.strip() for arg in args.mind for u in arg.split(",") if u.strip()]
+
+
+def _check_applies(args) -> None:
+    """Options given that the chosen kind of test does not use are refused by name."""
+    given: set[str] = getattr(args, "given", set())
+    if args.mind is not None:
+        if not _mind_urls(args):
+            raise ValueError("--mind names no URL")
+        unused = [o for o in NOT_FOR_MINDS if o in given]
+        if args.environment == "landscape" and "--environment" not in unused:
+            unused.append("--environment")
+        if unused:
+            reasons = "; ".join(dict.fromkeys(NOT_FOR_MINDS[o] for o in unused))
+            raise ValueError(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply "
+                             f"to remote minds (--mind): {reasons}")
+        if len(args.grid) != 1 or len(args.seed) != 1:
+            raise ValueError("--mind tests one grid size and one seed at a time")
+        if args.timeout is not None and not args.timeout > 0:
+            raise ValueError(f"--timeout must be more than 0 seconds (got {args.timeout:g})")
+    else:
+        unused = [o for o in ONLY_FOR_MINDS if o in given]
+        if unused:
+            raise ValueError(f"{', '.join(unused)} {'applies' if len(unused) == 1 else 'apply'} "
+                             f"only with --mind (minds on the network)")
 
 
 def _title(args) -> str:
@@ -174,62 +249,35 @@ def _local(args, console):
                          progress=lambda k: progress.advance(task, k))
 
 
-def _remote(args, console):
+def _remote(args, console, failures: list):
     import asyncio
 
-    from ..server.process import ServerProcess
-    from .battery import bands
-    from .episodes import generate
-    from .remote import administer
+    from .service import administer_test
     from .sweep import Job, JobResult
+    from .torus import torus
 
-    if len(args.grid) != 1 or len(args.seed) != 1:
-        raise ValueError("--mind tests one grid size and one seed at a time")
-    if args.environment != "lambdastar" or args.k_range is not None:
-        raise ValueError("--mind administers Λ* with blindly sampled patterns "
-                         "(--environment landscape and --k-range do not apply)")
+    urls = _mind_urls(args)
     grid, seed = args.grid[0], args.seed[0]
-    world_args = dict(grid=grid, iterations=args.iterations, episodes=args.episodes,
-                      agents=len(args.mind), profile=args.profile, seed=seed,
-                      observation_range=args.observation_range, coordination=args.coordination,
-                      oracle_hints=args.oracle_hints)
-    server = None
-    url = args.world
-    if url is None:
-        server = ServerProcess("wwm.lambdastar.world:LambdaStarWorld",
-                               args={k: str(v).lower() if isinstance(v, bool) else v
-                                     for k, v in world_args.items()})
-        server.start()
-        url = server.url
-        console.print(f"Λ* world served at {url} (state and action formats described there)")
-    try:
-        with _progress(console, args.quiet) as progress:
-            task = progress.add_task(f"{len(args.mind)} mind(s)", total=args.episodes)
-
-            def advance(k: int) -> None:
-                progress.advance(task, k)
-
-            # the settings go with every body's New run, so a --world server set up for
-            # another test refuses (naming its settings) instead of playing a different one
-            scores = asyncio.run(administer(url, args.mind, world_args=world_args,
-                                            progress=advance))
-    except OSError as exc:
-        raise RuntimeError(f"cannot reach a server: {exc}") from None
-    finally:
-        if server is not None:
-            server.stop()
-    complexity = generate(grid, args.iterations, args.episodes, args.profile, seed).complexity
-    cuts = bands(int(complexity.min()), int(complexity.max()), args.bins)
-    bands_out = []
-    for lo, hi in cuts:
-        sel = scores.scores[(complexity >= lo) & (complexity <= hi)]
-        bands_out.append({"k_min": lo, "k_max": hi, "episodes": len(sel),
-                          "score": float(sel.mean()) if len(sel) else float("nan"),
-                          "stderr": float(sel.std(ddof=1) / len(sel) ** 0.5) if len(sel) > 1
-                          else float("nan")})
-    job = Job(agent="mind@" + " ".join(args.mind), size=len(args.mind), grid=grid, seed=seed,
+    if args.world is None:
+        console.print("Λ* world in this process (its state and action formats: "
+                      "wwm serve wwm.lambdastar.world:LambdaStarWorld, then its page)")
+    with _progress(console, args.quiet) as progress:
+        task = progress.add_task(f"{len(urls)} mind(s)", total=args.episodes)
+        # the settings go with every body's New run, so a --world server set up for
+        # another test refuses (naming its settings) instead of playing a different one
+        result = asyncio.run(administer_test(
+            urls, grid=grid, episodes=args.episodes, iterations=args.iterations,
+            profile=args.profile, seed=seed, observation_range=args.observation_range,
+            coordination=args.coordination, oracle_hints=args.oracle_hints, bins=args.bins,
+            world=args.world, timeout=args.timeout or 30.0,
+            progress=lambda done, total: progress.update(task, completed=done)))
+    failures.extend(result.failures)
+    if not result.episodes:  # every mind failed before the test started
+        return []
+    job = Job(agent="mind@" + " ".join(urls), size=len(urls), grid=grid, seed=seed,
               episodes=args.episodes, iterations=args.iterations, profile=args.profile,
               observation_range=args.observation_range, coordination=args.coordination, engine="remote")
-    from .torus import torus
-    return [JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(), complexity.tolist(),
-                      torus(grid).entropy(), bands_out)]
+    bands = [{"k_min": b.k_min, "k_max": b.k_max, "episodes": b.episodes, "score": b.score,
+              "stderr": b.stderr} for b in result.bands]
+    return [JobResult(job, result.upsilon, result.stderr, result.scores.tolist(),
+                      result.complexity.tolist(), torus(grid).entropy(), bands)]

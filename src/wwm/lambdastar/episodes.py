@@ -10,10 +10,12 @@ adding agents or selecting episodes does not disturb the other draws.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
-from .complexity import lempel_ziv
+from .complexity import lempel_ziv_periodic, lempel_ziv_rows
+from .phases import phase
 from .profiles import Profile
 from .profiles import profile as get_profile
 from .torus import Torus, torus
@@ -58,18 +60,29 @@ class EpisodeSet:
         if agents > self.grid.size:
             raise ValueError(f"{agents} agents do not fit on distinct cells of a "
                              f"{self.grid.rows}x{self.grid.cols} grid")
-        if self._starts is None:
-            keys = stream(self.seed, STARTS).random((int(self.ids.max()) + 1, self.grid.size))
-            self._starts = np.argsort(keys, axis=1)[self.ids].astype(np.int32)
+        if self._starts is None or self._starts.shape[1] < agents:
+            with phase("starts and draws"):
+                self._starts = self._draw_starts(agents)
         return self._starts[:, :agents]
+
+    def _draw_starts(self, agents: int) -> np.ndarray:
+        """The first ``agents`` cells of each episode's random permutation of the cells."""
+        keys = stream(self.seed, STARTS).random((int(self.ids.max()) + 1, self.grid.size))[self.ids]
+        if 4 * agents < self.grid.size:  # the first few cells of the permutation only
+            lowest = np.argpartition(keys, agents, axis=1)[:, :agents]
+            order = np.argsort(np.take_along_axis(keys, lowest, axis=1), axis=1)
+            return np.take_along_axis(lowest, order, axis=1).astype(np.int32)
+        return np.argsort(keys, axis=1).astype(np.int32)
 
     def draws(self, agent: int) -> np.ndarray:
         """``[ω, ϑ, 2]`` uniforms in [0, 1) that agent number ``agent`` uses to break ties and
         act at random, the same in every engine."""
         if agent not in self._draws:
-            table = stream(self.seed, AGENT_DRAWS, agent).random(
-                (int(self.ids.max()) + 1, self.iterations, 2))
-            self._draws[agent] = table[self.ids]
+            with phase("starts and draws"):
+                table = stream(self.seed, AGENT_DRAWS, agent).random(
+                    (int(self.ids.max()) + 1, self.iterations, 2))
+                whole = len(table) == len(self.ids) and bool((self.ids == np.arange(len(table))).all())
+                self._draws[agent] = table if whole else table[self.ids]
         return self._draws[agent]
 
     def all_draws(self, agents: int) -> np.ndarray:
@@ -109,15 +122,20 @@ def generate(grid: int | tuple[int, int], iterations: int, episodes: int,
     if episodes < 1:
         raise ValueError(f"a test needs at least one episode (got {episodes})")
     geo = torus(rows, cols)
+    if not prof.cyclic_patterns and rows != cols:
+        raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")
     if prof.cyclic_patterns:
-        good, evil, seg_len, segs = _paper_patterns(geo, iterations, episodes, seed, segment)
-        complexity = np.array([lempel_ziv(row[1:].tolist()) for row in good] if prof.k_on_sequence
-                              else [lempel_ziv(s) for s in segs], dtype=np.int32)
+        with phase("patterns"):
+            good, evil, seg_len, periodic, pattern = _paper_patterns(geo, iterations, episodes,
+                                                                     seed, segment)
+        with phase("complexity"):
+            complexity = (_sequence_complexity(good[:, 1:], seg_len, periodic) if prof.k_on_sequence
+                          else lempel_ziv_rows(pattern, seg_len))
     else:
-        if rows != cols:
-            raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")
-        good, evil, seg_len, segs = _original_patterns(geo, iterations, episodes, seed)
-        complexity = np.array([lempel_ziv(s) for s in segs], dtype=np.int32)
+        with phase("patterns"):
+            good, evil, seg_len, walk = _original_patterns(geo, iterations, episodes, seed)
+        with phase("complexity"):
+            complexity = lempel_ziv_rows(walk, seg_len)
     return EpisodeSet(geo, prof, iterations, seed, good, evil, seg_len, complexity,
                       np.arange(episodes))
 
@@ -139,17 +157,27 @@ def _original_patterns(geo: Torus, iterations: int, episodes: int, seed: int):
     index = np.where(phase < length[:, None], phase, 2 * length[:, None] - 1 - phase)
     good = np.take_along_axis(walk, index, axis=1).astype(np.int32)
     evil = ((good + 1 + size // 3) % size).astype(np.int32)
-    segs = [walk[e, :length[e]].tolist() for e in range(episodes)]
-    return good, evil, length.astype(np.int32), segs
+    return good, evil, length.astype(np.int32), walk
 
 
 def _paper_patterns(geo: Torus, iterations: int, episodes: int, seed: int,
                     segment: tuple[int, int] | None):
     """Good's and Evil's paper patterns, then their collisions resolved by a coin."""
     pattern_good, pattern_evil, length = paper_pattern_pair(geo, iterations, episodes, seed, segment)
-    good, evil = _resolve_collisions(pattern_good, pattern_evil, stream(seed, COLLISIONS))
-    segs = [pattern_good[e, :length[e]].tolist() for e in range(episodes)]
-    return good, evil, length.astype(np.int32), segs
+    good, evil, clashed = _resolve_collisions(pattern_good, pattern_evil, stream(seed, COLLISIONS))
+    return good, evil, length.astype(np.int32), ~clashed, pattern_good
+
+
+def _sequence_complexity(sequences: np.ndarray, length: np.ndarray, periodic: np.ndarray) -> np.ndarray:
+    """K of each ϑ-long sequence: the periodic shortcut for the episodes whose pattern no
+    collision changed, the general count for the others."""
+    out = np.empty(len(sequences), dtype=np.int32)
+    if 2 * int(length.max()) <= sequences.shape[1]:
+        out[periodic] = lempel_ziv_periodic(sequences[periodic], length[periodic])
+    else:  # ϑ = 1: a single cell
+        periodic = np.zeros_like(periodic)
+    out[~periodic] = lempel_ziv_rows(sequences[~periodic])
+    return out
 
 
 def paper_pattern_pair(geo: Torus, iterations: int, episodes: int, seed: int,
@@ -176,66 +204,85 @@ def paper_pattern_pair(geo: Torus, iterations: int, episodes: int, seed: int,
         raw = np.where(k < ups[:, None], 1, np.where(k < 2 * ups[:, None], -1, 0))
         keys = np.where(k < length[:, None], rng.random((episodes, width)), 2.0)
         axes.append(np.take_along_axis(raw, np.argsort(keys, axis=1), axis=1))
-    dr, dc = (np.cumsum(a, axis=1) for a in axes)
+    # the segment's cells: the start, then the running sums of the steps (the last step
+    # closes the walk, so it is not needed)
     r0, c0 = geo.row[start], geo.col[start]
-    seg_rows = (r0[:, None] + np.concatenate([np.zeros((episodes, 1), int), dr[:, :-1]], 1)) % geo.rows
-    seg_cols = (c0[:, None] + np.concatenate([np.zeros((episodes, 1), int), dc[:, :-1]], 1)) % geo.cols
-    t = np.arange(iterations + 1)
-    index = t[None, :] % length[:, None]
-    rows = np.take_along_axis(seg_rows, index, axis=1)
-    cols = np.take_along_axis(seg_cols, index, axis=1)
-    pattern_good = (rows * geo.cols + cols).astype(np.int32)
-    pattern_evil = _symmetric_image(geo, rows, cols, stream(seed, EVIL))
+    seg_rows, seg_cols = np.empty((2, episodes, width), dtype=np.int64)
+    seg_rows[:, 0], seg_cols[:, 0] = r0, c0
+    np.cumsum(axes[0][:, :-1], axis=1, out=seg_rows[:, 1:])
+    np.cumsum(axes[1][:, :-1], axis=1, out=seg_cols[:, 1:])
+    seg_rows[:, 1:] += r0[:, None]
+    seg_cols[:, 1:] += c0[:, None]
+    segment_cells = (seg_rows % geo.rows) * geo.cols + seg_cols % geo.cols
+    # repeated cyclically: iteration t is the segment's cell t mod L
+    index = np.arange(iterations + 1)[None, :] % length[:, None]
+    index += (np.arange(episodes) * width)[:, None]
+    pattern_good = segment_cells.ravel().take(index).astype(np.int32)
+    pattern_evil = _symmetric_image(geo, pattern_good, stream(seed, EVIL))
     return pattern_good, pattern_evil, length
 
 
-def _symmetric_image(geo: Torus, rows: np.ndarray, cols: np.ndarray,
-                     rng: np.random.Generator) -> np.ndarray:
+def _symmetric_image(geo: Torus, pattern: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Map each episode's pattern by a random torus isometry (a symmetry of the square, or of
     the rectangle, then a translation) that is not the identity and does not put Evil on
     Good's start cell."""
-    episodes = len(rows)
+    episodes = len(pattern)
     square = geo.rows == geo.cols
-    out = np.empty_like(rows)
+    sym = np.empty(episodes, dtype=np.int64)
+    tr, tc = np.empty_like(sym), np.empty_like(sym)
     todo = np.arange(episodes)
-    while len(todo):
-        sym = rng.integers(0, 8 if square else 4, len(todo))
-        tr = rng.integers(0, geo.rows, len(todo))
-        tc = rng.integers(0, geo.cols, len(todo))
-        r, c = rows[todo], cols[todo]
-        rr, cc = _apply_symmetry(sym[:, None], r, c, geo.rows, geo.cols)
-        rr, cc = (rr + tr[:, None]) % geo.rows, (cc + tc[:, None]) % geo.cols
-        image = rr * geo.cols + cc
-        bad = (image[:, 0] == r[:, 0] * geo.cols + c[:, 0]) | ((sym == 0) & (tr == 0) & (tc == 0))
-        out[todo[~bad]] = image[~bad]
+    sr, sc = _symmetry_tables(geo.rows, geo.cols)
+    while len(todo):  # draw until the start cell moves (only the first cell decides)
+        s = rng.integers(0, 8 if square else 4, len(todo))
+        dr = rng.integers(0, geo.rows, len(todo))
+        dc = rng.integers(0, geo.cols, len(todo))
+        start = pattern[todo, 0]
+        image = ((sr[s, start] + dr) % geo.rows) * geo.cols + (sc[s, start] + dc) % geo.cols
+        bad = (image == start) | ((s == 0) & (dr == 0) & (dc == 0))
+        keep = todo[~bad]
+        sym[keep], tr[keep], tc[keep] = s[~bad], dr[~bad], dc[~bad]
         todo = todo[bad]
-    return out.astype(np.int32)
+    # each episode's isometry as a table cell -> cell, then one gather over its pattern
+    cells = ((sr[sym] + tr[:, None]) % geo.rows) * geo.cols + (sc[sym] + tc[:, None]) % geo.cols
+    flat = pattern + (np.arange(episodes) * geo.size)[:, None]
+    return cells.ravel().take(flat).astype(np.int32)
 
 
-def _apply_symmetry(sym, r, c, m, n):
-    """The 8 symmetries of a square (the first 4 also fit a rectangle)."""
+@lru_cache(maxsize=16)
+def _symmetry_tables(m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``[8, m*n]`` row and column of each cell's image under the 8 symmetries of a square
+    (the first 4 also fit a rectangle)."""
+    r, c = np.divmod(np.arange(m * n), n)
     fr, fc = (m - 1 - r) % m, (n - 1 - c) % n
+    if m != n:  # the diagonal symmetries do not map a rectangle onto itself: never drawn
+        return np.stack([r, fr, r, fr] * 2), np.stack([c, c, fc, fc] * 2)
     choices = [(r, c), (fr, c), (r, fc), (fr, fc), (c, r), (fc, r), (c, fr), (fc, fr)]
-    rr = np.select([sym == s for s in range(8)], [x for x, _ in choices])
-    cc = np.select([sym == s for s in range(8)], [y for _, y in choices])
-    return rr, cc
+    return np.stack([x for x, _ in choices]), np.stack([y for _, y in choices])
 
 
 def _resolve_collisions(pattern_good: np.ndarray, pattern_evil: np.ndarray,
-                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Good and Evil never share a cell: when both would enter the same cell, a coin picks
     the one that moves; the other keeps its old cell (paper, section 4.1.1). An object that
-    already sits on the contested cell keeps it."""
+    already sits on the contested cell keeps it. Also returns which episodes had a clash."""
     good, evil = pattern_good.copy(), pattern_evil.copy()
     coins = rng.random(good.shape) < 0.5
-    for t in range(1, good.shape[1]):
-        g, e = pattern_good[:, t], pattern_evil[:, t]
-        clash = g == e
-        if not clash.any():
-            good[:, t], evil[:, t] = g, e
-            continue
-        og, oe = good[:, t - 1], evil[:, t - 1]
-        good_moves = np.where(og == g, True, np.where(oe == e, False, coins[:, t]))
-        good[:, t] = np.where(clash & ~good_moves, og, g)
-        evil[:, t] = np.where(clash & good_moves, oe, e)
-    return good, evil
+    clash = pattern_good == pattern_evil
+    clash[:, 0] = False
+    clashed = clash.any(axis=1)
+    rows = np.flatnonzero(clashed)
+    if not len(rows):
+        return good, evil, clashed
+    g_all, e_all, c_all = pattern_good[rows], pattern_evil[rows], coins[rows]
+    g_out, e_out = good[rows], evil[rows]
+    # only the iterations where some episode has a clash need the sequential rule; the
+    # others keep the pattern, so the cell before a clash is already final when it is read
+    for t in np.flatnonzero(clash[rows].any(axis=0)):
+        g, e = g_all[:, t], e_all[:, t]
+        hit = g == e
+        og, oe = g_out[:, t - 1], e_out[:, t - 1]
+        good_moves = np.where(og == g, True, np.where(oe == e, False, c_all[:, t]))
+        g_out[:, t] = np.where(hit & ~good_moves, og, g)
+        e_out[:, t] = np.where(hit & good_moves, oe, e)
+    good[rows], evil[rows] = g_out, e_out
+    return good, evil, clashed

@@ -105,7 +105,9 @@ class LocalSearchMind(LambdaStarMind):
 
 
 class OracleMind(LambdaStarMind):
-    """The expert baseline: needs a world serving oracle hints ("good next")."""
+    """The expert baseline: needs a world serving oracle hints. With Good's path ahead
+    ("good path", paper profile) it heads for the earliest cell of that path it can reach
+    in time (it intercepts); with the original profile, one step towards "good next"."""
 
     async def get_action(self, state: str) -> Suggestion:
         doc = read_state(state)
@@ -113,7 +115,14 @@ class OracleMind(LambdaStarMind):
             return Suggestion.cannot("the test is over")
         if "good next" not in doc:
             return Suggestion.cannot("the world gives no oracle hints (serve it with oracle_hints=true)")
-        return Suggestion(action=str(self.towards(doc, doc["good next"]) + 1))
+        path = doc.get("good path")
+        if doc.get("profile") == "original" or not path:
+            return Suggestion(action=str(self.towards(doc, doc["good next"]) + 1))
+        rows, cols = doc["grid"]
+        ahead = np.asarray(path) - 1
+        reach = torus(rows, cols).distance[doc["cell"] - 1, ahead] <= np.arange(1, len(ahead) + 1)
+        aim = int(ahead[int(np.argmax(reach))] if reach.any() else ahead[0])
+        return Suggestion(action=str(self.towards(doc, aim + 1) + 1))
 
 
 _FAKE: dict[str, dict[int, float]] = defaultdict(dict)
@@ -145,10 +154,11 @@ class StigmergyMind(LambdaStarMind):
 
 
 class TrailMind(LambdaStarMind):
-    """Stigmergy through the environment: it leaves r̂ = γ·r_max + (1-γ)·r_min with every
-    action ("6 mark 0.5"), the world lays R + r̂ on the cells it sees, and it steps to its cell
-    of highest fake reward: its own R + r̂, or the marks others left there last iteration.
-    Minds on different servers (in any language) cooperate this way."""
+    """Stigmergy through the environment (Algorithm 2 across servers): each iteration it
+    first marks, leaving r̂ = γ·r_max + (1-γ)·r_min ("mark 0.25"); the world lays R + r̂ on
+    the cells it sees and answers once every body has marked or moved, showing this
+    iteration's marks; then it steps to its cell of highest mark. Minds on different servers
+    (in any language) cooperate this way."""
 
     def __init__(self, seed: int = 0, gamma: float = 0.5) -> None:
         super().__init__(seed)
@@ -159,12 +169,12 @@ class TrailMind(LambdaStarMind):
         if doc.get("finished"):
             return Suggestion.cannot("the test is over")
         rewards = np.asarray(doc["rewards"], dtype=float)
-        rhat = self.gamma * rewards.max() + (1 - self.gamma) * rewards.min()
-        left = doc.get("marks") or [None] * len(rewards)
-        marks = np.array([-np.inf if m is None else m for m in left])
-        fake = np.maximum(marks, rewards + rhat)
-        action = self.towards(doc, doc["cells"][self.pick(fake)]) + 1
-        return Suggestion(action=f"{action} mark {rhat:g}")
+        left = doc.get("marks")
+        if left is None:  # this iteration's mark first
+            rhat = self.gamma * rewards.max() + (1 - self.gamma) * rewards.min()
+            return Suggestion(action=f"mark {float(rhat)!r}")
+        fake = np.array([-np.inf if m is None else m for m in left])
+        return Suggestion(action=str(self.towards(doc, doc["cells"][self.pick(fake)]) + 1))
 
 
 _TABLES: dict[str, dict[tuple[int, int], np.ndarray]] = {}

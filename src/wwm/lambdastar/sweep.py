@@ -15,6 +15,7 @@ import numpy as np
 from .battery import BatterySpec, build
 from .harness import Scores, Setting
 from .harness import play as play_plain
+from .phases import phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,8 @@ def battery_of(job: Job):
     """The episodes a job plays (shared by every job with the same battery parameters)."""
     key = replace(job, agent="", size=1, engine="", coordination=False, gamma=0.0, replays=0,
                   observation_range=1)
-    return _battery(key)
+    with phase("battery"):
+        return _battery(key)
 
 
 def run_job(job: Job, progress: Callable[[int], None] | None = None) -> JobResult:
@@ -89,17 +91,19 @@ def run_job(job: Job, progress: Callable[[int], None] | None = None) -> JobResul
     use_vector = job.engine == "vector" and job.environment == "lambdastar"
     if job.engine not in ("vector", "plain"):
         raise ValueError(f"unknown engine {job.engine!r} (choose 'vector' or 'plain')")
-    if use_vector:
-        from .vector import play as play_vector
-        scores: Scores = play_vector(job.setting, episodes, progress=progress)
-    else:
-        scores = play_plain(job.setting, episodes, progress=progress)
-    from .battery import bands
-    cuts = (bands(*job.k_range, job.bins) if job.k_range else
-            bands(int(scores.complexity.min()), int(scores.complexity.max()), job.bins))
-    return JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(),
-                     scores.complexity.tolist(), float(episodes.entropy),
-                     [asdict(b) for b in scores.by_complexity(cuts)])
+    with phase("agents"):
+        if use_vector:
+            from .vector import play as play_vector
+            scores: Scores = play_vector(job.setting, episodes, progress=progress)
+        else:
+            scores = play_plain(job.setting, episodes, progress=progress)
+    with phase("scoring"):
+        from .battery import bands
+        cuts = (bands(*job.k_range, job.bins) if job.k_range else
+                bands(int(scores.complexity.min()), int(scores.complexity.max()), job.bins))
+        return JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(),
+                         scores.complexity.tolist(), float(episodes.entropy),
+                         [asdict(b) for b in scores.by_complexity(cuts)])
 
 
 def run(all_jobs: Sequence[Job], backend: str = "serial",

@@ -160,7 +160,7 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
 
 def _play(b: _Batch) -> np.ndarray:
     b.reset()
-    draws = np.ascontiguousarray(b.set.all_draws(b.n)[..., 0].transpose(1, 0, 2))  # [T, E, n]
+    draws = np.stack([b.set.draws(j)[:, :, 0].T for j in range(b.n)], axis=2)  # [T, E, n]
     act = _POLICIES[b.setting.agent](b)
     blind = b.setting.agent == "random"
     for i in range(1, b.T + 1):

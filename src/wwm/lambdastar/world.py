@@ -32,39 +32,47 @@ STATE_FORMAT = """JSON object, one per body and iteration:
 iteration 1 on a fresh start cell. Cells are numbered 1..rows*cols row-major (cell 1 is the
 upper-left corner). "cells" is the body's range-k Moore neighbourhood (centre included)
 row-major from the upper-left, and "rewards" the reward in each of those cells now; for
-k = 1 the nine cells are in action order. "reward" is what the last action earned (null
-at the start). With oracle hints on, "good next" is Good's cell after this iteration (for
-the expert baseline only). "finished": true when the test is over. "cohort" numbers the
-groups of bodies that sat the test on this server. "marks" (stigmergy through the
-environment): for each of the body's cells, the highest fake reward that bodies left there
-with their last actions, or null where none did."""
+k = 1 the nine cells are in action order. "reward" is what the last move earned (null at
+the start and after a mark). "finished": true when the test is over. "cohort" numbers the
+groups of bodies that sat the test on this server.
+With oracle hints on (for the expert baseline only): "good next" is Good's cell after this
+iteration, and "good path" Good's cells after this iteration and every later one of the
+episode (so an oracle can intercept Good).
+"marks" (stigmergy through the environment) appears in the answer to a mark: for each of
+the body's cells, the highest fake reward the bodies that marked in this iteration left
+there, or null where none did."""
 
-ACTION_FORMAT = """One action per iteration: a number 1..9 or its name:
+ACTION_FORMAT = """One move per iteration: a number 1..9 or its name:
 1 up-left, 2 up, 3 up-right, 4 left, 5 stay, 6 right, 7 down-left, 8 down, 9 down-right.
-Optionally followed by "mark R" (a number): the body leaves the fake reward (reward seen
-there) + R on every cell it observed, for the others to see next iteration, e.g. "6 mark 0.5".
-The torus wraps at the edges. The answer comes when every body of the cohort has acted."""
+Before its move, a body may mark: "mark R" (R a number) leaves the fake reward (the reward
+seen there) + R on every cell the body observes in this iteration. The answer to a mark
+comes once every body of the cohort has marked or moved in this iteration, and its state
+shows the marks of this iteration on the body's cells; then the body moves.
+The torus wraps at the edges. The answer to a move comes when every body of the cohort has
+moved."""
 
 
-def parse_action(text: str) -> tuple[int, float | None]:
-    """Action text -> (0..8, the mark it leaves or None); a clear refusal otherwise."""
+def parse_action(text: str) -> tuple[int | None, float | None]:
+    """Action text -> (move 0..8, None) or (None, the mark R); a clear refusal otherwise."""
     words = str(text).strip().lower().split()
-    mark = None
-    if len(words) == 3 and words[1] == "mark":
+    if len(words) == 2 and words[0] == "mark":
         try:
-            mark = float(words[2])
+            mark = float(words[1])
         except ValueError:
             raise Refusal("bad-parameters", f"the mark in {text!r} is not a number") from None
         if not np.isfinite(mark):
             raise Refusal("bad-parameters", f"the mark in {text!r} is not a finite number")
-        words = words[:1]
+        return None, mark
+    if len(words) == 3 and words[1] == "mark":
+        raise Refusal("bad-parameters", f"{text!r}: a mark is an action of its own, sent before "
+                      f"the move of the same iteration ('mark {words[2]}', then '{words[0]}')")
     word = words[0] if len(words) == 1 else ""
     if word.isdigit() and 1 <= int(word) <= 9:
-        return int(word) - 1, mark
+        return int(word) - 1, None
     if word in ACTION_NAMES:
-        return ACTION_NAMES.index(word), mark
-    raise Refusal("bad-parameters", f"action {text!r} is not 1..9 or one of "
-                  f"{', '.join(ACTION_NAMES)}, optionally followed by 'mark NUMBER'")
+        return ACTION_NAMES.index(word), None
+    raise Refusal("bad-parameters", f"action {text!r} is not 1..9, one of "
+                  f"{', '.join(ACTION_NAMES)}, or 'mark NUMBER'")
 
 
 class Cohort:
@@ -79,9 +87,9 @@ class Cohort:
         self.full = asyncio.Event()
         self.episode = 0
         self.env: Episode | None = None
-        self.pending: dict[int, int] = {}
-        self.deposits: list[tuple[int, float]] = []     # (body, r̂) of this iteration
-        self.marks = np.full(self.set.grid.size, np.nan)  # shown during the next iteration
+        self.pending: dict[int, int] = {}                 # body -> its move in this iteration
+        self.marked: set[int] = set()                     # the bodies that marked in it
+        self.marks = np.full(self.set.grid.size, np.nan)  # this iteration's marks
         self.played = asyncio.Condition()
         self.tick = 0
         self.finished = False
@@ -106,48 +114,63 @@ class Cohort:
                                "iterations": w.iterations, "finished": self.finished}
         if not self.finished and self.env is not None:
             obs = self.env.observe()[j]
-            marks = self.marks[obs.cells]
             doc.update({"iteration": self.env.iteration + 1, "cell": obs.cell + 1,
-                        "cells": (obs.cells + 1).tolist(), "rewards": obs.rewards.tolist(),
-                        "marks": [None if np.isnan(m) else float(m) for m in marks]})
+                        "cells": (obs.cells + 1).tolist(), "rewards": obs.rewards.tolist()})
+            if j in self.marked:
+                doc["marks"] = [None if np.isnan(m) else float(m) for m in self.marks[obs.cells]]
             if w.oracle_hints:
-                doc["good next"] = int(self.env.good[self.env.iteration + 1]) + 1
+                path = self.env.good[self.env.iteration + 1:] + 1
+                doc["good next"], doc["good path"] = int(path[0]), path.tolist()
         return json.dumps(doc)
 
-    async def act(self, j: int, action: int, mark: float | None = None) -> tuple[float, bool]:
-        """Record body j's action; play the iteration once all have acted; its reward."""
+    def _check_turn(self, j: int) -> None:
         if self.finished:
             raise Refusal("run-ended", "the test is over for this cohort; end the run")
         if j in self.pending:
-            raise Refusal("bad-parameters", "this body has already acted in this iteration; "
+            raise Refusal("bad-parameters", "this body has already moved in this iteration; "
                           "wait for the answer before sending the next action")
+
+    async def mark(self, j: int, rhat: float) -> None:
+        """Body j leaves R + r̂ on the cells it observes now (the highest stays where marks
+        overlap, as in Algorithm 2); the answer waits until every body has marked or moved
+        in this iteration, so the marks it then sees are all of this iteration's."""
+        self._check_turn(j)
+        if j in self.marked:
+            raise Refusal("bad-parameters", "this body has already marked in this iteration; "
+                          "send its move")
+        env = self.env
+        assert env is not None  # (the episode starts when the cohort is full)
+        async with self.played:
+            obs = env.observe()[j]
+            self.marks[obs.cells] = np.fmax(self.marks[obs.cells], obs.rewards + rhat)
+            self.marked.add(j)
+            self.played.notify_all()
+            tick = self.tick
+            await self.played.wait_for(lambda: self.tick != tick or self._all_spoke())
+
+    def _all_spoke(self) -> bool:
+        return len(self.marked | self.pending.keys()) == self.size
+
+    async def act(self, j: int, action: int) -> tuple[float, bool]:
+        """Record body j's move; play the iteration once all have moved; its reward."""
+        self._check_turn(j)
         async with self.played:
             self.pending[j] = action
-            if mark is not None:
-                self.deposits.append((j, mark))
             tick = self.tick
             if len(self.pending) == self.size:
                 self._play()
             else:
+                self.played.notify_all()  # a body waiting on its mark may go on
                 await self.played.wait_for(lambda: self.tick != tick)
         return float(self.last_rewards[j]), self.finished
-
-    def _lay_marks(self, env: Episode) -> None:
-        """Replace the marks with this iteration's deposits: each depositor leaves R(c) + r̂ on
-        the cells it observed (the highest stays where they overlap), as in Algorithm 2."""
-        self.marks[:] = np.nan
-        observations = env.observe() if self.deposits else []
-        for j, rhat in self.deposits:
-            obs = observations[j]
-            self.marks[obs.cells] = np.fmax(self.marks[obs.cells], obs.rewards + rhat)
-        self.deposits.clear()
 
     def _play(self) -> None:
         env = self.env
         assert env is not None  # (the episode starts when the cohort is full, before any action)
         actions = [self.pending[j] for j in range(self.size)]
         self.pending.clear()
-        self._lay_marks(env)
+        self.marked.clear()
+        self.marks[:] = np.nan  # Algorithm 2: the layer is cleared every iteration
         self.last_rewards = env.step(actions)
         for body, r in zip(self.bodies, self.last_rewards, strict=True):
             body.total += float(r)
@@ -158,7 +181,6 @@ class Cohort:
                 self.finished = True
             else:
                 self.env = self._new_episode()
-            self.marks[:] = np.nan  # trails do not outlive their episode
         self.tick += 1
         self.played.notify_all()
 
@@ -191,7 +213,11 @@ class Body(World):
     async def execute_action(self, action: str) -> Outcome:
         move, mark = parse_action(action)
         await self._ready()
-        reward, finished = await self.cohort.act(self.index, move, mark)
+        if move is None:
+            assert mark is not None
+            await self.cohort.mark(self.index, mark)
+            return Outcome(self.cohort.state(self.index, None), None, self.cohort.finished)
+        reward, finished = await self.cohort.act(self.index, move)
         self.last = reward
         return Outcome(self.cohort.state(self.index, reward), reward, finished)
 
@@ -210,7 +236,7 @@ class LambdaStarWorld(World):
     """The Λ* test as a shared world: each run is an agent body; see the state and action
     formats. Arguments: grid side, iterations ϑ, episodes ω, agents per cohort, profile
     ("paper" or "original"), seed, observation range k, coordination (Good pays only when
-    two or more agents are next to it), oracle hints (Good's next cell in the state)."""
+    two or more agents are next to it), oracle hints (Good's next cells in the state)."""
 
     sharing = "shared"
     state_format: ClassVar[str] = STATE_FORMAT

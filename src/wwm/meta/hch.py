@@ -9,6 +9,8 @@ as observations. Semantics and costs follow the original ALBA ``amplify`` packag
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -96,6 +98,29 @@ def budget_line(budget: int, display: BudgetDisplay = "exact") -> str:
     return f"\n[Remaining budget is {budget}]"
 
 
+@dataclass(slots=True)
+class _Frame:
+    """One question being answered: the agent, what it sees next, its budget, its ledger;
+    for an ask, what was offered and what the asker had (to say so if it was cut)."""
+
+    agent: HCHAgent
+    obs: Message
+    budget: int
+    call: Call
+    offered: int | None = None
+    had: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """An ask that opens a question below the current one."""
+
+    frame: _Frame
+
+
+YIELD_EVERY = 16  # steps between yields to the event loop, so a cancelled question stops
+
+
 class HCH:
     """HCH(A, n): ``await HCH(A, n).ask(question)`` runs a fresh copy of A on it with budget n.
 
@@ -104,13 +129,17 @@ class HCH:
     question an agent above is still answering; ``on_step`` is called with each screen.
     ``split`` is what an ask without ``$b`` hands over: a tenth of the budget (the original)
     or all of it but the one operation the ask costs (unspent budget comes back either way).
-    ``max_depth`` bounds how many asks deep the tree may go: the tree runs on Python's stack,
-    which allows about 300, and an ask deeper than the bound is refused with a message.
+    The tree runs on an explicit stack of questions, not Python's, so it may go as deep as
+    the budget pays for; ``max_depth`` (None: no bound) refuses an ask deeper than it with a
+    message. The interpreter yields to the event loop every few steps, so cancelling the
+    task that awaits :meth:`ask` (a client that gave up) stops the computation at once;
+    ``started``, when set to a list, collects the top-level questions begun, finished or
+    not (what a stopped computation had done).
     """
 
     def __init__(self, a: Agent, budget: int = 10 ** 8, *, memo: Memo | None = None,
                  budget_display: BudgetDisplay = "exact", split: Split = "tenth", loop_check: bool = True,
-                 max_depth: int = 250, on_step: Callable[[Call, Step], None] | None = None) -> None:
+                 max_depth: int | None = None, on_step: Callable[[Call, Step], None] | None = None) -> None:
         if budget < 0:
             raise ValueError(f"a budget cannot be negative (got {budget})")
         self.base = HCHAgent(a.fresh())
@@ -121,6 +150,8 @@ class HCH:
         self.loop_check = loop_check
         self.max_depth = max_depth
         self.on_step = on_step
+        self.started: list[Call] | None = None
+        self._steps = 0
 
     async def ask(self, question: Message, to: HCHAgent | None = None,
                   budget: int | None = None) -> Answer:
@@ -128,28 +159,58 @@ class HCH:
         agent = to or self.base
         budget = self.budget if budget is None else budget
         call = Call(question, budget, agent.key)
-        reply, final = await self._run(agent, question, budget, call)
+        if self.started is not None:
+            self.started.append(call)
+        reply, final = await self._run(_Frame(agent, question, budget, call))
         return Answer(reply, final, call)
 
     # ---- the execution loop ---------------------------------------------------------------
-    async def _run(self, agent: HCHAgent, obs: Message, budget: int, call: Call) -> tuple[Message, HCHAgent]:
+    async def _run(self, frame: _Frame) -> tuple[Message, HCHAgent]:
+        """Run the question of ``frame`` and every ask below it, depth first, on ``above``."""
+        above: list[_Frame] = []
+        asking: Counter[str] = Counter()  # the situations of the asks on the stack (loop check)
         while True:
-            text = obs.render(len(agent.env)) + budget_line(budget, self.budget_display)
-            action, a = await self._act(agent, text, call)
-            agent = agent.then(a, obs.args)
-            if budget <= 0:
-                return self._finish(call, agent, self._forced_reply(agent, action), 0)
-            seen, reply, cost = await self._execute(agent, action, budget, call)
-            budget -= cost
-            if reply is not None:
-                return self._finish(call, agent, reply, budget)
-            assert seen is not None  # a line that is not a reply shows the next observation
-            obs = seen
+            self._steps += 1
+            if self._steps % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
+            text = frame.obs.render(len(frame.agent.env)) + budget_line(frame.budget, self.budget_display)
+            action, a = await self._act(frame.agent, text, frame.call)
+            frame.agent = frame.agent.then(a, frame.obs.args)
+            if frame.budget <= 0:
+                reply = self._forced_reply(frame.agent, action)
+                self._finish(frame, reply, 0)
+            else:
+                outcome = self._execute(frame.agent, action, frame.budget, frame.call, asking)
+                if isinstance(outcome, _Open):
+                    above.append(frame)
+                    frame = outcome.frame
+                    if frame.call.situation is not None:
+                        asking[frame.call.situation] += 1
+                    continue
+                seen, done, cost = outcome
+                frame.budget -= cost
+                if done is None:
+                    assert seen is not None  # a line that is not a reply shows the next observation
+                    frame.obs = seen
+                    continue
+                reply = done
+                self._finish(frame, reply, frame.budget)
+            if not above:
+                return reply, frame.agent
+            child, frame = frame, above.pop()  # the asker sees the reply, and pays for it
+            if child.call.situation is not None:
+                asking[child.call.situation] -= 1
+            observation = addressed(child.agent, reply)
+            if child.offered is not None and child.offered > child.call.budget:
+                observation = observation + Message.of(f"\n[you offered ${child.offered} but had {child.had}, "
+                                                       f"so the ask handed over {child.call.budget}]")
+            frame.obs = observation
+            frame.budget -= 1 + child.call.spent
 
-    def _finish(self, call: Call, agent: HCHAgent, reply: Message, remaining: int) -> tuple[Message, HCHAgent]:
+    def _finish(self, frame: _Frame, reply: Message, remaining: int) -> None:
+        call = frame.call
         call.reply, call.remaining = reply, remaining
-        call.final_agent, call.final_agent_key = agent, agent.key
-        return reply, agent
+        call.final_agent, call.final_agent_key = frame.agent, frame.agent.key
 
     async def _act(self, agent: HCHAgent, text: str, call: Call) -> tuple[str, Agent]:
         memo = self.memo
@@ -174,14 +235,14 @@ class HCH:
         except (P.ParseError, AgentError) as exc:
             return Message.of(f"<<malformed message: {_reason(exc)}>>")
 
-    async def _execute(self, agent: HCHAgent, line: str, budget: int,
-                       call: Call) -> tuple[Message | None, Message | None, int]:
-        """(next observation, reply if done, cost) for one typed line."""
+    def _execute(self, agent: HCHAgent, line: str, budget: int, call: Call,
+                 asking: Counter[str]) -> tuple[Message | None, Message | None, int] | _Open:
+        """(next observation, reply if done, cost) for one typed line, or the ask it opens."""
         call.own_ops += 1
         try:
             command = P.parse_command(line)
             if isinstance(command, P.Ask):
-                return await self._ask(agent, command, budget, call)
+                return self._ask(agent, command, budget, call, asking)
             if isinstance(command, P.Reply):
                 return None, _as_message(resolve(command.body, agent.env)), 1
             if isinstance(command, (P.View, P.Note)):
@@ -194,29 +255,24 @@ class HCH:
         except AgentError as exc:
             return Message.of(str(exc)), None, 1
 
-    async def _ask(self, agent: HCHAgent, command: P.Ask, budget: int,
-                   call: Call) -> tuple[Message, None, int]:
+    def _ask(self, agent: HCHAgent, command: P.Ask, budget: int, call: Call,
+             asking: Counter[str]) -> tuple[Message, None, int] | _Open:
         recipient = self.base if command.recipient is None else _snapshot(_channel(agent.env, command.recipient))
         question = addressed(agent, _as_message(resolve(command.body, agent.env)))
         default = budget // 10 if self.split == "tenth" else budget - 1
         sub_budget = max(0, min(budget - 1, default if command.budget is None else command.budget))
-        if call.depth >= self.max_depth:
+        if self.max_depth is not None and call.depth >= self.max_depth:
             call.events.append(f"depth: refused an ask {self.max_depth + 1} deep")
             return Message.of(f"too deep: this question is already {call.depth} asks below the top, the "
                               f"most this tree allows; answer it without asking"), None, 1
         situation = self._situation(recipient, question)
-        if situation is not None and any(c.situation == situation for c in call.path()):
+        if situation is not None and asking[situation] > 0:
             call.events.append(f"loop: refused an ask repeating {question.render(len(recipient.env))!r}")
             return Message.of("loop detected: an agent above you is already answering this very "
                               "question with these very pointers; asking it again would never end, "
                               "so answer another way"), None, 1
         child = call.child(question, sub_budget, recipient.key, situation)
-        reply, final = await self._run(recipient, question, sub_budget, child)
-        observation = addressed(final, reply)
-        if command.budget is not None and command.budget > sub_budget:
-            observation = observation + Message.of(f"\n[you offered ${command.budget} but had {budget}, "
-                                                   f"so the ask handed over {sub_budget}]")
-        return observation, None, 1 + child.spent
+        return _Open(_Frame(recipient, question, sub_budget, child, command.budget, budget))
 
     def _situation(self, recipient: HCHAgent, question: Message) -> str | None:
         """What makes two asks the same question: who is asked, the text they will see, and
@@ -229,10 +285,22 @@ class HCH:
 
 # ---- resolving abstract pointers ----------------------------------------------------------
 def resolve(body: P.Body, env: Sequence[Referent]) -> Referent:
-    """The referent a parsed body denotes in ``env``; :class:`AgentError` if it cannot."""
+    """The referent a parsed body denotes in ``env``; :class:`AgentError` if it cannot.
+
+    Built bottom-up with an explicit stack, so a body nested any depth resolves."""
     if isinstance(body, P.Pointer):
         return _message(env, body.index) if body.symbol == "#" else _channel(env, body.index)
-    return Message(body.texts, tuple(resolve(arg, env) for arg in body.args))
+    done: dict[int, Referent] = {}
+    stack: list[tuple[P.Literal, bool]] = [(body, False)]
+    while stack:
+        literal, expanded = stack.pop()
+        if expanded:
+            done[id(literal)] = Message(literal.texts, tuple(
+                done[id(arg)] if isinstance(arg, P.Literal) else resolve(arg, env) for arg in literal.args))
+            continue
+        stack.append((literal, True))
+        stack.extend((arg, False) for arg in literal.args if isinstance(arg, P.Literal) and id(arg) not in done)
+    return done[id(body)]
 
 
 def _lookup(env: Sequence[Referent], index: int, symbol: str) -> Referent:

@@ -67,9 +67,12 @@ class Call:
             call = call.parent
 
     def walk(self):
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        """This call and every call below it, depth first (an explicit stack: any depth)."""
+        stack = [self]
+        while stack:
+            call = stack.pop()
+            yield call
+            stack.extend(reversed(call.children))
 
     def totals(self) -> dict[str, int]:
         calls = list(self.walk())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .hch import HCH, Answer, HCHAgent
@@ -58,6 +59,7 @@ def _float_parts(x: float) -> tuple[int, int]:
     return a, b
 
 
+@lru_cache(maxsize=4096)  # messages are immutable values: one tree per character is enough
 def encode_char(c: str) -> Message:
     return Message.of("the character with ASCII code []", encode_int(ord(c)))
 

@@ -10,11 +10,14 @@ Meta(A) whose A sits across the network can be tried end to end.
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
 from ..protocol.results import RunStarted, Suggestion
 from .agents import parse_transcript
-from .meta import DecodeError
+from .meta import DecodeError, Meta, MetaStep
 from .scripted import ScriptedPolicy
 from .session import Session, Settings, SettingsError
 
@@ -27,6 +30,13 @@ class MetaMind(Mind):
     answers screens A has answered before; ``store`` is an SQLite file that records every
     question (and keeps the memo between runs); ``budget_display`` is ``rounded`` or
     ``exact``; ``split`` is ``all`` or ``tenth`` (what an ask hands over by default).
+
+    The work on a question stops at once when its asker stops waiting: a client that times
+    out (the server cancels the answering) or an End run sent meanwhile; what was done so
+    far is recorded in the store as a stopped step. With a ``store``, A's answers are
+    journaled as they come, and the run can be snapshotted (``wwm serve --state``): a server
+    killed in the middle of a question and restarted answers it again by replaying the
+    journal, asking A only for what it had not answered yet.
     """
 
     state_format = "any text: it is Meta(A)'s observation"
@@ -45,34 +55,80 @@ class MetaMind(Mind):
             raise Refusal("bad-parameters", str(exc)) from None
         self.session: Session | None = None
         self.steps = 0
+        self._state_key: str | None = None  # Meta's state, in the store, for a restored run
+        self._working: asyncio.Task[MetaStep] | None = None
 
     async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
         await super().new_run(client_url, world_display_url, world_run_id)
+        await self._open()
+        return RunStarted()
+
+    async def _open(self) -> Session:
         from sqlalchemy.exc import DatabaseError
 
         try:
-            self.session = await Session.open(self.settings)
+            session = await Session.open(self.settings)
         except (SettingsError, OSError) as exc:
             raise Refusal("bad-parameters", str(exc)) from None
         except DatabaseError as exc:
             raise Refusal("bad-parameters", f"store={self.settings.store!r} cannot be used: {exc.orig}") from None
-        return RunStarted()
+        if self.settings.store:
+            session.store.memo.durable = True  # the journal: each answer of A written as it comes
+        if self._state_key is not None:  # a run restored after a restart: Meta's state as it was
+            session.meta = Meta(session.hch, session.store.load_message(self._state_key), self.settings.retries)
+        self.session = session
+        return session
 
     async def get_action(self, state: str) -> Suggestion:
-        if self.session is None:
-            await self.new_run()
-        session = self.session
-        assert session is not None  # (new_run opened it, or refused)
+        session = self.session or await self._open()
+        session.hch.started = []  # this step's questions, kept to record them if it is stopped
+        self._working = working = asyncio.ensure_future(session.meta.step(state))
         try:
-            step = await session.meta.step(state)
+            step = await working
         except DecodeError as exc:
             return Suggestion.cannot(f"Meta(A) could not read the answer: {exc}")
         except (Refusal, OSError, TimeoutError) as exc:  # A is a Mind server that failed
             return Suggestion.cannot(f"A did not answer: {exc}")
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            asker_gone = task is not None and task.cancelling() > 0
+            ops = self._record_stopped(session, state, "the asker stopped waiting" if asker_gone else "End run")
+            if asker_gone:
+                raise
+            return Suggestion.cannot(f"the run was ended while Meta(A) was working; it stopped after {ops} "
+                                     f"operations")
+        finally:
+            self._working = None
         session.meta = step.meta
         self.steps += 1
+        if self.settings.store:
+            self._state_key = session.store.save(step.meta.state)
         session.store.record(f"step {self.steps}: {state[:60]}", step.calls)
         return Suggestion(step.action)
+
+    def _record_stopped(self, session: Session, state: str, why: str) -> int:
+        """Record the unfinished questions of a stopped step; the operations they had cost."""
+        calls = list(session.hch.started or ())
+        ops = sum(c.totals()["ops"] for c in calls)
+        session.store.record(f"step {self.steps + 1} stopped ({why}) after {ops} operations: {state[:60]}", calls)
+        return ops
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        if self._working is not None and not self._working.done():
+            self._working.cancel()
+        return None
+
+    # ---- snapshots (wwm serve --state): the settings and where Meta's state is -------------
+    def __getstate__(self) -> dict[str, Any]:
+        if not self.settings.store:
+            raise TypeError("a MetaMind without a store keeps its state in memory only: give store=FILE "
+                            "for its runs to survive a restart")
+        state = dict(self.__dict__)
+        state.update(session=None, _working=None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
 
 class ScriptedMind(Mind):

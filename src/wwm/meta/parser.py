@@ -1,6 +1,6 @@
 """The command language an agent types: ``view #3``, ``ask@2$50 (...)``, ``reply ...``.
 
-A hand-written recursive-descent parser (no parser-library whitespace rules to drift, unlike
+A hand-written parser on an explicit stack (any nesting depth) (no parser-library whitespace rules to drift, unlike
 the original's pyparsing dependency). It returns command values holding *abstract* pointers
 (:class:`Pointer`); the interpreter resolves them against the agent's environment. Bad input
 raises :class:`ParseError` with a reason a person can act on; nothing else escapes.
@@ -9,13 +9,13 @@ raises :class:`ParseError` with a reason a person can act on; nothing else escap
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 KEYWORDS = ("ask", "reply", "return", "reflect", "view", "spawn", "note")
 VALID_COMMANDS = "the valid commands are 'reply', 'ask', 'reflect', 'view', and 'ask@N'"
 _NUM = re.compile(r"\d+")
 _PROSE = re.compile(r"[^()#@]+")
-MAX_NESTING = 100
 
 
 class ParseError(ValueError):
@@ -86,6 +86,18 @@ Command = View | Ask | Reply | Reflect | Spawn | Note
 
 def parse_command(line: str) -> Command:
     """One line typed by an agent with budget left, as a command."""
+    return _parse_short(line) if len(line) <= CACHED_LINE else _parse_command(line)
+
+
+CACHED_LINE = 500  # copies of one A type the same short lines again and again; commands are values
+
+
+@lru_cache(maxsize=4096)
+def _parse_short(line: str) -> Command:
+    return _parse_command(line)
+
+
+def _parse_command(line: str) -> Command:
     text = line.strip()
     keyword = _keyword(text)
     if keyword is None:
@@ -154,17 +166,11 @@ def parse_message(text: str, offset: int = 0) -> Body:
     """A message: a bare ``#n`` (the referent itself) or text with ``#n``, ``@n``, ``(...)``.
 
     ``offset`` is where ``text`` starts in the typed line, so errors name the line's columns.
+    Parentheses may nest to any depth: open ones wait on an explicit stack, not Python's.
     """
-    body, end = _message(text, 0, offset, depth=0)
-    if end != len(text):  # only an unmatched ')' stops the top level early
-        raise ParseError(f"unmatched ')' at column {offset + end + 1}")
-    return body
-
-
-def _message(text: str, i: int, offset: int, depth: int) -> tuple[Body, int]:
-    texts: list[str] = []
-    args: list[Body] = []
-    chunk = ""
+    open_: list[_Open] = []  # the enclosing messages, innermost last
+    current = _Open(-1)
+    i = 0
     while i < len(text):
         prose = _PROSE.match(text, i)
         if prose:
@@ -172,35 +178,46 @@ def _message(text: str, i: int, offset: int, depth: int) -> tuple[Body, int]:
             if not run.isprintable():
                 bad = next(j for j, c in enumerate(run) if not c.isprintable())
                 raise ParseError(f"unexpected control character {run[bad]!r} at column {offset + i + bad + 1}")
-            chunk += run
+            current.chunk += run
             i = prose.end()
             continue
         c = text[i]
         if c == ")":
-            if not depth:
-                return _finish(texts, chunk, args), i
-            break
+            if not open_:
+                raise ParseError(f"unmatched ')' at column {offset + i + 1}")
+            sub = _finish(current.texts, current.chunk, current.args)
+            current = open_.pop()
+            current.texts.append(current.chunk)
+            current.chunk = ""
+            current.args.append(sub)
+            i += 1
+            continue
         if c == "(":
-            if depth >= MAX_NESTING:
-                raise ParseError(f"parentheses nest more than {MAX_NESTING} deep at column {offset + i + 1}")
-            opened = i
-            sub, i = _message(text, i + 1, offset, depth + 1)
-            if i >= len(text):
-                raise ParseError(f"the '(' at column {offset + opened + 1} is never closed")
-            texts.append(chunk)
-            chunk = ""
-            args.append(sub)
+            open_.append(current)
+            current = _Open(i)
             i += 1
             continue
         number = _NUM.match(text, i + 1)  # c is '#' or '@'
         if number is None:
             kind = "a message" if c == "#" else "an agent"
             raise ParseError(f"'{c}' must be followed by the number of {kind}, as in {c}3")
-        texts.append(chunk)
-        chunk = ""
-        args.append(Pointer(int(number.group()), c))
+        current.texts.append(current.chunk)
+        current.chunk = ""
+        current.args.append(Pointer(int(number.group()), c))
         i = number.end()
-    return _finish(texts, chunk, args), i
+    if open_:
+        raise ParseError(f"the '(' at column {offset + current.opened + 1} is never closed")
+    return _finish(current.texts, current.chunk, current.args)
+
+
+@dataclass(slots=True)
+class _Open:
+    """A message whose ``(`` (at ``opened``) is not closed yet: what it holds so far."""
+
+    opened: int
+    texts: list[str] = field(default_factory=list)
+    chunk: str = ""
+    args: list[Body] = field(default_factory=list)
 
 
 def _finish(texts: list[str], chunk: str, args: list[Body]) -> Body:

@@ -245,16 +245,28 @@ class Store:
 
 
 class SqlMemo:
-    """The memo kept in the store: read into memory once, written back on each flush, or
-    at once when ``durable`` (a person's answers: a session cut short replays them)."""
+    """The memo kept in the store: read into memory once, and written back as a journal:
+    at each flush, at once when ``durable`` (a person's answers), or, when ``interval`` is
+    set, with the first answer given ``interval`` seconds or more after the last write (a
+    served Meta(A): a process killed in the middle of a question loses only A's latest
+    answers, and replays the rest from here when it is asked again)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.durable = False
+        self.interval: float | None = None
         with store.engine.connect() as db:
             self.answers: dict[str, str] = {r.key: r.action for r in db.execute(select(memo))}
         self._new: dict[str, str] = {}
         self._dropped: set[str] = set()
+        self._written = time.monotonic()
+
+    @property
+    def durable(self) -> bool:
+        return self.interval == 0
+
+    @durable.setter
+    def durable(self, value: bool) -> None:
+        self.interval = 0 if value else None
 
     def get(self, key: str) -> str | None:
         return self.answers.get(key)
@@ -263,9 +275,13 @@ class SqlMemo:
         self.answers[key] = action
         self._new[key] = action
         self._dropped.discard(key)
-        if self.durable:
-            with self.store.engine.begin() as db:
-                self._write(db)
+        if self.interval is not None and time.monotonic() - self._written >= self.interval:
+            self.write()
+
+    def write(self) -> None:
+        """Write the answers not yet written, in one transaction."""
+        with self.store.engine.begin() as db:
+            self._write(db)
 
     def invalidate(self, key_prefix: str) -> int:
         """Forget every cached answer whose key starts with ``key_prefix``; how many."""
@@ -286,6 +302,7 @@ class SqlMemo:
         if self._dropped:
             db.execute(delete(memo).where(memo.c.key.in_(self._dropped)))
         self._new, self._dropped = {}, set()
+        self._written = time.monotonic()
 
 
 def _pragmas(connection, _record) -> None:

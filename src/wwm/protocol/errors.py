@@ -34,6 +34,8 @@ _CODES = [
                 400, "9.1, 9.2, 9.2.1, 9.2.2, 9.2.4"),
     RefusalCode("world-display-url-invalid", "The world display URL given is not a valid URL.", 400, "9.2"),
     RefusalCode("mind-url-invalid", "A Mind server URL given is not valid or does not answer as a Mind.", 400, "9.2.4"),
+    RefusalCode("too-few-minds", "Fewer of an Action Selection server's minds started a run than its "
+                "min_members asks for.", 503, "9.2.4, 6 (broken links)"),
     RefusalCode("other-client-unknown", "No knowledge is saved relative to the other client URL given.", 404, "9.2.1"),
     # --- conditions every server meets -----------------------------------------------------
     RefusalCode("unknown-run", "No run with this run ID is in progress on this server.", 404, "8.2.1"),

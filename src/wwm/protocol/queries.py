@@ -136,7 +136,7 @@ _SPECS: list[QuerySpec] = [
               refusals=("client-blocked", "client-url-invalid", "credit-trail-failed",
                         "world-display-url-invalid", "payment-required",
                         "authentication-required", "bad-parameters", "mind-url-invalid",
-                        "other-client-unknown", "busy")),
+                        "too-few-minds", "other-client-unknown", "busy")),
     QuerySpec("Get display URL", _M, "Mind", "get_display_url", (), Returns.DISPLAY_URL),
     QuerySpec("No operation", _M, "Mind", "no_operation", (), Returns.CONFIRM),
     QuerySpec("Ready to suggest action?", _M, "Mind", "ready_to_suggest",

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from ..commands import fail, interrupted
-    from .compare import check_strengths, parse_methods, plot, run_compare
+    from .compare import check_strengths, mean_sd, parse_methods, plot, run_compare
 
     console = Console(stderr=args.json)  # with --json, stdout carries the JSON alone
     try:
@@ -77,10 +77,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return interrupted("compare", "no scores saved")
     table = Table(title=f"{args.world} world: {args.steps} steps, {args.seeds} seed(s), childhood {args.train} steps")
-    for column in ("method", "mean", "sd", "min", "max"):
+    for column in ("method", "mean ± sd", "min", "max"):
         table.add_column(column, justify="left" if column == "method" else "right", overflow="fold")
     for method, mean, sd, low, high in result.rows():
-        table.add_row(method, f"{mean:.1f}", f"{sd:.1f}", f"{low:.1f}", f"{high:.1f}")
+        table.add_row(method, mean_sd(mean, sd), f"{low:.1f}", f"{high:.1f}")
     console.print(table)
     if args.plot:
         console.print(f"plot saved to {plot(result, args.plot)}", soft_wrap=True)

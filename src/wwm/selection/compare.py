@@ -57,6 +57,11 @@ class Comparison:
                 "summary": [dict(zip(("method", "mean", "sd", "min", "max"), r, strict=True)) for r in self.rows()]}
 
 
+def mean_sd(mean: float, sd: float) -> str:
+    """A score as the table prints it: mean ± standard deviation over the seeds."""
+    return f"{mean:.1f} ± {sd:.1f}"
+
+
 def parse_methods(text: str) -> list[str]:
     """Comma-separated method names (aliases allowed) or "all", each named once, in order."""
     if text.strip() in ("", "all"):

@@ -17,16 +17,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
 from ..client.members import MemberError, MemberSpec, connect_member, member_entries, read_member
+from ..client.remote import RemoteMind
 from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
-from .links import card_url, check_mind_url, home_url, refuse_self, same_server
+from .learning.tables import Temperature
+from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, Settings, method_class
 from .panel import Member, Panel
 from .tables import WinnerMemory
@@ -67,10 +70,17 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     x); ``weights`` (DAMN) and ``strengths`` (sent to the minds as "Change mind strength"),
     comma-separated, one per mind; ``candidates`` ("suggested" actions or the "shared"
     suite in ``actions``); ``q_temperature``, ``run_length``, ``gamma`` (the Hierarchical Q
-    switch); ``w_temperature`` (stochastic W); ``period`` (rotation); ``start`` ("random" or
+    switch); ``w_temperature`` (stochastic W), declining to 0 over ``w_run_length`` steps if
+    given (7.3.1); ``period`` (rotation); ``start`` ("random" or
     "first" mind to lead a negotiation); ``remember`` (k(x), 10.15); ``max_depth`` (of a
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
-    ``seed``."""
+    ``min_members`` (broken links, section 6: start a run with the minds that answer New run
+    if at least this many do, and keep trying the others every ``retry`` seconds, admitting
+    each that comes back, as also a mind whose server restarted without its run; fewer is a
+    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind
+    whose card declares a ``timeout`` argument is sent this share of this server's own in its
+    New run, so time-outs shrink down a chain, 9.2 note 1; a mind that declares ``peers`` is
+    sent the other minds' URLs, 10.17); ``seed``."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -83,7 +93,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                  actions: str | list[str] = "", q_temperature: float = 1.0,
                  run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
                  period: int = 1, start: str = "random", remember: bool = False,
-                 max_depth: int = 4, strength: float = 1.0, seed: int | None = None) -> None:
+                 max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
+                 retry: float = 2.0, timeout_share: float = 0.8, w_run_length: float | None = None,
+                 seed: int | None = None) -> None:
         cls = method_class(method)
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -119,6 +131,28 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.strengths = _numbers(strengths, "strengths", len(self.members))
         if any(s <= 0 for s in self.strengths):
             raise ValueError("strengths must be positive")
+        # by member, not by position: a mind that starts late keeps its strength
+        self.strength_of = {m.ident: s for m, s in zip(self.members, self.strengths, strict=False)}
+        if min_members is not None and not 1 <= min_members <= len(self.members):
+            raise ValueError(f"min_members must be between 1 and the number of minds ({len(self.members)}), "
+                             f"got {min_members}")
+        if retry <= 0:
+            raise ValueError("retry must be a positive number of seconds")
+        if not 0 < timeout_share < 1:
+            raise ValueError("timeout_share must be between 0 and 1 (a member's time-out is that share of this one's)")
+        self.timeout_share = timeout_share
+        if w_run_length is not None and w_run_length <= 0:
+            raise ValueError("w_run_length must be a positive number of steps")
+        # 7.3.1, 9.2.2 "Proposed length of W learning run": the W-temperature of the stochastic
+        # methods declines from w_temperature to 0 over this many steps (None: it stays)
+        self.w_schedule = None if w_run_length is None else Temperature(w_temperature, w_run_length)
+        self.min_members = min_members
+        self.retry = retry
+        self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
+        self.returned: list[Member] = []  # minds that have since started one, admitted at the next step
+        self._retry_task: asyncio.Task[None] | None = None
+        self.failure_codes: dict[str, str] = {}  # why each mind last failed to start, as a refusal code
+        self._last_try = 0.0
         self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
                                  w_temperature, gamma, period, start,
                                  # no weights given: an empty list, and no member gets one
@@ -140,6 +174,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.last_x: str | None = None
         self.steps = 0
 
+    def __getstate__(self) -> dict[str, Any]:  # (a server's snapshot: no live task)
+        return {**self.__dict__, "_retry_task": None}
+
     # ---- the collection -------------------------------------------------------------------
     def _member(self, entry: str | Mapping[str, Any] | Mind, view: str = "*", where: str = "minds") -> Member:
         """One member: a Mind object, a URL, or ``{url, args}`` (its JSON text on the wire),
@@ -158,19 +195,57 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         except ValueError as exc:
             raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
         ident, self._next_ident = self._next_ident, self._next_ident + 1
-        return Member(ident, url, remote, keys, owned=True)
+        return Member(ident, url, remote, keys, owned=True, args=dict(spec.args))
+
+    def _offer(self, m: Member, card: Mapping[str, Any]) -> None:
+        """The arguments of ``m``'s New run: those written for it, and what this AS hands down
+        to a mind whose card declares the argument. ``timeout``: a share (``timeout_share``) of
+        this AS's own, so time-outs shrink down a chain (9.2, note 1); ``peers``: the URLs of
+        the other minds of the collection, which a Nested mind may call (10.17: "it passes the
+        list to each of the servers"). One written for it stays: each server receives exactly
+        the arguments written for it."""
+        if not isinstance(m.mind, RemoteMind):
+            return
+        schema = card.get("arguments")
+        names = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
+        args = dict(m.args)
+        if "timeout" in names:
+            limit = round(self.timeout * self.timeout_share, 6)
+            if "timeout" not in args:
+                args["timeout"] = limit
+            elif (_number_or_none(args["timeout"]) or 0.0) >= self.timeout:
+                log.warning("%s: the time-out written for it (%s s) is not below this server's own (%g s)",
+                            m.url, args["timeout"], self.timeout)
+        if "peers" in names and "peers" not in args:
+            args["peers"] = [o.url for o in self.members + self.waiting + self.returned
+                             if o is not m and o.owned and o.url.startswith(("http://", "https://"))]
+        m.mind.args = args
 
     async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
-        """New run on each member, in parallel; the failures, with why."""
+        """New run on each member, in parallel; the failures, with why (a refusal's code is
+        kept in :attr:`failure_codes` by URL)."""
         async def start(m: Member) -> None:
             described = card_url(m.url) if m.owned else None
-            if described is not None:  # make sure it is a Mind server before starting a run on it
-                from ..client.cards import fetch_card
+            if described is None:  # a local object, or a TCP URL (whose binding carries queries only)
+                await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
+                return
+            from ..client.cards import fetch_card
 
-                role = (await fetch_card(described)).get("role")
-                if role != "mind":
-                    raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
+            # a Mind server, whose trail of credit can be followed (7.2, 9.2.4), before its run
+            card = await fetch_card(described)
+            role = card.get("role")
+            if role != "mind":
+                raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
+            check_trail(m.url, card)
+            self._offer(m, card)
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
+            home = home_url()
+            if home is not None:  # served: the mind must now list this server as calling it
+                try:
+                    check_acknowledged(m.url, await fetch_card(described), home)
+                except Refusal:
+                    await self._close([m])
+                    raise
 
         timeout = max(self.timeout, 5.0)
         tasks = {m: asyncio.ensure_future(asyncio.wait_for(start(m), timeout)) for m in members}
@@ -179,6 +254,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         for m, task in tasks.items():
             exc = task.exception()
             if exc is not None:
+                self.failure_codes[m.url] = exc.code if isinstance(exc, Refusal) else "mind-url-invalid"
                 if isinstance(exc, Refusal):
                     why = exc.text
                 elif isinstance(exc, TimeoutError):
@@ -217,13 +293,21 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         failed = await self._start([member])
         if failed:
             await self._close([member])
-            raise Refusal("mind-url-invalid", f"{mind_url} did not start a run: {failed[0][1]}")
+            code = "credit-trail-failed" if self.failure_codes.get(member.url) == "credit-trail-failed" \
+                else "mind-url-invalid"
+            raise Refusal(code, f"{mind_url} did not start a run: {failed[0][1]}")
         await self._collection_changed()
         self.members.append(member)
 
     async def remove_mind(self, mind_url: str) -> None:
         url = mind_url.strip()
         gone = [m for m in self.members if m.url == url]
+        unstarted = [m for m in self.waiting + self.returned if m.url == url]
+        self.waiting = [m for m in self.waiting if m.url != url]
+        self.returned = [m for m in self.returned if m.url != url]
+        await self._close_unstarted(unstarted)
+        if unstarted and not gone:
+            return  # it had not started: the collection the others know is unchanged
         if not gone:
             have = ", ".join(m.url for m in self.members) or "no minds"
             raise Refusal("bad-parameters", f"{url} is not in this collection (it has: {have})")
@@ -239,24 +323,100 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise Refusal("mind-url-invalid", f"New run from {client_url}, this Action Selection "
                           "server itself: an AS cannot be its own member (it would call itself without end)")
         await super().new_run(client_url, world_display_url, world_run_id)
-        failed = await self._start(self.members)
+        everyone = sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident)
+        self.members, self.waiting, self.returned = everyone, [], []
+        failed = dict(await self._start(everyone))
+        started = [m for m in everyone if m not in failed]
+        why = "; ".join(f"minds[{everyone.index(m)}] {m.url}: {text}" for m, text in failed.items())
+        if failed and self.min_members is None:
+            await self._close(started)
+            trail = all(self.failure_codes.get(m.url) == "credit-trail-failed" for m in failed)
+            raise Refusal("credit-trail-failed" if trail else "mind-url-invalid", why)
+        if failed and len(started) < (self.min_members or 0):
+            await self._close(started)
+            raise Refusal("too-few-minds", f"{len(started)} of {len(everyone)} minds started a run and "
+                          f"min_members is {self.min_members}: {why}")
         if failed:
-            await self._close([m for m in self.members if m not in dict(failed)])
-            raise Refusal("mind-url-invalid", "; ".join(f"minds[{self.members.index(m)}] {m.url}: {why}"
-                                                        for m, why in failed))
-        # no strengths given: an empty list, and no member is told one
-        for m, s in zip(self.members, self.strengths, strict=False):
-            try:
-                await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
-            except Exception as exc:  # (not a cancellation of this New run: that goes on up)
-                why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
-                raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
+            log.warning("starting with %d of %d minds (min_members %s); trying again every %gs: %s",
+                        len(started), len(everyone), self.min_members, self.retry, why)
+        self.members, self.waiting = started, list(failed)
+        self._last_try = time.monotonic()
+        for m in started:
+            await self._send_strength(m)
         return None
 
+    async def _send_strength(self, m: Member) -> None:
+        """Its strength, if one was given for it (10.10)."""
+        s = self.strength_of.get(m.ident)
+        if s is None:
+            return
+        try:
+            await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
+        except Exception as exc:  # (not a cancellation of this New run: that goes on up)
+            why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
+            raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
+
+    # ---- minds that did not start: tried again, admitted when they answer (section 6) -----
+    def _try_waiting(self) -> None:
+        """Every ``retry`` seconds, in the background, New run on the minds still waiting."""
+        if not self.waiting or (self._retry_task is not None and not self._retry_task.done()):
+            return
+        if time.monotonic() - self._last_try < self.retry:
+            return
+        self._last_try = time.monotonic()
+        self._retry_task = asyncio.ensure_future(self._retry_waiting(list(self.waiting)))
+
+    async def _retry_waiting(self, waiting: list[Member]) -> None:
+        failed = dict(await self._start(waiting))
+        for m in waiting:
+            if m not in failed and m in self.waiting:
+                self.waiting.remove(m)
+                self.returned.append(m)
+
+    async def _drop_lost_runs(self) -> None:
+        """Under ``min_members``: a mind whose server no longer knows its run (restarted
+        without it: ``unknown-run``) leaves the collection and waits with the others to be
+        started again, so a server that comes back rejoins; the others are told (10.16)."""
+        lost = [m for m in self.members if m.lost_run] if self.min_members is not None else []
+        if not lost:
+            return
+        for m in lost:
+            log.warning("%s lost its run (%s): out of the collection until it starts a new one",
+                        m.url, m.last_error)
+            m.lost_run = False
+        self.members = [m for m in self.members if m not in lost]
+        self.waiting.extend(lost)
+        await self._collection_changed()
+
+    async def _admit_returned(self) -> None:
+        """Minds that started late join the collection; the others are told it changed (10.16)."""
+        if not self.returned:
+            return
+        back, self.returned = self.returned, []
+        for m in back:
+            try:
+                await self._send_strength(m)
+            except Refusal as refusal:
+                log.warning("%s started late but is left out: %s", m.url, refusal.text)
+                await self._close([m])
+                continue
+            log.info("%s answers again: admitted to the collection", m.url)
+            await self._collection_changed()
+            self.members.append(m)
+
     async def end_run(self, score: float | None = None) -> float | None:
-        await self._close(self.members + list(self.passive.values()), score)
+        if self._retry_task is not None:
+            self._retry_task.cancel()
+        await self._close(self.members + self.returned + list(self.passive.values()), score)
+        await self._close_unstarted(self.waiting)
         self.passive.clear()
         return score
+
+    async def _close_unstarted(self, members: list[Member]) -> None:
+        for m in members:
+            closer = getattr(m.mind, "aclose", None) if m.owned else None
+            if closer is not None:
+                await closer()
 
     async def no_operation(self) -> None:
         await self.panel.gather({m: m.mind.no_operation for m in self.members})
@@ -273,6 +433,11 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             self.panel.step = {}
 
     async def _decide(self, state: str) -> Decision:
+        if self.w_schedule is not None:
+            self.settings.w_temperature = self.w_schedule.tick()
+        await self._admit_returned()
+        await self._drop_lost_runs()
+        self._try_waiting()
         members = list(self.members)
         for m in members:  # a sub-space the state lacks is the client's error, not a broken link
             if m.view:
@@ -443,16 +608,29 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.strength = strength
 
     async def get_w_temperature(self) -> float | None:
-        return self.settings.w_temperature
+        """The W-temperature the next step will use."""
+        return self.w_schedule.current if self.w_schedule is not None else self.settings.w_temperature
 
     async def send_w_temperature(self, w_temperature: float, run_length: float | None = None) -> None:
+        """From now on this W-temperature; with a run length, declining to 0 over it."""
         if w_temperature < 0:
             raise Refusal("bad-parameters", "a W-temperature cannot be negative")
+        if run_length is not None and run_length <= 0:
+            raise Refusal("bad-parameters", "the run length must be positive")
         self.settings.w_temperature = w_temperature
+        if run_length is not None or self.w_schedule is not None:
+            length = run_length if run_length is not None else self.w_schedule.run_length  # type: ignore[union-attr]
+            self.w_schedule = Temperature(w_temperature, length)
 
     async def reset_w_temperature(self, run_length: float | None = None) -> None:
-        """The higher-level collection changed: pass the news down to every mind."""
+        """The higher-level collection changed: the W-temperature starts again (over
+        ``run_length`` steps if given), and the news goes down to every mind."""
+        if run_length is not None and run_length <= 0:
+            raise Refusal("bad-parameters", "the run length must be positive")
         self.settings.w_temperature = self.initial_w_temperature
+        if run_length is not None or self.w_schedule is not None:
+            length = run_length if run_length is not None else self.w_schedule.run_length  # type: ignore[union-attr]
+            self.w_schedule = Temperature(self.initial_w_temperature, length)
         await self._collection_changed()
 
     # ---- as a Mind_L: the temperature of the switch it learns (Hierarchical Q) ------------
@@ -479,8 +657,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     def status(self) -> list[dict[str, Any]]:
         """Each mind's answers and misses so far, and why it last missed."""
-        return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error}
-                for m in self.members]
+        return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error,
+                 "waiting": m in self.waiting} for m in self.members + self.waiting]
 
     def display_details(self) -> dict[str, Any]:
         """For the run display page: each mind's answer at the last decision (its suggested
@@ -492,12 +670,24 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             rows.append({"mind": m.url, "suggested": _shown(s, d is not None and m in d.asked),
                          "Q": s.q if s else None, "W": s.w if s else None,
                          "won": d is not None and d.winner is m,
+                         "display": getattr(m.mind, "display_url", None),
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
-        decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps}
+        for m in self.waiting + self.returned:
+            rows.append({"mind": m.url, "suggested": "not started: tried again every "
+                         f"{self.retry:g} s", "Q": None, "W": None, "won": False, "display": None,
+                         "answers": m.answers, "misses": m.misses, "last error": m.last_error})
+        decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps, "timeout": self.timeout}
         if d is not None:
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)
         return {"minds": rows, "decision": decision}
+
+
+def _number_or_none(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 async def _reset_w_temperature(m: Member) -> None:

@@ -54,9 +54,11 @@ class Member:
     view: tuple[str, ...] | None = None
     competing: bool | None = None  # answers the Mind_i queries? None: not known yet
     owned: bool = False            # opened from a URL by this server (so closed by it)
+    args: dict[str, Any] = field(default_factory=dict)  # its New run's, as written for it
     answers: int = 0
     misses: int = 0
     last_error: str | None = None
+    lost_run: bool = False         # its server no longer knows its run (restarted without it)
     last_seen: float = field(default_factory=time.monotonic)
 
     def see(self, state: str) -> str:
@@ -81,10 +83,10 @@ class Member:
     def __setstate__(self, state: dict[str, Any]) -> None:
         mind = state.get("mind")
         if isinstance(mind, tuple) and mind and mind[0] == "remote":
-            from ..client.remote import connect
+            from ..client.members import MemberMind
 
             _, url, run_id, client_url, timeout = mind
-            remote = connect(url, role="mind", timeout=timeout, client_url=client_url)
+            remote = MemberMind(url, timeout=timeout, client_url=client_url)
             remote.run_id = run_id
             state["mind"] = remote
         self.__dict__.update(state)
@@ -141,6 +143,7 @@ class Panel:
                 elif not task.cancelled():
                     exc = task.exception()
                     member.last_error = exc.text if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
+                    member.lost_run = isinstance(exc, Refusal) and exc.code in ("unknown-run", "run-ended")
         return out
 
     def background(self, job: Awaitable[Any], timeout: float | None = None) -> None:

@@ -39,6 +39,13 @@ from .dispatch import Dispatcher
 log = logging.getLogger("wwm.server")
 
 MAX_BODY = 1 << 20  # 1 MiB: far above any sensible state, far below a memory problem
+# An answer still being worked out after this long starts watching its connection, and is
+# cancelled if the client goes away (its time-out): quick answers pay for a timer, not a task.
+WATCH_AFTER = 0.05
+
+
+class _ClientGone(Exception):
+    """The client closed the connection before the answer was ready."""
 
 
 class ServerApp:
@@ -113,13 +120,50 @@ class ServerApp:
             except Refusal as refusal:
                 codec, response = _declared(content_type), Response.refused("?", refusal)
             else:
-                codec, response = await self.dispatcher.answer_bytes(body, content_type)
+                try:
+                    codec, response = await self._answer_while_connected(body, content_type, receive)
+                except _ClientGone:
+                    return  # nobody to answer: the work was cancelled, the connection is gone
         payload = codec.encode(response)
         status = response.refusal.http_status if response.refusal else 200
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", codec.CONTENT_TYPE.encode()),
                                 (b"content-length", str(len(payload)).encode())]})
         await send({"type": "http.response.body", "body": payload})
+
+    async def _answer_while_connected(self, body: bytes, content_type: str | None,
+                                      receive: Receive) -> tuple[Codec, Response]:
+        """The dispatcher's answer; if the client disconnects first (it timed out), the
+        answering is cancelled at once, so a long computation stops with its asker."""
+        loop = asyncio.get_running_loop()
+        answering = asyncio.current_task()
+        gone = False
+        watcher: asyncio.Task[None] | None = None
+
+        async def watch() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone = True
+            if answering is not None:
+                answering.cancel()
+
+        def start_watching() -> None:
+            nonlocal watcher
+            watcher = loop.create_task(watch())
+
+        timer = loop.call_later(WATCH_AFTER, start_watching)
+        try:
+            return await self.dispatcher.answer_bytes(body, content_type)
+        except asyncio.CancelledError:
+            if gone and answering is not None and answering.uncancel() == 0:
+                log.info("a client went away before its answer; the answering was stopped")
+                raise _ClientGone from None
+            raise
+        finally:
+            timer.cancel()
+            if watcher is not None:
+                watcher.cancel()
 
     async def _read(self, receive: Receive) -> bytes:
         chunks: list[bytes] = []

@@ -6,7 +6,10 @@ for by ``/api/...``), ``GET /favicon.ico`` the icon every wwm server shows;
 ``POST /api/start`` starts a configured game whose robots are built-in
 agents or agent programs attached through the proxy by magic string; ``POST /api/pause``
 pauses and resumes it; ``GET /api/view`` and the ``/api/live`` WebSocket give the observer
-view; ``/api/recordings`` lists saved runs and returns one as frames for playback.
+view, and with ``?agent=ID`` also what robot ID sees (``seen``: the last full percept it was
+sent, its partial window under partial observability), which the page draws instead of the
+whole world (``/?agent=ID``, or its "view" menu); ``/api/recordings`` lists saved runs and
+returns one as frames for playback.
 """
 
 from __future__ import annotations
@@ -55,13 +58,20 @@ class Hub:
         self.version += 1
         self.changed.set()
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, agent: int | None = None) -> dict[str, Any]:
+        """What the page draws; with ``agent``, also what that robot sees (``seen``)."""
         game = self.game
         if game is None:
-            return {"status": "idle", "view": None, "errors": [], "recording": self.saved, "version": self.version}
-        return {"status": game.status, "view": percepts.observer_view(game.engine), "errors": game.errors,
-                "mode": game.mode, "recording": self.saved, "version": self.version,
-                "robots": [link.name for link in game.links]}
+            return {"status": "idle", "view": None, "errors": [], "recording": self.saved, "version": self.version,
+                    **({"seen": None} if agent is not None else {})}
+        out = {"status": game.status, "view": percepts.observer_view(game.engine), "errors": game.errors,
+               "mode": game.mode, "recording": self.saved, "version": self.version,
+               "robots": [link.name for link in game.links]}
+        if agent is not None:
+            if not 0 <= agent < len(game.links):
+                out["seen_error"] = f"no robot {agent}: this game has robots 0 to {len(game.links) - 1}"
+            out["seen"] = game.seen.get(agent)
+        return out
 
     def links(self, specs: Any, config: Config) -> list[Link]:
         if not isinstance(specs, list) or len(specs) != config.agents:
@@ -116,6 +126,16 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
         self.task = None
+
+
+def _agent(params: Any) -> int | None:
+    """The ``agent`` query parameter (a robot id), None when absent; ValueError says why not."""
+    text = params.get("agent")
+    if text is None or text == "":
+        return None
+    if not text.isdigit():
+        raise ValueError(f"agent must be a robot id (0, 1, ...), got {text!r}")
+    return int(text)
 
 
 async def _until_closed(ws: WebSocket) -> None:
@@ -181,8 +201,15 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
             await hub.game.pause(on)
         return JSONResponse(hub.snapshot())
 
-    async def view(_: Request) -> Response:
-        return JSONResponse(hub.snapshot())
+    async def view(request: Request) -> Response:
+        try:
+            agent = _agent(request.query_params)
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        snapshot = hub.snapshot(agent)
+        if "seen_error" in snapshot:
+            return JSONResponse({"error": snapshot["seen_error"]}, status_code=404)
+        return JSONResponse(snapshot)
 
     async def preview(request: Request) -> Response:
         """The first frame of a config, drawn before anyone starts it."""
@@ -193,6 +220,10 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
             return JSONResponse({"error": str(exc)}, status_code=400)
 
     async def live(ws: WebSocket) -> None:
+        try:
+            agent = _agent(ws.query_params)
+        except ValueError:
+            agent = None  # the page asks /api/view first, which names the problem
         await ws.accept()
         gone = asyncio.ensure_future(_until_closed(ws))  # a watcher that left, or a server shutting down
         seen = -1
@@ -201,7 +232,7 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
                 hub.changed.clear()  # before looking, so a change made meanwhile still wakes us
                 if hub.version != seen:
                     seen = hub.version
-                    await ws.send_text(json.dumps(hub.snapshot()))
+                    await ws.send_text(json.dumps(hub.snapshot(agent)))
                 changed = asyncio.ensure_future(hub.changed.wait())
                 await asyncio.wait({changed, gone}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
                 changed.cancel()

@@ -4,6 +4,7 @@ batches over γ and dynamism (table and plot), and check a recording by replayin
     wwm tworld serve --port 8330 --proxy-port 3313
     wwm tworld proxy --port 3313
     wwm tworld batch --gammas 0.1,0.3,1,3 --dynamisms 6,12 --trials 5 --out results/tworld
+    wwm tworld batch --sweep dynamism --agents reactive,deliberative --out results/tworld-dynamism
     wwm tworld replay tworld-recordings/some-run.json
 """
 
@@ -12,8 +13,14 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..commands import port_number
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from .batch import Point
 
 
 def _floats(text: str) -> list[float]:
@@ -54,6 +61,14 @@ def _ints(text: str) -> list[int]:
     return [int(v) for v in values]
 
 
+GAMMAS = {"gamma": [0.1, 0.2, 0.35, 0.7, 1.5, 3.0], "dynamism": [0.35]}
+DYNAMISMS = {"gamma": [6, 12], "dynamism": [2, 3, 4, 6, 8, 12, 16, 24, 32]}
+
+
+def _csv(values: list) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="tworld_command", metavar="ACTION", required=True)
     serve = sub.add_parser("serve", help="the browser page and its game server, with the proxy")
@@ -66,11 +81,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     proxy.add_argument("--host", default="127.0.0.1")
     proxy.add_argument("--port", type=port_number, default=3313, help="port for agents and robots (0: any free port)")
     proxy.add_argument("-n", "--no-forward", action="store_true", help="do not forward world messages to agents")
-    batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ")
+    batch = sub.add_parser("batch", help="headless runs of built-in agents; table and plot of ε against γ "
+                                         "or against dynamism")
+    batch.add_argument("--sweep", choices=("gamma", "dynamism"), default="gamma",
+                       help="the plot's x axis: γ (one line per agent and dynamism) or dynamism (one line per "
+                            "agent and γ; ε and score)")
     batch.add_argument("--agents", default="reactive,deliberative,cautious")
-    batch.add_argument("--gammas", type=_floats, default=[0.1, 0.2, 0.35, 0.7, 1.5, 3.0])
-    batch.add_argument("--dynamisms", type=_ints, default=[6, 12],
-                       help="T-World dynamism d..2d s: holes recur every d+2..2d+2 s and live as long")
+    batch.add_argument("--gammas", type=_floats, default=None,
+                       help=f"values of γ (default {_csv(GAMMAS['gamma'])}; {_csv(GAMMAS['dynamism'])} with "
+                            "--sweep dynamism)")
+    batch.add_argument("--dynamisms", type=_ints, default=None,
+                       help="T-World dynamism d..2d s: holes recur every d+2..2d+2 s and live as long (default "
+                            f"{_csv(DYNAMISMS['gamma'])}; {_csv(DYNAMISMS['dynamism'])} with --sweep dynamism)")
     batch.add_argument("--trials", type=int, default=5)
     batch.add_argument("--time", type=_seconds, default=100.0, help="world seconds per run")
     batch.add_argument("--seed", type=int, default=0)
@@ -212,12 +234,11 @@ def _batch(args: argparse.Namespace) -> int:
     for folder in folders:
         if problem := _writable_folder(folder):
             return fail("tworld batch", problem, 2)
-    import matplotlib
+    from wwm.tileworld import figures
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    total = len(agents) * len(args.gammas) * len(args.dynamisms) * args.trials
+    gammas = args.gammas or GAMMAS[args.sweep]
+    dynamisms = args.dynamisms or DYNAMISMS[args.sweep]
+    total = len(agents) * len(gammas) * len(dynamisms) * args.trials
     console = Console()
     played = 0
 
@@ -229,7 +250,7 @@ def _batch(args: argparse.Namespace) -> int:
     try:
         with Progress(console=console, disable=args.quiet) as progress:
             task = progress.add_task("Tileworld games", total=total)
-            points = sweep(base, agents, args.gammas, args.dynamisms, args.trials, on_game=on_game,
+            points = sweep(base, agents, gammas, dynamisms, args.trials, on_game=on_game,
                            record=Path(args.record) if args.record else None)
     except KeyboardInterrupt:
         for folder in made:  # no empty folder left behind
@@ -245,30 +266,47 @@ def _batch(args: argparse.Namespace) -> int:
         writer = csv.DictWriter(fh, fieldnames=list(asdict(points[0])))
         writer.writeheader()
         writer.writerows(asdict(p) for p in points)
-    table = Table(title="Effectiveness ε against γ (world seconds per agent step)")
-    for col in ("agent", "dynamism", "γ", "ε", "±", "holes filled", "score"):
-        table.add_column(col, justify="right")
-    for p in points:
-        table.add_row(p.agent, str(p.dynamism), f"{p.gamma:g}", f"{p.effectiveness:.3f}", f"{p.effectiveness_sd:.3f}",
-                      f"{p.holes_fraction:.3f}", f"{p.score:.1f}")
-    console.print(table)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for agent in agents:
-        for dyn in args.dynamisms:
-            pts = sorted((p for p in points if p.agent == agent and p.dynamism == dyn), key=lambda p: p.gamma)
-            ax.errorbar([p.gamma for p in pts], [p.effectiveness for p in pts], yerr=[p.effectiveness_sd for p in pts],
-                        marker="o", capsize=3, label=f"{agent}, dynamism {dyn}-{2 * dyn} s")
-    ax.set_xscale("log")
-    ax.set_xlabel("γ: world seconds per agent step (log)")
-    ax.set_ylabel("effectiveness ε")
-    ax.set_ylim(0, 1.05)
-    ax.set_title(f"Tileworld {args.rows}x{args.columns}, {args.trials} trials of {args.time:g} s")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out.with_suffix(".png"), dpi=120)
+    title = f"Tileworld {args.rows}x{args.columns}, {args.trials} trials of {args.time:g} s"
+    if args.sweep == "gamma":
+        table = Table(title="Effectiveness ε against γ (world seconds per agent step)")
+        for col in ("agent", "dynamism", "γ", "ε", "±", "holes filled", "score"):
+            table.add_column(col, justify="right")
+        for p in points:
+            table.add_row(p.agent, str(p.dynamism), f"{p.gamma:g}", f"{p.effectiveness:.3f}",
+                          f"{p.effectiveness_sd:.3f}", f"{p.holes_fraction:.3f}", f"{p.score:.1f}")
+        console.print(table)
+        figures.against_gamma(points, out.with_suffix(".png"), title)
+    else:
+        console.print(_dynamism_table(points, agents, gammas, dynamisms))
+        figures.against_dynamism(points, out.with_suffix(".png"), f"{title}: ε and score as the world speeds up")
     console.print(f"wrote {out.with_suffix('.csv')} and {out.with_suffix('.png')}")
     return 0
+
+
+def _dynamism_table(points: list[Point], agents: list[str], gammas: list[float], dynamisms: list[int]) -> Table:
+    """One row per (γ, dynamism d), the agents side by side (ε ± sd and mean score), and which
+    agent's ε is highest; slow worlds first, as the plot reads."""
+    from rich import box
+    from rich.table import Table  # noqa: F811 (imported for types only above)
+
+    one_gamma = len(gammas) == 1
+    table = Table(title="ε ± sd and mean score against dynamism d (holes recur every d+2..2d+2 s)"
+                  + (f", γ = {gammas[0]:g}" if one_gamma else ""), box=box.SIMPLE_HEAD)
+    if not one_gamma:
+        table.add_column("γ", justify="right")
+    table.add_column("d", justify="right")
+    for agent in agents:
+        table.add_column(f"{agent} ε", justify="right")
+        table.add_column("score", justify="right")
+    table.add_column("best ε")
+    at = {(p.agent, p.gamma, p.dynamism): p for p in points}
+    for gamma in gammas:
+        for dyn in sorted(dynamisms, reverse=True):
+            row = [at[(a, gamma, dyn)] for a in agents]
+            cells = [c for p in row for c in (f"{p.effectiveness:.2f}±{p.effectiveness_sd:.2f}", f"{p.score:.0f}")]
+            table.add_row(*([] if one_gamma else [f"{gamma:g}"]), str(dyn), *cells,
+                          max(row, key=lambda p: p.effectiveness).agent)
+    return table
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -472,7 +472,8 @@ class Engine:
         else:
             to = [m for m in mates if m != agent.id]
         for m in to:
-            self.messages.append({"time": round(self.time, 3), "from": agent.id, "to": m, "text": action.text})
+            self.messages.append({"time": round(self.time, 3), "step": self.steps, "from": agent.id, "to": m,
+                                  "team": action.kind == "team_message", "text": action.text})
         return ActResult("message", deliveries=tuple((m, action.text) for m in to))
 
     # ---- the end ------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ class Game:
         self.running = asyncio.Event()
         self.running.set()
         self.paused_seconds = 0.0  # wall-clock seconds spent paused (real-time mode)
+        self.seen: dict[int, dict[str, Any]] = {}  # the last full percept each robot was sent
         self._paused_at: float | None = None
 
     async def pause(self, on: bool) -> None:
@@ -86,7 +87,9 @@ class Game:
             self._lost(agent_id, exc)
 
     async def _percept(self, agent_id: int, header: str) -> None:
-        await self._send(agent_id, percepts.percept(self.engine, agent_id, header))
+        data = percepts.full(self.engine, agent_id)
+        self.seen[agent_id] = {"agent": agent_id, "time": round(self.engine.time, 3), "header": header, "data": data}
+        await self._send(agent_id, percepts.message(header, data))
 
     def _lost(self, agent_id: int, exc: Exception) -> None:
         prefix = f"agent {agent_id}: "

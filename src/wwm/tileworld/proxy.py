@@ -3,14 +3,15 @@
 Each side sends ``CONNECT:<magic string>``; the proxy pairs a TCP agent with a WebSocket
 robot of the same magic (case-insensitive, either arrival order, many pairs at once), then
 relays: every WebSocket text message is written to the agent as is (newline-terminated), and
-every chunk the agent sends becomes one WebSocket text message. The WebSocket protocol is the
+every chunk the agent sends becomes one WebSocket text message. An agent that connects with
+``CONNECT:<magic>:xml`` or ``CONNECT:<magic>:prolog`` gets every percept (and the proxy's own
+errors) in that form instead of JSON, one line each (:mod:`.forms`). The WebSocket protocol is the
 ``websockets`` library's (its Sans-I/O ``ServerProtocol``), fed from asyncio streams.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import deque
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from websockets.exceptions import WebSocketException
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 from websockets.server import ServerProtocol
+
+from .forms import Form, convert, encode, split_magic
 
 log = logging.getLogger("wwm.tileworld")
 
@@ -34,9 +37,9 @@ HANDSHAKE_TIMEOUT = 10.0
 Side = Literal["agent", "world"]
 
 
-def error_line(text: str) -> str:
-    """An error for an agent, in T-World's percept format."""
-    return json.dumps({"header": "error", "data": text}, separators=(",", ":")) + "\n"
+def error_line(text: str, form: Form = "json") -> str:
+    """An error for an agent, in T-World's percept format (in the form the agent chose)."""
+    return encode({"header": "error", "data": text}, form)
 
 
 def parse_connect(text: str) -> str:
@@ -63,6 +66,7 @@ class Peer:
     ws: ServerProtocol | None = None
     magic: str | None = None
     partner: Peer | None = None
+    form: Form = "json"  # the percept form an agent asked for
     closed: bool = False
     fragments: list[bytes | bytearray | memoryview] = field(default_factory=list)  # a message in frames
 
@@ -238,7 +242,8 @@ class Proxy:
             if peer.side == "agent":
                 await peer.partner.send(text)
             elif self.forward_to_agent:
-                await peer.partner.send(text if text.endswith("\n") else text + "\n")
+                line = convert(text, peer.partner.form)
+                await peer.partner.send(line if line.endswith("\n") else line + "\n")
             return
         if peer.magic is not None:
             await self._complain(peer, "still waiting for a partner with the same magic string; "
@@ -246,7 +251,7 @@ class Proxy:
             return
         first_line, _, rest = text.partition("\n")
         try:
-            magic = parse_connect(first_line)
+            magic, peer.form = split_magic(parse_connect(first_line))
         except ValueError as exc:
             await self._complain(peer, str(exc))
             return
@@ -271,7 +276,7 @@ class Proxy:
             await self._message(peer, rest)
 
     async def _complain(self, peer: Peer, text: str) -> None:
-        await peer.send(error_line(text) if peer.side == "agent" else f"_ERROR_:{text}")
+        await peer.send(error_line(text, peer.form) if peer.side == "agent" else f"_ERROR_:{text}")
 
     async def _gone(self, peer: Peer) -> None:
         if peer.magic is not None and peer.partner is None:
@@ -287,7 +292,7 @@ class Proxy:
             if partner.side == "world":
                 await partner.send(DISCONNECTED)
             else:
-                await partner.send(error_line(WORLD_CLOSED))
+                await partner.send(error_line(WORLD_CLOSED, partner.form))
             await partner.close()
 
 

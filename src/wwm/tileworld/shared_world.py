@@ -1,7 +1,8 @@
 """One real-time Tileworld shared by several WWM clients, each driving its own robot.
 
 A shared, asynchronous World: the server's clock advances it with wall-clock time (× ``speed``)
-once every robot has a client; each "New run" joins a :class:`RobotBody` (robots in join
+once every robot has a client; each "New run" (with its own ``form``: json, xml or prolog,
+the form of that client's states) joins a :class:`RobotBody` (robots in join
 order, teams from ``teams``, e.g. ``"0,1;2,3"``); an action waits out the robot's previous move
 cost (350 ms, 1000 ms for a bad move or a filled hole, T-World's) and is applied at once.
 """
@@ -16,10 +17,11 @@ from typing import Any, ClassVar
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
 from ..protocol.results import Outcome
-from . import percepts
 from .actions import ActionError, parse_action
 from .config import Config, ConfigError
 from .engine import Engine
+from .forms import Form, FormError, check_form
+from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
 
 
@@ -29,11 +31,13 @@ class SharedTileworld(World):
     sharing = "shared"
     clock = "asynchronous"
     tick_seconds: ClassVar[float] = 0.05
-    state_format: ClassVar[str] = "T-World percept JSON for this client's robot"
+    state_format: ClassVar[str] = ("T-World percept JSON (or XML, Prolog: form) for this client's robot, "
+                                   '{"header", "data", "messages": [...]}; ' + MESSAGES_FORMAT)
     action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"
 
     def __init__(self, robots: int = 2, teams: str = "", rows: int = 9, columns: int = 10, seed: int = 0,
-                 time: float = 60.0, speed: float = 1.0, battery: bool = False, config: str = "") -> None:
+                 time: float = 60.0, speed: float = 1.0, battery: bool = False, config: str = "",
+                 form: str = "json") -> None:
         settings: dict[str, Any] = {"rows": rows, "columns": columns, "seed": seed, "agents": robots,
                                     "battery": battery, "end": {"neutral": {"time": time}}}
         try:
@@ -43,6 +47,7 @@ class SharedTileworld(World):
             if config:
                 settings.update(json.loads(config))
             self.config = Config.from_dict(settings)
+            check_form(form)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
         if not (math.isfinite(speed) and speed > 0):
@@ -55,10 +60,14 @@ class SharedTileworld(World):
     def started(self) -> bool:
         return len(self.bodies) == self.config.agents
 
-    async def join(self, client_url: str | None = None, **args: Any) -> World:
+    async def join(self, client_url: str | None = None, form: str = "json", **args: Any) -> World:
         if self.started:
             raise Refusal("busy", f"all {self.config.agents} robots of this Tileworld have clients")
-        body = RobotBody(self, len(self.bodies))
+        try:
+            chosen = check_form(form)
+        except FormError as exc:
+            raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
+        body = RobotBody(self, len(self.bodies), chosen)
         body.client_url = client_url
         self.bodies.append(body)
         return body
@@ -74,14 +83,15 @@ class RobotBody(World):
     state_format: ClassVar[str] = SharedTileworld.state_format
     action_format: ClassVar[str] = SharedTileworld.action_format
 
-    def __init__(self, world: SharedTileworld, robot: int) -> None:
-        self.world, self.robot = world, robot
+    def __init__(self, world: SharedTileworld, robot: int, form: Form = "json") -> None:
+        self.world, self.robot, self.form = world, robot, form
         self.header = "start"
         self.busy_until = 0.0  # world time when the previous move is over
+        self.inbox = Inbox(robot)
 
     async def get_state(self) -> str:
         engine = self.world.engine
-        return percepts.percept(engine, self.robot, "end" if engine.finished else self.header).rstrip("\n")
+        return state(engine, self.robot, "end" if engine.finished else self.header, self.inbox, self.form)
 
     async def execute_action(self, action: str) -> Outcome:
         engine = self.world.engine

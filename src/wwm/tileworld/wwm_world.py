@@ -1,7 +1,8 @@
 """The Tileworld on the WWM network: a World whose state is T-World's percept JSON and whose
 action is a T-World action string, and a Mind that plays it with a built-in agent.
 
-The client drives robot 0 in the discrete core (one "Execute action" = one agent step, the
+``form`` (json, xml or prolog) is the form of the states, chosen at New run; the Mind reads
+all three. The client drives robot 0 in the discrete core (one "Execute action" = one agent step, the
 world then advances γ seconds); built-in ``opponents`` drive any other robots. Serve with
 ``wwm serve wwm.tileworld.wwm_world:TileworldWorld --arg gamma=0.5``.
 """
@@ -19,20 +20,24 @@ from .actions import Action, ActionError, parse_action
 from .agents import make_agent
 from .config import Config, ConfigError, Team
 from .engine import Engine
+from .forms import FormError, check_form, decode
+from .inbox import MESSAGES_FORMAT, Inbox, state
 
 
 class TileworldWorld(World):
     """T-World's Tileworld, one seeded copy per client."""
 
     sharing = "own"
-    state_format: ClassVar[str] = ('T-World percept JSON: {"header": "start"|"percept"|"ready_for_next_action"|"end", '
-                                   '"data": {"environment", "agent", "builtin_knowledge"}}')
+    state_format: ClassVar[str] = ('T-World percept JSON (XML or Prolog with form=xml|prolog): '
+                                   '{"header": "start"|"percept"|"ready_for_next_action"|"end", '
+                                   '"data": {"environment", "agent", "builtin_knowledge"}, "messages": [...]}; '
+                                   + MESSAGES_FORMAT)
     action_format: ClassVar[str] = ("a T-World action string: north | south | east | west (or 2 3 1 0) | none | "
                                     "restore | team_message:<text> | message:<id>:<text>")
 
     def __init__(self, rows: int = 9, columns: int = 10, seed: int = 0, gamma: float = 0.35, time: float = 300.0,
                  dynamic: int = 2, battery: bool = False, partial_rewards: bool = True, multiplier: bool = False,
-                 hard_bounds: bool = True, opponents: str = "", config: str = "") -> None:
+                 hard_bounds: bool = True, opponents: str = "", config: str = "", form: str = "json") -> None:
         names = [n.strip() for n in opponents.split(",") if n.strip()]
         settings = {"rows": rows, "columns": columns, "seed": seed, "gamma": gamma, "dynamic": dynamic,
                     "battery": battery, "partial_rewards": partial_rewards, "multiplier": multiplier,
@@ -46,13 +51,14 @@ class TileworldWorld(World):
                 raise ConfigError(f"agents is 1 + the number of opponents ({1 + len(self.opponents)}): the client "
                                   "drives robot 0 and opponents=NAME,... drive the others")
             self.engine = Engine(self.config)
+            self.form = check_form(form)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"Tileworld: {exc}") from None
         self.header = "start"
-        self.inbox: list[str] = []
+        self.inbox = Inbox(0)
 
     async def get_state(self) -> str:
-        return percepts.percept(self.engine, 0, "end" if self.engine.finished else self.header).rstrip("\n")
+        return state(self.engine, 0, "end" if self.engine.finished else self.header, self.inbox, self.form)
 
     async def execute_action(self, action: str) -> Outcome:
         if self.engine.finished:
@@ -76,6 +82,7 @@ class TileworldWorld(World):
     async def reset(self) -> None:
         self.engine = Engine(self.config)
         self.header = "start"
+        self.inbox = Inbox(0)
         self._score = 0.0
 
     async def reset_score(self) -> None:
@@ -95,7 +102,8 @@ def _settings(config: str) -> dict:
 
 
 class TileworldMind(Mind):
-    """A built-in Tileworld agent (``agent=reactive`` or ``deliberative``) as a Mind server."""
+    """A built-in Tileworld agent (``agent=reactive`` or ``deliberative``) as a Mind server; it
+    reads states in any of T-World's three forms (JSON, XML, Prolog)."""
 
     state_format: ClassVar[str] = TileworldWorld.state_format
     action_format: ClassVar[str] = TileworldWorld.action_format
@@ -108,12 +116,12 @@ class TileworldMind(Mind):
 
     async def get_action(self, state: str) -> Suggestion:
         try:
-            message = json.loads(state)
+            message = decode(state)
             data = message["data"]
             if message["header"] == "end":
                 return Suggestion.cannot("the run is over")
             return Suggestion(self.agent.act(data))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (FormError, ValueError, KeyError, TypeError) as exc:
             raise Refusal("bad-parameters", f"not a T-World percept: {exc!s:.80}") from None
 
 

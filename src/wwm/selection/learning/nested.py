@@ -34,11 +34,22 @@ class NestedMind(QLearningMind):
 
     title: ClassVar[str] = "Nested Q-learning mind"
 
+    # QLearningMind's arguments spelt out (not **kwargs), so a server reads their types and
+    # converts them from text ("--arg gamma=0", the XML wire) instead of passing strings on
     def __init__(self, peers: list[str] | str | None = None, actions: str | list[str] = DEFAULT_ACTIONS,
-                 **kwargs: Any) -> None:
+                 reward: str = "score", r: float | None = None, gamma: float = 0.9,
+                 q_temperature: float | None = None, run_length: float = 10_000.0,
+                 learn: bool = True, strength: float = 1.0, w: str = "learned",
+                 w_initial: float = 0.0, update_winner: bool = False, w_temperature: float = 0.0,
+                 view: str = "", pretrained: str | None = None, seed: int | None = None,
+                 save_every: int = 1000) -> None:
         self.peers = _peer_urls(peers)
         base = actions.split(",") if isinstance(actions, str) else list(actions)
-        super().__init__(actions=[a.strip() for a in base if a.strip()] + [PEER + p for p in self.peers], **kwargs)
+        super().__init__(actions=[a.strip() for a in base if a.strip()] + [PEER + p for p in self.peers],
+                         reward=reward, r=r, gamma=gamma, q_temperature=q_temperature,
+                         run_length=run_length, learn=learn, strength=strength, w=w, w_initial=w_initial,
+                         update_winner=update_winner, w_temperature=w_temperature, view=view,
+                         pretrained=pretrained, seed=seed, save_every=save_every)
         self._remotes: dict[str, Mind] = {}
 
     def _suggestion(self, a: int, key: str, with_w: bool) -> Suggestion:
