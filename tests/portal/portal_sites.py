@@ -1,5 +1,6 @@
 """Helpers for the portal's tests: loopback sites that answer what a test says (a hostile
-card among them), the portal served over HTTP in a thread, the CSRF token of a page."""
+card among them), the portal served over HTTP in a thread, the CSRF token of a page, a mind
+that hangs, and a visitor that posts forms."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ import asyncio
 import json
 import re
 import threading
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
+import aiohttp
 import uvicorn
 from aiohttp import web
 
+from wwm.protocol.interfaces import Mind
+from wwm.protocol.results import Suggestion
 from wwm.server import listen
 
 GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"   # what most portal tests run
@@ -114,3 +120,39 @@ def world_step(state: str) -> int:
     found = re.search(r"(?:^| )step=(\d+)", state)
     assert found, f"no step counter in the state {state!r}"
     return int(found.group(1))
+
+
+HANG = f"{Path(__file__)}:HangMind"   # serve with ServerProcess(HANG)
+
+
+class HangMind(Mind):
+    """Never answers Get action (its card and New run answer as usual)."""
+
+    state_format: ClassVar[str] = "any"
+
+    async def get_action(self, state: str, **_: Any) -> Suggestion:
+        await asyncio.sleep(3600)
+        return Suggestion("stay")
+
+
+def card_of(url: str) -> dict[str, Any]:
+    """The card a server publishes at its URL."""
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "application/json"})) as reply:
+        return json.loads(reply.read())
+
+
+class Visitor:
+    """One browser: a cookie jar, and forms posted with the page's CSRF token."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base.rstrip("/")
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+    async def get(self, path: str) -> tuple[int, str]:
+        async with self.session.get(self.base + path) as reply:
+            return reply.status, await reply.text()
+
+    async def post(self, page: str, path: str, fields: dict[str, str]) -> tuple[int, str, str]:
+        _, html = await self.get(page)
+        async with self.session.post(self.base + path, data={"csrf": csrf_of(html), **fields}) as reply:
+            return reply.status, await reply.text(), str(reply.url)

@@ -6,63 +6,25 @@ evaluation (each a portal run of its own). Entries after the deadline are refuse
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
-import urllib.request
 from pathlib import Path
-from typing import ClassVar
 
-import aiohttp
 import pytest
-from portal_sites import csrf_of, served
+from portal_sites import HANG, Visitor, card_of, served
 
 from wwm.portal.app import make_app
 from wwm.portal.runs import RunService
 from wwm.portal.store import PortalStore
-from wwm.protocol.interfaces import Mind
-from wwm.protocol.results import Suggestion
 from wwm.server.process import ServerProcess
 from wwm.store import RunStore
 
 pytestmark = pytest.mark.slow
 
 
-class HangMind(Mind):
-    """Never answers Get action (its card and New run answer as usual)."""
-
-    state_format: ClassVar[str] = "any"
-
-    async def get_action(self, state: str) -> Suggestion:
-        await asyncio.sleep(3600)
-        return Suggestion("stay")
-
-
-def card_of(url: str) -> dict:
-    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "application/json"})) as reply:
-        return json.loads(reply.read())
-
-
-class Visitor:
-    """One browser: a cookie jar, and forms posted with the page's CSRF token."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base.rstrip("/")
-        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
-
-    async def get(self, path: str) -> tuple[int, str]:
-        async with self.session.get(self.base + path) as reply:
-            return reply.status, await reply.text()
-
-    async def post(self, page: str, path: str, fields: dict[str, str]) -> tuple[int, str, str]:
-        _, html = await self.get(page)
-        async with self.session.post(self.base + path, data={"csrf": csrf_of(html), **fields}) as reply:
-            return reply.status, await reply.text(), str(reply.url)
-
-
 @pytest.fixture(scope="module")
 def hanging() -> ServerProcess:
-    with ServerProcess(f"{Path(__file__)}:HangMind") as server:
+    with ServerProcess(HANG) as server:
         yield server
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from portal_sites import served
+from portal_sites import card_of, served
 
 from wwm.portal.app import make_app
 from wwm.portal.runs import RunService
@@ -23,11 +23,6 @@ from wwm.search.lineage import BOT
 from wwm.store import RunStore
 
 pytestmark = pytest.mark.slow
-
-
-def card_of(url: str) -> dict:
-    with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "application/json"})) as reply:
-        return json.loads(reply.read())
 
 
 async def test_a_search_from_a_persons_combination_enters_the_top_10_beside_it(signal_bed, tmp_path: Path):

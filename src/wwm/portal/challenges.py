@@ -37,6 +37,7 @@ from .visitors import visitor_of
 
 KINDS = {"society": "a competition: entries are combinations in this World",
          "lambdastar": "the Λ* test: entries are mind URLs (several sit it together)"}
+LAMBDASTAR_WORLD = "wwm:lambdastar"   # the Λ* test's world: made by the portal for each sitting
 MAX_SEEDS = 20
 MAX_MINDS = 8
 DEFAULTS = {"timeout": 5.0, "mind_wait": 10.0}
@@ -82,6 +83,28 @@ def parse_deadline(text: str) -> datetime | None:
         raise ChallengeError(f"the deadline is a date and time such as 2026-12-31 18:00 (UTC), not {text[:40]!r}") \
             from None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def lambdastar_settings(form: FormData, episodes: int) -> dict[str, Any]:
+    """The Λ* test's own settings from the form (grid side, iterations, profile), checked."""
+    from ..lambdastar.profiles import PROFILES
+    from ..lambdastar.service import check
+
+    try:
+        grid = int(str(form.get("grid") or 10))
+        iterations = int(str(form.get("iterations") or 100))
+    except ValueError:
+        raise ChallengeError("grid and iterations are whole numbers") from None
+    profile = str(form.get("profile") or "paper")
+    hints = str(form.get("oracle_hints", "")) in ("on", "true", "1")
+    if episodes > 10_000 or iterations > 10_000:
+        raise ChallengeError("at most 10000 episodes and 10000 iterations")
+    try:
+        check(["http://mind/"], dict(grid=grid, iterations=iterations, episodes=episodes, profile=profile, seed=0,
+                                     observation_range=1, coordination=False, oracle_hints=False))
+    except ValueError as exc:
+        raise ChallengeError(f"{exc} (profiles: {', '.join(PROFILES)})") from None
+    return {"grid": grid, "iterations": iterations, "profile": profile, "oracle_hints": hints}
 
 
 def is_open(challenge: Challenge, at: datetime | None = None) -> bool:
@@ -189,33 +212,53 @@ class Judge:
     # -- the Λ* test ------------------------------------------------------------------------------
 
     async def _lambdastar(self, challenge: Challenge, entry: Entry) -> tuple[str, float | None, float | None, dict]:
-        from ..lambdastar.remote import administer  # a declared use: the portal offers the Λ* test
+        """The Λ* test, once per seed, in a Λ* world held in this process: Υ over every
+        episode of every seed, its standard error, and Υ per band of complexity K."""
+        import numpy as np
+
+        from ..lambdastar.battery import bands as k_bands
+        from ..lambdastar.service import administer_test  # a declared use: the portal offers the test
 
         minds = list(entry.minds or [])
         settings = challenge.settings
-        timeout = float(settings.get("timeout", DEFAULTS["timeout"]))
-        world_args = dict(settings.get("world_args", {}))
+        scores: list[np.ndarray] = []
+        complexity: list[np.ndarray] = []
         per_seed: list[dict[str, Any]] = []
-        episodes: list[float] = []           # every episode of every seed: Υ is their mean
         for seed in challenge.seeds:
             try:
-                async with asyncio.timeout(float(settings.get("deadline_seconds", 600.0))):
-                    result = await administer(challenge.world_url, minds, world_args={**world_args, "seed": seed},
-                                              timeout=timeout)
-            except Exception as exc:  # a mind that hangs, errs or is gone: the entry's record
-                reason = _text(exc) if not isinstance(exc, TimeoutError) else "the test did not finish in time"
+                result = await administer_test(
+                    minds, grid=int(settings.get("grid", 10)), iterations=int(settings.get("iterations", 100)),
+                    episodes=challenge.steps, profile=str(settings.get("profile", "paper")), seed=seed,
+                    oracle_hints=bool(settings.get("oracle_hints", False)),
+                    timeout=float(settings.get("timeout", DEFAULTS["timeout"])))
+            except Exception as exc:   # a world that cannot be set up: the entry's record
+                reason = _text(exc)
                 await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status="failed",
                                         score=None, reason=reason)
-                timed_out = isinstance(exc, TimeoutError) or "timeout" in reason.lower() or "time-out" in reason
-                return "failed: " + ("timed out" if timed_out else "error"), None, None, {"reason": reason,
-                                                                                            "seed": seed}
-            episodes.extend(float(x) for x in result.scores)
-            per_seed.append({"seed": seed, "upsilon": result.upsilon, "episodes": len(result.scores),
+                return "failed: error", None, None, {"reason": reason, "seed": seed}
+            if result.failures:
+                reason = "; ".join(str(f) for f in result.failures)
+                timed_out = any("time" in f.reason.lower() or "did not answer" in f.reason for f in result.failures)
+                await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status="failed",
+                                        score=None, reason=reason)
+                return "failed: " + ("timed out" if timed_out else "error"), None, None, \
+                    {"reason": reason, "seed": seed, "partial": result.as_dict()}
+            scores.append(result.scores)
+            complexity.append(result.complexity)
+            per_seed.append({"seed": seed, "upsilon": result.upsilon,
                              "per_mind": [float(x) for x in result.per_mind.mean(axis=0)]})
             await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status="completed",
                                     score=result.upsilon)
-        mean, error = mean_and_error(episodes)
-        return "scored", mean, error, {"agents": len(minds), "episodes": len(episodes), "seeds": per_seed}
+        all_scores, all_k = np.concatenate(scores), np.concatenate(complexity)
+        bands = []
+        for lo, hi in k_bands(int(all_k.min()), int(all_k.max()), int(settings.get("bins", 4))):
+            sel = all_scores[(all_k >= lo) & (all_k <= hi)]
+            if len(sel):
+                bands.append({"k_min": lo, "k_max": hi, "episodes": len(sel), "upsilon": float(sel.mean()),
+                              "stderr": float(sel.std(ddof=1) / np.sqrt(len(sel))) if len(sel) > 1 else None})
+        mean, error = mean_and_error([float(x) for x in all_scores])
+        return "scored", mean, error, {"agents": len(minds), "episodes": len(all_scores), "seeds": per_seed,
+                                       "bands": bands, "profile": str(settings.get("profile", "paper"))}
 
 
 def _text(exc: BaseException) -> str:
@@ -256,12 +299,15 @@ class Challenges:
             title = str(form.get("title", "")).strip()
             if not title:
                 raise ChallengeError("a challenge needs a title")
-            try:
-                world = await self.portal.db(store.server, int(str(form.get("world", ""))))
-            except (ValueError, NotFound):
-                raise ChallengeError("choose a World registered on this portal") from None
-            if world.role != "world":
-                raise ChallengeError(f"{world.name} is a {world.role}, not a World")
+            world_url = LAMBDASTAR_WORLD
+            if kind == "society":
+                try:
+                    world = await self.portal.db(store.server, int(str(form.get("world", ""))))
+                except (ValueError, NotFound):
+                    raise ChallengeError("choose a World registered on this portal") from None
+                if world.role != "world":
+                    raise ChallengeError(f"{world.name} is a {world.role}, not a World")
+                world_url = world.url
             try:
                 steps = int(str(form.get("steps", "100")))
             except ValueError:
@@ -279,11 +325,14 @@ class Challenges:
         except ChallengeError as exc:
             return await self.listing(request, message=str(exc), status=400)
         user = await self.portal.user_id(visitor_of(request))
-        settings = {"timeout": timeout, "mind_wait": max(2 * timeout, 4.0)}
+        settings: dict[str, Any] = {"timeout": timeout, "mind_wait": max(2 * timeout, 4.0)}
         if kind == "lambdastar":
-            settings["world_args"] = {"episodes": min(steps, 1000)}
+            try:
+                settings |= lambdastar_settings(form, steps)
+            except ChallengeError as exc:
+                return await self.listing(request, message=str(exc), status=400)
         challenge = await self.portal.db(lambda: store.new_challenge(
-            kind=kind, title=title, world_url=world.url, steps=steps, seeds=seeds, settings=settings,
+            kind=kind, title=title, world_url=world_url, steps=steps, seeds=seeds, settings=settings,
             created_by=user, deadline=deadline))
         return RedirectResponse(f"/challenge/{challenge.id}", 303)
 
