@@ -1,0 +1,81 @@
+"""The search space document and the societies a trial turns into (no servers needed: a
+FixedTrial stands for the sampler)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import optuna
+import pytest
+
+from wwm.search import SearchSettings, SpaceError, build, search
+from wwm.search.candidates import TooFewMembers, propose
+
+BED = "wwm.search.testbed"
+BASE = {"name": "s", "world": {"class": f"{BED}:SignalWorld"},
+        "mind": {"class": "wwm.selection.mind_as:ActionSelectionMind", "args": {"seed": 0}},
+        "minds": {"ab": {"class": f"{BED}:SpecialistMind", "args": {"knows": "a,b"}},
+                  "cd": {"class": f"{BED}:SpecialistMind", "args": {"knows": "c,d"}},
+                  "bad": {"class": f"{BED}:SaboteurMind"}},
+        "run": {"steps": 10}}
+
+
+def space(**changes):
+    return build({**BASE, **changes}, "test")
+
+
+def test_a_trial_becomes_a_society_with_its_members_method_strengths_and_arguments():
+    s = space(choose={"methods": ["w=q", "static-w"], "strengths": {"low": 0.5, "high": 4},
+                      "args": {"q_temperature": {"low": 0.1, "high": 1.0}, "cd.q": {"choices": [1.0, 3.0]}}})
+    trial = optuna.trial.FixedTrial({"use.ab": 1, "use.cd": 1, "use.bad": 0, "method": "static-w",
+                                     "strength.ab": 2.0, "strength.cd": 0.5, "strength.bad": 1.0,
+                                     "q_temperature": 0.3, "cd.q": 3.0})
+    p = propose(trial, s)
+    args = p.document["mind"]["args"]
+    assert p.members == ["ab", "cd"] and args["method"] == "static-w"
+    assert args["strengths"] == [2.0, 0.5] and args["q_temperature"] == 0.3
+    assert [m["args"] for m in args["minds"]] == [{"knows": "a,b"}, {"knows": "c,d", "q": 3.0}]
+    assert p.document["world"]["class"] == f"{BED}:SignalWorld"
+
+
+def test_too_few_members_is_refused_before_any_run():
+    s = space(choose={"members": {"min": 2}})
+    with pytest.raises(TooFewMembers, match="at least 2"):
+        propose(optuna.trial.FixedTrial({"use.ab": 1, "use.cd": 0, "use.bad": 0}), s)
+
+
+def test_the_society_document_s_members_are_candidates_too():
+    s = build({"name": "from a society", "world": {"class": f"{BED}:SignalWorld"},
+               "mind": {"class": "wwm.selection.mind_as:ActionSelectionMind",
+                        "args": {"method": "w=q", "minds": [{"class": f"{BED}:GuesserMind"}]}},
+               "minds": {"ab": {"class": f"{BED}:SpecialistMind"}}}, "test")
+    assert [c.name for c in s.candidates] == [f"{BED}:GuesserMind", "ab"] and s.methods == ["w=q"]
+
+
+@pytest.mark.parametrize(("doc", "named"), [
+    ({"minds": {}}, "no candidate minds"),
+    ({"choose": {"methods": []}}, "methods is empty"),
+    ({"choose": {"args": {"x": {"low": 2, "high": 1}}}}, "high (1.0) must be above low (2.0)"),
+    ({"choose": {"args": {"x": {"low": 0, "high": 1, "log": True}}}}, "log scale needs low above 0"),
+    ({"choose": {"args": {"minds": {"choices": [1]}}}}, "use choose.members"),
+    ({"objectives": ["servers"]}, "objectives is [score] or [score, servers]"),
+    ({"seeds": "x"}, "seeds"),
+    ({"surprise": 1}, "surprise"),
+])
+def test_a_bad_space_names_what_is_wrong(doc, named):
+    with pytest.raises(SpaceError, match=None) as caught:
+        space(**doc)
+    assert named in str(caught.value)
+
+
+def test_nsga2_keeps_the_front_of_score_against_servers_called():
+    s = space(objectives=["score", "servers"], choose={"methods": ["w=q"]})
+    outcome = asyncio.run(search(s, SearchSettings(trials=16, sampler="nsga2", seed=0, parallel=2)))
+    front = outcome.best
+    assert front and all(len(t.values) == 2 for t in front)
+    # no trial of the front is beaten on both objectives by another completed trial
+    done = [t for t in outcome.study.trials if t.values]
+    for t in front:
+        assert not any(o.values[0] > t.values[0] and o.values[1] < t.values[1] for o in done)
+    best_score = max(t.values[0] for t in done)
+    assert any(t.values[0] == best_score for t in front)
