@@ -79,7 +79,8 @@ def society_of(space: Space, members: list[str], method: str, strengths: dict[st
             if dot and owner == name:
                 spec.setdefault("args", {})[arg] = value
         minds.append(spec)
-    doc = space.base.model_dump(by_alias=True, exclude_none=True)
+    doc = space.base.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
+    doc.setdefault("mind", {})
     as_args = doc["mind"].setdefault("args", {})
     as_args["minds"] = minds
     as_args["method"] = method

@@ -98,9 +98,12 @@ def sampler_of(settings: SearchSettings, space: Space) -> optuna.samplers.BaseSa
         return optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True,
                                           n_startup_trials=min(10, max(2, settings.trials // 5)))
     if settings.sampler == "cmaes":
+        warnings.filterwarnings("ignore", message=".*consider_pruned_trials.*")
         # popsize 16 (the default here is 12): fewer trials to reach the best on the Signal
         # World's space, 14.6 against 17.3 on average over 12 seeds (benchmarks/search.py)
+        # consider_pruned_trials: a pruned candidate still tells CMA-ES where not to look
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False, popsize=16,
+                                            consider_pruned_trials=True,
                                             n_startup_trials=min(10, max(2, settings.trials // 5)))
     if settings.sampler == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed, population_size=max(4, min(20, settings.trials // 4)))
@@ -111,10 +114,21 @@ def storage_of(url: str | None) -> optuna.storages.BaseStorage | None:
     if url is None:
         return None
     try:
-        return optuna.storages.RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
-                                          engine_kwargs={"pool_pre_ping": True})
+        storage = optuna.storages.RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
+                                             engine_kwargs={"pool_pre_ping": True})
     except Exception as exc:  # a bad URL, an unreachable server, a missing driver
         raise SearchError(f"cannot use the study storage {url}: {type(exc).__name__}: {exc}") from None
+    if storage.engine.dialect.name == "sqlite":
+        # Optuna writes each parameter and attribute in a transaction of its own: with SQLite's
+        # default (a journal file synced at every commit) that is most of a trial's time.
+        # WAL with synchronous=NORMAL stays safe against a killed process, as the run store's.
+        from sqlalchemy import event
+
+        from ..store.engine import _sqlite_pragmas
+
+        event.listen(storage.engine, "connect", _sqlite_pragmas)
+        storage.engine.dispose()   # connections made before the listener go
+    return storage
 
 
 def open_study(space: Space, settings: SearchSettings) -> optuna.Study:
@@ -124,8 +138,9 @@ def open_study(space: Space, settings: SearchSettings) -> optuna.Study:
     pruner: optuna.pruners.BasePruner = optuna.pruners.NopPruner()
     if settings.prune and not space.multi_objective:
         steps = space.base.run.steps or 100
-        # a look every check_every steps (the evaluation reports only then); none in the first quarter
-        pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=max(1, steps // 4), interval_steps=1)
+        # a look every check_every steps (the evaluation reports only then), none in the first
+        # half of the first seed's run, and none before ten trials have set the median
+        pruner = optuna.pruners.MedianPruner(n_startup_trials=10, n_warmup_steps=max(1, steps // 2), interval_steps=1)
     name = settings.study or space.name
     study = optuna.create_study(storage=storage_of(settings.storage), study_name=name, directions=directions,
                                 sampler=sampler_of(settings, space), pruner=pruner, load_if_exists=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,9 @@ def importances(study: optuna.Study) -> dict[str, float]:
     if len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))) < 2:
         return {}
     try:
-        return dict(optuna.importance.get_param_importances(study, target=lambda t: t.values[0]))
+        with warnings.catch_warnings():   # PED-ANOVA looks for what makes a target low: give it -score
+            warnings.simplefilter("ignore", UserWarning)
+            return dict(optuna.importance.get_param_importances(study, target=lambda t: -t.values[0]))
     except (RuntimeError, ValueError):  # too few distinct values to tell
         return {}
 

@@ -115,7 +115,7 @@ class GuesserMind(_Strong):
 
     def __init__(self, q: float = 0.5, seed: int = 0) -> None:
         self.q = float(q)
-        self.rng = random.Random(seed)
+        self.rng = random.Random(f"guesser:{seed}")   # never the World's own sequence (seeded by a number)
 
     async def get_action(self, state: str) -> Suggestion:
         _signal(state)
