@@ -87,7 +87,8 @@ def samplers(seeds: int, budget: int, names: list[str], plot: str | None) -> Non
     marks = [budget // 3, 2 * budget // 3, budget]
     table = Table(title=f"Signal World: {budget} trials per search, {seeds} seeds; best score {best:g}; "
                         f"found = at least {MARGIN:.0%} of it; baseline: random search, same budget and seeds")
-    for col in ("sampler", "found", "median trials to find", *[f"best after {m}" for m in marks], "vs random"):
+    for col in ("sampler", "found", "median trials to find", *[f"best after {m}" for m in marks],
+                "random's median / this"):
         table.add_column(col, justify="left" if col == "sampler" else "right")
     rows = []
     for name, cs in curves.items():
@@ -97,7 +98,7 @@ def samplers(seeds: int, budget: int, names: list[str], plot: str | None) -> Non
         rows.append((name, sum(f is not None for f in found), median, means))
     base = next((median for name, _, median, _ in rows if name == "random"), None)
     for name, hits, median, means in rows:
-        ratio = f"{base / median:.2f}× fewer trials" if base and name != "random" else ""
+        ratio = f"{base / median:.2f}×" if base and name != "random" else ""
         table.add_row(name, f"{hits}/{seeds}", f"{median:g}" if median <= budget else f"> {budget}",
                       *[f"{v:.1f}" for v in means], ratio)
     console.print(table)
