@@ -1,5 +1,5 @@
 """A bare loopback echo server for the benchmarks' floor: whatever arrives goes straight back.
-python echo_server.py PORT   (prints "ready" once it listens)"""
+python echo_server.py PORT   (PORT 0: any free port; prints "ready PORT" once it listens)"""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class Echo(asyncio.Protocol):
 
 async def main(port: int) -> None:
     server = await asyncio.get_running_loop().create_server(Echo, "127.0.0.1", port)
-    print("ready", flush=True)
+    print(f"ready {server.sockets[0].getsockname()[1]}", flush=True)
     await server.serve_forever()
 
 

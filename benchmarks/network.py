@@ -7,9 +7,13 @@ Prints side by side, all measured in this run on this machine:
 - one client over HTTP: single queries ("Execute action" on a world), and full client steps
   through the real run loop (Get action, Execute action, Inform), with Inform and the next Get
   action sent back to back (the default) and one query per round trip,
-- one client over the persistent bindings (WebSocket, plain TCP frames),
-- 50 concurrent runs on one server process, driven by a separate raw-socket load generator
-  (``loadgen.py``), with p50/p99 latency; the same server on Granian beside uvicorn,
+- one client over the persistent bindings (WebSocket, plain TCP frames), each measured in
+  short slices taking turns with slices of the bare echo round trip (its own "echo, taking
+  turns" row), so a change in the machine's load during the run touches both alike,
+- 50 concurrent runs on one server process, driven by a separate load generator
+  (``loadgen.py``), with p50/p99 latency: single queries over raw sockets, and full steps
+  through the real run loop (a World and a Mind server, HTTP and TCP); the same server on
+  Granian beside uvicorn,
 - the same client rows with client and servers on one core (``--no-one-core`` skips them):
   an exchange that strictly alternates loses nothing by sharing a core, and no wake-up then
   crosses cores, so what is left is the protocol's own cost.
@@ -35,7 +39,7 @@ from bench_servers import ConstantMind, CounterWorld
 
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.client.runner import Runner, RunSettings
-from wwm.server.process import ServerProcess, free_port
+from wwm.server.process import ServerProcess
 
 HERE = Path(__file__).resolve().parent
 ENV = {"PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
@@ -46,10 +50,9 @@ class EchoProcess:
     """The bare echo server of ``echo_server.py`` in its own process."""
 
     def __enter__(self) -> int:
-        self.port = free_port()
-        self.process = subprocess.Popen([sys.executable, str(HERE / "echo_server.py"), str(self.port)],
+        self.process = subprocess.Popen([sys.executable, str(HERE / "echo_server.py"), "0"],
                                         stdout=subprocess.PIPE, text=True)
-        self.process.stdout.readline()  # "ready"
+        self.port = int(self.process.stdout.readline().split()[1])  # "ready PORT"
         return self.port
 
     def __exit__(self, *exc) -> None:
@@ -71,6 +74,41 @@ async def echo_round_trips(port: int, seconds: float) -> float:
     writer.close()
     await writer.wait_closed()
     return n / elapsed
+
+
+async def taking_turns(echo_port: int, url: str, transport: str, seconds: float,
+                       turn: float = 0.25) -> tuple[float, float]:
+    """Execute action queries over ``transport`` and bare echo round trips, in turns of ``turn``
+    seconds for ``seconds`` in all: (echo round trips/s, queries/s), each measured only while
+    the other waits, so both meet the same load of the machine."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", echo_port)
+    counts, spent = [0, 0], [0.0, 0.0]
+
+    async def echo() -> None:
+        writer.write(b"x" * 100)
+        await reader.read(4096)
+
+    async with RemoteWorld(url, transport=transport) as world:
+        await world.new_run()
+
+        def query():
+            return world.execute_action("go")
+        await timed(0.3, query)  # warm up
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            for k, one in enumerate((echo, query)):
+                n, start = 0, time.perf_counter()
+                deadline = start + turn
+                while time.perf_counter() < deadline:
+                    for _ in range(20):
+                        await one()
+                    n += 20
+                counts[k] += n
+                spent[k] += time.perf_counter() - start
+        await world.end_run()
+    writer.close()
+    await writer.wait_closed()
+    return counts[0] / spent[0], counts[1] / spent[1]
 
 
 async def timed(seconds: float, one) -> float:
@@ -127,7 +165,17 @@ async def full_steps(world_url: str, mind_url: str, seconds: float, transport: s
 
 
 def concurrent(url: str, seconds: float, connections: int = 50) -> dict:
-    out = subprocess.run([sys.executable, str(HERE / "loadgen.py"), url, str(connections), str(seconds)],
+    """Single queries from 50 connections at once (``loadgen.py``, its own process)."""
+    return loadgen(url, str(connections), str(seconds))
+
+
+def concurrent_steps(world_url: str, mind_url: str, seconds: float, binding: str = "http", runs: int = 50) -> dict:
+    """Full steps of 50 runs of the real run loop at once (``loadgen.py steps``, its own process)."""
+    return loadgen("steps", world_url, mind_url, str(runs), str(seconds), binding)
+
+
+def loadgen(*args: str) -> dict:
+    out = subprocess.run([sys.executable, str(HERE / "loadgen.py"), *args],
                          capture_output=True, text=True, check=True, env={**os.environ, **ENV})
     result = json.loads(out.stdout)
     result["rate"] = result["requests"] / result["seconds"]
@@ -184,11 +232,9 @@ def main() -> None:
             echo = measure(status, "floor", "bare round trip between two processes (echo)",
                            echo_round_trips(port, sec))
         measure(status, "floor", "in-process loop, full steps (no network)", in_process_steps(sec), baseline=echo)
-        tcp_port, mind_tcp_port = free_port(), free_port()
-        with ServerProcess("bench_servers:CounterWorld", env=ENV,
-                           extra=["--tcp-port", str(tcp_port)]) as world, \
-                ServerProcess("bench_servers:ConstantMind", env=ENV,
-                              extra=["--tcp-port", str(mind_tcp_port)]) as mind:
+        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
+                ServerProcess("bench_servers:ConstantMind", env=ENV, extra=["--tcp-port", "0"]) as mind, \
+                EchoProcess() as echo_port:
             g = "one client, HTTP"
             measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"),
                     TARGETS["http_query"], echo)
@@ -196,17 +242,23 @@ def main() -> None:
                     full_steps(world.url, mind.url, sec), TARGETS["http_step"], echo)
             measure(status, g, "full steps, one query per round trip (--no-pipeline)",
                     full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
-            g = "one client, persistent binding"
-            measure(status, g, "WebSocket: Execute action queries", single_queries(world.url, sec, "ws"),
-                    TARGETS["ws_query"], echo)
-            measure(status, g, "TCP: Execute action queries", single_queries(world.url, sec, "tcp"),
-                    TARGETS["ws_query"], echo)
+            g = "one client, persistent binding (in turns with the echo)"
+            for label, binding in (("WebSocket", "ws"), ("TCP", "tcp")):
+                status.update(f"{label} queries and echo round trips, taking turns")
+                paired_echo, rate = asyncio.run(taking_turns(echo_port, world.url, binding, 2 * sec))
+                rows.append((g, f"{label}: bare round trip (echo), taking turns", paired_echo, None, None))
+                rows.append((g, f"{label}: Execute action queries", rate, TARGETS["ws_query"], paired_echo))
             measure(status, g, "TCP: full steps", full_steps(world.url, mind.url, sec, "tcp"), None, echo)
             g = "50 concurrent runs, 1 server process"
             status.update("50 concurrent runs")
             c = concurrent(world.url, sec)
-            rows.append((g, f"HTTP (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)", c["rate"],
+            rows.append((g, f"HTTP queries (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms)", c["rate"],
                          TARGETS["concurrent"], echo))
+            for label, binding in (("HTTP", "http"), ("TCP", "tcp")):
+                status.update(f"50 concurrent runs, full steps over {label}")
+                f = concurrent_steps(world.url, mind.url, sec, binding)
+                rows.append((g, f"{label} full steps, run loop (p50 {f['p50_ms']:.1f} ms, p99 {f['p99_ms']:.1f} ms)",
+                             f["rate"], None, echo))
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--http", "granian"]) as other:
             g = "the same server on granian"
             measure(status, g, "1 client, Execute action queries", single_queries(other.url, sec, "http"),
@@ -224,9 +276,7 @@ def main() -> None:
                 with EchoProcess() as port:
                     echo1 = measure(status, g, "bare round trip between two processes (echo)",
                                     echo_round_trips(port, sec))
-                tcp_port = free_port()
-                with ServerProcess("bench_servers:CounterWorld", env=ENV,
-                                   extra=["--tcp-port", str(tcp_port)]) as world, \
+                with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
                         ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
                     measure(status, g, "HTTP: Execute action queries", single_queries(world.url, sec, "http"),
                             None, echo1)
@@ -250,13 +300,14 @@ def main() -> None:
         if baseline:
             vs_echo = f"{rate / baseline:.2f}"
         else:
-            vs_echo = "1.00" if g != "floor" or "echo" in name else ""
+            vs_echo = "1.00" if "echo" in name else ""
         met = "" if target is None else ("yes" if rate >= target else "no")
         table.add_row("  " + name, f"{rate:,.0f}", vs_echo, f"{target:,}" if target else "", met)
     console.print(table)
     console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms); machine after: {machine_note()}")
-    console.print("'vs echo' divides by the bare round trip between two processes measured above "
-                  "(on one core, by the one-core echo).")
+    console.print("'vs echo' divides by the bare round trip between two processes measured above (the "
+                  "persistent bindings' queries by the echo taking turns with them; on one core, by the "
+                  "one-core echo).")
 
 
 if __name__ == "__main__":

@@ -35,11 +35,10 @@ def test_conforming_python_servers_pass(encoding):
 
 @pytest.mark.slow
 def test_a_node_program_behind_serve_exec_passes():
-    port = free_port()
     command = [sys.executable, "-m", "wwm.cli.main", "serve-exec", "--role", "mind", "--mode", "persistent",
-               "--port", str(port), "--", "node", str(ROOT / "examples/exec/mind.js")]
-    with ServerProcess("node-mind", port=port, command=command):
-        done = wwm_check(f"http://127.0.0.1:{port}/", "--state", "size=8 step=0 x=1 y=1 fd=2 hd=5 food=3,1 hazard=6,6")
+               "--port", "0", "--", "node", str(ROOT / "examples/exec/mind.js")]
+    with ServerProcess("node-mind", port=0, command=command) as server:  # its port read from its ready line
+        done = wwm_check(server.url, "--state", "size=8 step=0 x=1 y=1 fd=2 hd=5 food=3,1 hazard=6,6")
     assert done.returncode == 0, done.stdout
 
 

@@ -15,7 +15,6 @@ from wwm.protocol.errors import Refusal
 from wwm.protocol.messages import Query
 from wwm.protocol.transport import Transport
 from wwm.server.exec import PerQueryTransport, PersistentTransport
-from wwm.server.process import free_port
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "exec"
 
@@ -29,7 +28,7 @@ def test_the_registry_names_every_binding_and_refuses_others():
 
 @pytest.mark.parametrize("binding", ["http", "ws", "tcp"])
 async def test_each_network_binding_answers_one_query_and_several_in_order(binding):
-    with probe_server("ProbeMind", extra=["--tcp-port", str(free_port())]) as server:
+    with probe_server("ProbeMind", extra=["--tcp-port", "0"]) as server:
         transport = open_transport(server.url, binding)
         assert isinstance(transport, Transport) and transport.pipelines
         mind = RemoteMind(transport)

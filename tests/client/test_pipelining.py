@@ -16,7 +16,6 @@ from wwm.client.runner import Runner, RunSettings
 from wwm.protocol import jsoncodec
 from wwm.protocol.errors import Refusal
 from wwm.protocol.messages import Query
-from wwm.server.process import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -26,7 +25,7 @@ BINDINGS = pytest.mark.parametrize("binding", ["http", "http-granian", "ws", "tc
 def mind_server(binding: str, target: str = "OrderMind"):
     extra = ["--http", "granian"] if binding == "http-granian" else []
     if binding == "tcp":
-        extra = ["--tcp-port", str(free_port())]
+        extra = ["--tcp-port", "0"]
     return probe_server(target, extra=extra)
 
 

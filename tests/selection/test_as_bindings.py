@@ -30,16 +30,24 @@ class Servers:
     """The processes these tests share, started at once."""
 
     def __init__(self) -> None:
-        self.tcp_port, self.as_tcp_port, self.loop_port = free_port(), free_port(), free_port()
+        self.loop_port = free_port()
         self.low = ServerProcess("society_minds:TableMind", args={"q": "+1:1,+2:0"}, env=ENV)
         self.mid = ServerProcess("society_minds:TableMind", args={"q": "+2:2,+1:0"}, env=ENV)
         self.high = ServerProcess("society_minds:TableMind", args={"q": "+3:3,+1:0"}, env=ENV,
-                                  extra=["--tcp-port", str(self.tcp_port)])
+                                  extra=["--tcp-port", "0"])
         self.world = ServerProcess("probes:ProbeWorld", env=ENV)
-        self.as_ = ServerProcess(AS, env=ENV, extra=["--tcp-port", str(self.as_tcp_port)])
+        self.as_ = ServerProcess(AS, env=ENV, extra=["--tcp-port", "0"])
         loop_url = f"http://127.0.0.1:{self.loop_port}/"  # an AS served with itself as a mind
         self.loop = ServerProcess(AS, port=self.loop_port, env=ENV, args={"minds": f"{self.low.url},{loop_url}"})
         self.all = [self.low, self.mid, self.high, self.world, self.as_, self.loop]
+
+    @property
+    def tcp_port(self) -> int:
+        return self.high.tcp_port  # any free port, named in the server's card
+
+    @property
+    def as_tcp_port(self) -> int:
+        return self.as_.tcp_port
 
     def ws(self, p: ServerProcess) -> str:
         return p.url.replace("http://", "ws://") + "ws"

@@ -19,7 +19,7 @@ from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
 from wwm.kit.grid import ACTIONS
 from wwm.kit.random_mind import RandomMind
-from wwm.server.process import ServerProcess, free_port
+from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 
@@ -29,10 +29,9 @@ STEPS = 25
 
 
 def serve_exec(mode: str, *program: str, options: tuple[str, ...] = ()) -> ServerProcess:
-    port = free_port()
-    cmd = [sys.executable, "-m", "wwm.cli.main", "serve-exec", "--mode", mode, "--port", str(port),
+    cmd = [sys.executable, "-m", "wwm.cli.main", "serve-exec", "--mode", mode, "--port", "0",
            "--timeout", "5", *options, "--", *program]
-    return ServerProcess("serve-exec", port=port, command=cmd)
+    return ServerProcess("serve-exec", port=0, command=cmd)  # its port read from its ready line
 
 
 @pytest.fixture(scope="module")

@@ -104,10 +104,7 @@ async def test_websocket_binding_answers_the_same(probe_world, encoding):
 async def test_tcp_binding_answers_the_same(encoding):
     from probes import probe_server
 
-    from wwm.server.process import free_port
-
-    port = free_port()
-    with probe_server("ProbeWorld", extra=["--tcp-port", str(port)]) as server:
+    with probe_server("ProbeWorld", extra=["--tcp-port", "0"]) as server:
         async with RemoteWorld(server.url, transport="tcp", encoding=encoding, start=2) as world:
             await world.new_run()
             for _ in range(3):

@@ -11,7 +11,6 @@ import struct
 import pytest
 from probes import probe_server
 
-from wwm.server.process import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -20,9 +19,8 @@ HEADER = struct.Struct(">I")
 
 @pytest.fixture(scope="module")
 def tcp_world():
-    port = free_port()
-    with probe_server("ProbeWorld", extra=["--tcp-port", str(port)]):
-        yield port
+    with probe_server("ProbeWorld", extra=["--tcp-port", "0"]) as server:
+        yield server.tcp_port
 
 
 def frame(doc: dict | bytes) -> bytes:

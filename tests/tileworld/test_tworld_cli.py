@@ -136,10 +136,9 @@ def post(url: str, body: bytes) -> tuple[int, dict]:
 
 
 def test_the_page_server_refuses_bad_games_clearly(tmp_path):
-    port = free_port()
-    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port), "--proxy-port", "0",
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", "0", "--proxy-port", "0",
                "--recordings", str(tmp_path)]
-    with ServerProcess("tworld", port=port, command=command) as server:
+    with ServerProcess("tworld", port=0, command=command) as server:  # its port read from its ready line
         start = server.url + "api/start"
         cases = [
             (b"{not json", "not JSON"),
@@ -190,11 +189,10 @@ def test_the_page_server_refuses_bad_games_clearly(tmp_path):
 def test_the_page_server_stops_on_sigterm_with_a_watcher_connected(tmp_path):
     from websockets.sync.client import connect
 
-    port = free_port()
-    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port), "--proxy-port", "0",
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", "0", "--proxy-port", "0",
                "--recordings", str(tmp_path)]
-    with ServerProcess("tworld", port=port, command=command) as server:
-        with connect(f"ws://127.0.0.1:{port}/api/live") as watcher:
+    with ServerProcess("tworld", port=0, command=command) as server:  # its port read from its ready line
+        with connect(f"ws://127.0.0.1:{server.port}/api/live") as watcher:
             assert json.loads(watcher.recv(timeout=5))["status"] == "idle"  # an idle page: nothing more to send
             server.process.send_signal(signal.SIGTERM)
             server.process.wait(timeout=10)  # it hung here: the idle watcher's loop never ended

@@ -24,8 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-body", type=int, default=1 << 20, help="largest message accepted, in bytes")
     parser.add_argument("--idle-timeout", type=float, default=3600.0,
                         help="drop a run after this many seconds without a query")
-    parser.add_argument("--tcp-port", type=int,
-                        help="also offer the plain TCP binding (length-prefixed frames) on this port")
+    parser.add_argument("--tcp-port", type=port_number,
+                        help="also offer the plain TCP binding (length-prefixed frames) on this port "
+                             "(0: any free port, named in the server's card)")
     parser.add_argument("--http", choices=["uvicorn", "granian"], default="uvicorn",
                         help="the HTTP server underneath: uvicorn answers one client fastest, "
                              "granian carries more concurrent clients (benchmarks/network.py)")

@@ -61,7 +61,7 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
     sock = listen(host, port)
     port = sock.getsockname()[1]
     url = public_url or f"http://{host}:{port}/"
-    tcp = (host, tcp_port) if tcp_port else None
+    tcp = (host, tcp_port) if tcp_port is not None else None  # port 0: any free port
     app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     if http == "granian":

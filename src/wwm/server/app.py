@@ -54,7 +54,7 @@ class ServerApp:
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
                  sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None) -> None:
         self.dispatcher = dispatcher
-        self.tcp = tcp  # (host, port) of the TCP binding, if offered
+        self.tcp = tcp  # (host, port) of the TCP binding, if offered (port 0: any free port)
         if tcp is not None:
             dispatcher.bindings["tcp"] = f"tcp://{tcp[0]}:{tcp[1]}"
         self.max_body = max_body
@@ -81,6 +81,9 @@ class ServerApp:
             from .tcp import start
 
             tcp_server = await start(self.dispatcher, *self.tcp, self.max_body)
+            if self.tcp[1] == 0:  # any free port: the card names the one taken
+                port = tcp_server.sockets[0].getsockname()[1]
+                self.dispatcher.bindings["tcp"] = f"tcp://{self.tcp[0]}:{port}"
         try:
             yield
         finally:

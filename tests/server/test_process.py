@@ -1,0 +1,51 @@
+"""Server processes for tests start on any free port (``--port 0``) and learn it from the
+server's ready line: a port found free first and bound later by the server could be taken in
+between by another test running in parallel."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from probes import probe_server
+
+from wwm.client import RemoteWorld
+from wwm.server.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+
+async def test_a_server_takes_any_free_port_reads_it_and_keeps_it_on_restart():
+    server = probe_server("ProbeWorld", extra=["--tcp-port", "0"], state=True)
+    assert server.command[server.command.index("--port") + 1] == "0"   # no port chosen beforehand
+    with server:
+        port, tcp_port = server.port, server.tcp_port
+        assert port != 0 and tcp_port not in (0, port)
+        assert server.card()["bindings"]["tcp"] == f"tcp://127.0.0.1:{tcp_port}"
+        async with RemoteWorld(server.url, transport="tcp") as world:
+            await world.new_run()
+            assert (await world.execute_action("+2")).state == "n=2"
+        server.restart()   # the same port again, so clients holding its URL reach it
+        assert server.port == port and server.url == f"http://127.0.0.1:{port}/"
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass
+
+
+def test_a_port_asked_for_before_the_start_is_the_one_served_on():
+    server = probe_server("ProbeWorld")
+    url = server.url   # known before the start: another server's arguments may need it
+    with server:
+        assert server.url == url and server.card()["role"] == "world"
+
+
+def test_a_server_that_dies_before_its_ready_line_is_reported_by_name():
+    with pytest.raises(RuntimeError, match=r"no_such_module:Nothing exited with status 2 before its ready line"):
+        ServerProcess("no_such_module:Nothing").start()
+
+
+def test_a_port_given_is_the_one_served_on():
+    from wwm.server.process import free_port
+
+    port = free_port()
+    with probe_server("ProbeWorld", port=port) as server:
+        assert server.url == f"http://127.0.0.1:{port}/" and server.card()["role"] == "world"
