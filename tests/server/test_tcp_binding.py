@@ -11,7 +11,6 @@ import struct
 import pytest
 from probes import probe_server
 
-
 pytestmark = pytest.mark.slow
 
 HEADER = struct.Struct(">I")

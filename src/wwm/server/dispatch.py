@@ -60,7 +60,8 @@ class Dispatcher:
         codec: Codec = jsoncodec
         name = "?"
         try:
-            codec = encoding.choose(content_type, raw)
+            if content_type is not None or raw[:1] != b"{":  # (an untyped JSON object: the usual case)
+                codec = encoding.choose(content_type, raw)
             message = codec.decode(raw)
             name = message.name
             if not isinstance(message, Query):
@@ -156,9 +157,9 @@ class Dispatcher:
         method = getattr(run.obj, spec.method)
         takes = self._takes(method)
         kwargs: dict[str, Any] = {}
-        for item in spec.arguments:
+        for item, py in plan.items:
             if item.wire in data:
-                kwargs[item.py] = Q.read_value(item, data[item.wire], spec.name)
+                kwargs[py] = Q.read_value(item, data[item.wire], spec.name)
             elif not item.optional:
                 raise Refusal("bad-parameters", f'"{spec.name}" needs the item "{item.wire}"')
         extra: dict[str, Any] = {}
@@ -238,9 +239,10 @@ class _Takes:
 class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
-    __slots__ = ("known", "changes_run")
+    __slots__ = ("known", "changes_run", "items")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
+        self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
         self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
         self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
 

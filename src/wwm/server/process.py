@@ -187,18 +187,15 @@ class ServerProcess:
 def _drain(stream: IO[bytes], log: Path | None, found: list[str], ready: threading.Event) -> None:
     """Read a server's output to its end: the first URL of its ready line into ``found``
     (``ready`` is set then, or at the end of the output without one); each line into ``log``."""
-    out = open(log, "ab", buffering=0) if log else None
-    try:
-        for line in stream:
-            if out is not None:
-                out.write(line)
-            if not ready.is_set():
-                match = READY_URL.search(line)
-                if match:
-                    found.append(match.group(1).decode())
-                    ready.set()
-    finally:
-        ready.set()
-        stream.close()
-        if out is not None:
-            out.close()
+    with stream, open(log, "ab", buffering=0) if log else nullcontext(None) as out:
+        try:
+            for line in stream:
+                if out is not None:
+                    out.write(line)
+                if not ready.is_set():
+                    match = READY_URL.search(line)
+                    if match:
+                        found.append(match.group(1).decode())
+                        ready.set()
+        finally:
+            ready.set()
