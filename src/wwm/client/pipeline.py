@@ -18,6 +18,8 @@ Answer = TypeVar("Answer")
 
 
 class Pipeline(asyncio.Protocol, Generic[Answer]):
+    loop: asyncio.AbstractEventLoop  # the connection's, from when it is made
+
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.waiters: deque[asyncio.Future[Answer]] = deque()
@@ -26,6 +28,7 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
         self.transport = cast(asyncio.Transport, transport)
+        self.loop = asyncio.get_running_loop()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -41,6 +44,15 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         self.transport.write(data)
         return waiters
 
+    def send_one(self, data: bytes) -> asyncio.Future[Answer]:
+        """Write ``data`` (one query); a future for its answer."""
+        if self.transport is None:
+            raise ConnectionError("not connected")
+        waiter = self.loop.create_future()
+        self.waiters.append(waiter)
+        self.transport.write(data)
+        return waiter
+
     def deliver(self, answer: Answer) -> None:
         """Hand one answer read off the wire to the oldest asker."""
         if not self.waiters:  # an answer nobody asked for: the stream is out of step
@@ -54,7 +66,7 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         """The answer ``waiter`` stands for, or TimeoutError when it takes over ``timeout`` s."""
         if timeout is None:
             return await waiter
-        timer = asyncio.get_running_loop().call_later(timeout, _expire, waiter)
+        timer = asyncio.get_running_loop().call_later(timeout, expire, waiter)
         try:
             return await waiter
         finally:
@@ -74,7 +86,7 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
                 waiter.set_exception(exc)
 
 
-def _expire(waiter: asyncio.Future[Answer]) -> None:
+def expire(waiter: asyncio.Future[Answer]) -> None:
     """A time-out's timer callback: the answer did not come in time."""
     if not waiter.done():
         waiter.set_exception(TimeoutError())

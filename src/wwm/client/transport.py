@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from ..protocol import jsoncodec
 from ..protocol.encoding import Codec, choose, codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
@@ -236,7 +237,10 @@ def _ws_url(url: str) -> str:
 
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
     try:
-        message = choose(content_type, payload).decode(payload)
+        if content_type is None and payload[:1] == b"{":  # an untyped JSON object: the usual case
+            message = jsoncodec.decode(payload)
+        else:
+            message = choose(content_type, payload).decode(payload)
     except Refusal as refusal:
         raise Refusal("server-error",
                       f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
