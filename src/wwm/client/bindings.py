@@ -13,7 +13,8 @@ from ..protocol.transport import Transport
 from ..registry import Registry
 from .cards import fetch_card_sync
 from .tcp_transport import TcpTransport
-from .transport import DEFAULT_TIMEOUT, HttpTransport, WebSocketTransport
+from .transport import DEFAULT_TIMEOUT, HttpTransport
+from .ws_transport import WebSocketTransport
 
 Opener = Callable[..., Transport]  # (url, *, encoding, timeout) -> Transport
 

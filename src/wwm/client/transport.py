@@ -1,9 +1,9 @@
-"""The HTTP and WebSocket bindings (:class:`~wwm.protocol.transport.Transport`).
+"""The HTTP binding (:class:`~wwm.protocol.transport.Transport`), and what the bindings share.
 
 :class:`HttpTransport` POSTs each query to the server's URL: over the lean keep-alive client
 of :mod:`.http11` for ``http://`` (with HTTP/1.1 pipelining for queries sent in order), over
-aiohttp for ``https://``. :class:`WebSocketTransport` keeps one connection open per remote
-object. A server that cannot be reached or does not answer in time surfaces as
+aiohttp for ``https://``. (The WebSocket binding is :mod:`.ws_transport`, the TCP one
+:mod:`.tcp_transport`.) A server that cannot be reached or does not answer in time surfaces as
 ``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
 """
 
@@ -149,90 +149,6 @@ class HttpTransport:
 def unreachable(url: str, exc: BaseException) -> Refusal:
     """The refusal for a server that could not be reached, naming what went wrong."""
     return Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}")
-
-
-class WebSocketTransport:
-    """One persistent WebSocket per remote object (``ws://host:port/ws``). Queries take turns;
-    :meth:`exchange_in_order` sends several back to back and reads their answers in order."""
-
-    pipelines = True  # exchange_in_order costs one round trip
-
-    def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
-        self.url = url
-        self.ws_url = _ws_url(url)
-        self.codec: Codec = codec(encoding)
-        self.timeout = timeout
-        self._session: aiohttp.ClientSession | None = None
-        self._ws: aiohttp.ClientWebSocketResponse | None = None
-        self._lock = asyncio.Lock()
-
-    async def exchange(self, query: Query) -> Response:
-        (reply,) = await self.exchange_in_order([query])
-        if isinstance(reply, Refusal):
-            raise reply
-        return reply
-
-    async def exchange_in_order(self, queries: Sequence[Query], *, within: float | None = None
-                                ) -> list[Response | Refusal]:
-        timeout = shortest(self.timeout, within)
-        async with self._lock:
-            out: list[Response | Refusal] = []
-            try:
-                async with asyncio.timeout(timeout) as deadline:
-                    if self._ws is None or self._ws.closed:
-                        if self._session is None or self._session.closed:
-                            self._session = _sessions.acquire()
-                        self._ws = await self._session.ws_connect(self.ws_url, autoping=True, max_msg_size=0)
-                    for query in queries:
-                        await self._ws.send_bytes(self.codec.encode(query))
-                    for query in queries:
-                        if timeout is not None:  # each answer is timed out on its own
-                            deadline.reschedule(asyncio.get_running_loop().time() + timeout)
-                        out.append(self._decode(query, await self._ws.receive()))
-            except TimeoutError:
-                await self._drop()
-                query = queries[len(out)]
-                refusal = Refusal("timeout", f"{self.ws_url} did not answer {query.name!r} within {timeout:g} s")
-            except (aiohttp.ClientError, OSError) as exc:
-                await self._drop()
-                refusal = unreachable(self.ws_url, exc)
-            except BaseException:
-                # Cancelled mid-exchange: the answers still on their way would be read as the
-                # next query's, so the connection goes.
-                self._abandon()
-                raise
-            else:
-                return out
-            return out + [refusal] * (len(queries) - len(out))
-
-    def _decode(self, query: Query, message: aiohttp.WSMessage) -> Response | Refusal:
-        if message.type == aiohttp.WSMsgType.BINARY:
-            return settle(decode_response, self.url, query, None, message.data)
-        if message.type == aiohttp.WSMsgType.TEXT:
-            return settle(decode_response, self.url, query, None, message.data.encode())
-        raise ConnectionResetError(f"{self.ws_url} closed the connection ({message.type.name})")
-
-    def _abandon(self) -> None:
-        if self._ws is not None:
-            ws, self._ws = self._ws, None
-            asyncio.get_running_loop().create_task(ws.close())
-
-    async def _drop(self) -> None:
-        if self._ws is not None:
-            ws, self._ws = self._ws, None
-            await ws.close()
-
-    async def close(self) -> None:
-        await self._drop()
-        if self._session is not None:
-            session, self._session = self._session, None
-            await _sessions.release(session)
-
-
-def _ws_url(url: str) -> str:
-    base = url.rstrip("/")
-    base = base.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-    return base if base.endswith("/ws") else base + "/ws"
 
 
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
