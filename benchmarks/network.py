@@ -7,9 +7,11 @@ Prints side by side, all measured in this run on this machine:
 - one client over HTTP: single queries ("Execute action" on a world), and full client steps
   through the real run loop (Get action, Execute action, Inform), with Inform and the next Get
   action sent back to back (the default) and one query per round trip,
-- one client over the persistent bindings (WebSocket, plain TCP frames), each measured in
-  short slices taking turns with slices of the bare echo round trip (its own "echo, taking
-  turns" row), so a change in the machine's load during the run touches both alike,
+- one client over the persistent bindings (WebSocket, plain TCP frames), measured in short
+  turns with the bare echo round trip (and HTTP queries), so a change in the machine's load
+  during the run touches them alike; their "vs echo" divides by that echo (its own row), and
+  a second table gives the CPU each side spent per round trip in those turns (the client's
+  thread, the server's whole process): the part of a query's time that is the protocol's,
 - 50 concurrent runs on one server process, driven by a separate load generator
   (``loadgen.py``), with p50/p99 latency: single queries over raw sockets, and full steps
   through the real run loop (a World and a Mind server, HTTP and TCP); the same server on
@@ -32,7 +34,10 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 # bench_servers.py sits beside this script, and Python puts the script's folder first on sys.path
 from bench_servers import ConstantMind, CounterWorld
@@ -49,11 +54,11 @@ TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent
 class EchoProcess:
     """The bare echo server of ``echo_server.py`` in its own process."""
 
-    def __enter__(self) -> int:
+    def __enter__(self) -> EchoProcess:
         self.process = subprocess.Popen([sys.executable, str(HERE / "echo_server.py"), "0"],
                                         stdout=subprocess.PIPE, text=True)
         self.port = int(self.process.stdout.readline().split()[1])  # "ready PORT"
-        return self.port
+        return self
 
     def __exit__(self, *exc) -> None:
         self.process.terminate()
@@ -76,39 +81,72 @@ async def echo_round_trips(port: int, seconds: float) -> float:
     return n / elapsed
 
 
-async def taking_turns(echo_port: int, url: str, transport: str, seconds: float,
-                       turn: float = 0.25) -> tuple[float, float]:
-    """Execute action queries over ``transport`` and bare echo round trips, in turns of ``turn``
-    seconds for ``seconds`` in all: (echo round trips/s, queries/s), each measured only while
-    the other waits, so both meet the same load of the machine."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", echo_port)
-    counts, spent = [0, 0], [0.0, 0.0]
+def process_cpu(pid: int) -> float:
+    """CPU seconds a process has used (user and system, from /proc; 0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    async def echo() -> None:
+
+@dataclass
+class Turns:
+    """One kind of round trip measured in turns: how many, in how long, with how much CPU."""
+    count: int = 0
+    seconds: float = 0.0
+    client_cpu: float = 0.0   # this thread's CPU seconds
+    server_cpu: float = 0.0   # the server process's CPU seconds
+
+    @property
+    def rate(self) -> float:
+        return self.count / self.seconds if self.seconds else 0.0
+
+    def per_trip(self, cpu: float) -> float:
+        """Microseconds of ``cpu`` per round trip."""
+        return cpu / self.count * 1e6 if self.count else 0.0
+
+
+async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: list[str], seconds: float,
+                       turn: float = 0.2) -> dict[str, Turns]:
+    """Bare echo round trips and Execute action queries over each of ``transports``, in turns
+    of ``turn`` seconds until each had ``seconds``: each measured only while the others wait,
+    so all meet the same load of the machine, with the CPU each side spent (this thread's;
+    the server's whole process)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", echo.port)
+
+    async def echo_trip() -> None:
         writer.write(b"x" * 100)
         await reader.read(4096)
 
-    async with RemoteWorld(url, transport=transport) as world:
+    worlds = {name: RemoteWorld(server.url, transport=name) for name in transports}
+    trips: dict[str, tuple[Any, int]] = {"echo": (echo_trip, echo.process.pid)}
+    for name, world in worlds.items():
         await world.new_run()
-
-        def query():
-            return world.execute_action("go")
-        await timed(0.3, query)  # warm up
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            for k, one in enumerate((echo, query)):
-                n, start = 0, time.perf_counter()
-                deadline = start + turn
-                while time.perf_counter() < deadline:
-                    for _ in range(20):
-                        await one()
-                    n += 20
-                counts[k] += n
-                spent[k] += time.perf_counter() - start
+        trips[name] = (partial(world.execute_action, "go"), server.process.pid)
+    for one, _ in trips.values():
+        await timed(0.2, one)  # warm up
+    out = {name: Turns() for name in trips}
+    while min(t.seconds for t in out.values()) < seconds:
+        for name, (one, pid) in trips.items():
+            n, server_cpu, client_cpu = 0, process_cpu(pid), time.thread_time()
+            start = time.perf_counter()
+            deadline = start + turn
+            while time.perf_counter() < deadline:
+                for _ in range(20):
+                    await one()
+                n += 20
+            t = out[name]
+            t.seconds += time.perf_counter() - start
+            t.client_cpu += time.thread_time() - client_cpu
+            t.server_cpu += process_cpu(pid) - server_cpu
+            t.count += n
+    for world in worlds.values():
         await world.end_run()
+        await world.aclose()
     writer.close()
     await writer.wait_closed()
-    return counts[0] / spent[0], counts[1] / spent[1]
+    return out
 
 
 async def timed(seconds: float, one) -> float:
@@ -228,13 +266,13 @@ def main() -> None:
         return rate
 
     with console.status("measuring...") as status:
-        with EchoProcess() as port:
+        with EchoProcess() as floor:
             echo = measure(status, "floor", "bare round trip between two processes (echo)",
-                           echo_round_trips(port, sec))
+                           echo_round_trips(floor.port, sec))
         measure(status, "floor", "in-process loop, full steps (no network)", in_process_steps(sec), baseline=echo)
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
                 ServerProcess("bench_servers:ConstantMind", env=ENV, extra=["--tcp-port", "0"]) as mind, \
-                EchoProcess() as echo_port:
+                EchoProcess() as echo_process:
             g = "one client, HTTP"
             measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"),
                     TARGETS["http_query"], echo)
@@ -243,11 +281,12 @@ def main() -> None:
             measure(status, g, "full steps, one query per round trip (--no-pipeline)",
                     full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
             g = "one client, persistent binding (in turns with the echo)"
+            status.update("echo round trips and queries over each binding, taking turns")
+            turns = asyncio.run(taking_turns(echo_process, world, ["http", "ws", "tcp"], sec))
+            paired = turns["echo"].rate
+            rows.append((g, "bare round trip (echo), taking turns with the rows below", paired, None, None))
             for label, binding in (("WebSocket", "ws"), ("TCP", "tcp")):
-                status.update(f"{label} queries and echo round trips, taking turns")
-                paired_echo, rate = asyncio.run(taking_turns(echo_port, world.url, binding, 2 * sec))
-                rows.append((g, f"{label}: bare round trip (echo), taking turns", paired_echo, None, None))
-                rows.append((g, f"{label}: Execute action queries", rate, TARGETS["ws_query"], paired_echo))
+                rows.append((g, f"{label}: Execute action queries", turns[binding].rate, TARGETS["ws_query"], paired))
             measure(status, g, "TCP: full steps", full_steps(world.url, mind.url, sec, "tcp"), None, echo)
             g = "50 concurrent runs, 1 server process"
             status.update("50 concurrent runs")
@@ -273,9 +312,9 @@ def main() -> None:
             os.sched_setaffinity(0, {min(cores)})  # the server processes inherit it
             try:
                 g = "client and servers on one core"
-                with EchoProcess() as port:
+                with EchoProcess() as floor:
                     echo1 = measure(status, g, "bare round trip between two processes (echo)",
-                                    echo_round_trips(port, sec))
+                                    echo_round_trips(floor.port, sec))
                 with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
                         ServerProcess("bench_servers:ConstantMind", env=ENV) as mind:
                     measure(status, g, "HTTP: Execute action queries", single_queries(world.url, sec, "http"),
@@ -304,6 +343,14 @@ def main() -> None:
         met = "" if target is None else ("yes" if rate >= target else "no")
         table.add_row("  " + name, f"{rate:,.0f}", vs_echo, f"{target:,}" if target else "", met)
     console.print(table)
+    cpu = Table(title="CPU per round trip (µs), from the turns above: where a query's time goes")
+    for column in ("round trip", "client (its thread)", "server (its process)", "wall time per trip"):
+        cpu.add_column(column, justify="right" if column != "round trip" else "left")
+    for name, label in (("echo", "bare echo"), ("http", "HTTP query"), ("ws", "WebSocket query"), ("tcp", "TCP query")):
+        t = turns[name]
+        cpu.add_row(label, f"{t.per_trip(t.client_cpu):.1f}", f"{t.per_trip(t.server_cpu):.1f}",
+                    f"{1e6 / t.rate:.1f}" if t.rate else "")
+    console.print(cpu)
     console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms); machine after: {machine_note()}")
     console.print("'vs echo' divides by the bare round trip between two processes measured above (the "
                   "persistent bindings' queries by the echo taking turns with them; on one core, by the "
