@@ -15,13 +15,13 @@ import pytest
 from wwm import Refusal, World
 from wwm.client import RemoteMind, RemoteWorld
 from wwm.server import build_at_start
-from wwm.server.process import ServerProcess, free_port
+from wwm.server.process import ServerProcess
 
 AS_MIND = "wwm.selection.mind_as:ActionSelectionMind"
 
 
 def serve(target: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wwm.cli.main", "serve", target, "--port", str(free_port()), *args],
+    return subprocess.run([sys.executable, "-m", "wwm.cli.main", "serve", target, "--port", "0", *args],
                           check=False, capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "COLUMNS": "160"})
 
