@@ -103,10 +103,9 @@ def test_the_page_draws_a_live_world_and_plays_it_back(tmp_path):
 def test_the_page_draws_what_one_robot_sees_when_asked(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
-    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", str(port), "--proxy-port", "0",
+    command = [sys.executable, "-m", "wwm.cli.main", "tworld", "serve", "--port", "0", "--proxy-port", "0",
                "--recordings", str(tmp_path / "recordings")]
-    with ServerProcess("tworld", port=port, command=command) as server:
+    with ServerProcess("tworld", port=0, command=command) as server:  # its port read from its ready line
         game = {"config": {"rows": 9, "columns": 10, "seed": 3, "agents": 2, "partial": True, "radius": 2,
                            "end": {"neutral": {"time": 40}}},
                 "agents": [{"kind": "builtin", "name": "reactive"}, {"kind": "builtin", "name": "deliberative"}],
