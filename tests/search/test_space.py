@@ -79,3 +79,15 @@ def test_nsga2_keeps_the_front_of_score_against_servers_called():
         assert not any(o.values[0] > t.values[0] and o.values[1] < t.values[1] for o in done)
     best_score = max(t.values[0] for t in done)
     assert any(t.values[0] == best_score for t in front)
+
+
+def test_a_battery_of_worlds_scores_each_candidate_over_every_world_and_seed():
+    battery = [{"class": f"{BED}:SignalWorld", "args": {"seed": 3}}, {"class": f"{BED}:SignalWorld"}]
+    s = build({**{k: v for k, v in BASE.items() if k != "world"}, "worlds": battery, "seeds": [0, 1],
+               "choose": {"methods": ["w=q"]}}, "test")
+    assert s.battery == battery
+    outcome = asyncio.run(search(s, SearchSettings(trials=6, sampler="random", seed=0, parallel=1, prune=False)))
+    done = [t for t in outcome.study.trials if t.values]
+    assert done and all(len(t.user_attrs["scores"]) == 4 for t in done)     # 2 Worlds × 2 seeds
+    with pytest.raises(SpaceError, match="world or worlds"):
+        build({**BASE, "worlds": battery}, "test")

@@ -41,6 +41,7 @@ from .combinations import Combinations
 from .fetching import FetchError, Policy
 from .models import Server
 from .runs import RunService
+from .searches import Searches
 from .store import NotFound, PortalError, PortalStore
 from .visitors import HEADERS as SECURITY_HEADERS
 from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
@@ -384,6 +385,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
             yield
         finally:
             await challenges.judge.close()
+            searches.close()
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -403,6 +405,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
 
     posted = portal.posted
     challenges = Challenges(portal, Judge(store, service))
+    searches = Searches(portal, store.url.render_as_string(hide_password=False))
     routes = [
         Route("/", portal.home),
         Route("/servers", portal.servers, methods=["GET"]),
@@ -421,6 +424,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Mount("/static", PackageFiles(packages=[(PACKAGE, "static")]), name="static"),
         *runpages.routes(portal, service),  # start, watch and end runs
         *challenges.routes(),               # competitions and the Λ* test as a service (challenges.py)
+        *searches.routes(),                 # automated searches, started from a combination (searches.py)
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: not_found, 500: not_found})

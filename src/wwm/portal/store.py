@@ -478,6 +478,17 @@ class PortalStore:
                 trial.state, trial.score, trial.reason = state, score, reason
                 trial.combination_id = combination_id or trial.combination_id
 
+    def searches(self) -> list[Search]:
+        with self._session() as s:
+            return list(s.scalars(select(Search).order_by(Search.id.desc())))
+
+    def search(self, search_id: int) -> Search:
+        with self._session() as s:
+            found = s.get(Search, search_id)
+        if found is None:
+            raise NotFound(f"there is no search {search_id}")
+        return found
+
     def search_trials(self, search_id: int) -> list[SearchTrial]:
         query = select(SearchTrial).where(SearchTrial.search_id == search_id).order_by(SearchTrial.number)
         with self._session() as s:

@@ -249,7 +249,7 @@ class Search:
                 return self.recorder_for(proposal, seed)
 
         evaluation = await evaluate(proposal.document, self.space.seeds, self.space.seed_arg, check,
-                                    self.settings.check_every, recorder_for)
+                                    self.settings.check_every, recorder_for, self.space.worlds or None)
         trial.set_user_attr("scores", evaluation.scores)
         trial.set_user_attr("seconds", round(evaluation.seconds, 3))
         trial.set_user_attr("servers", proposal.servers)

@@ -53,26 +53,34 @@ def _reason(result: RunResult) -> str:
     return f"{result.status}: {ended[-1]}" if ended else result.status
 
 
-def with_seed(document: dict[str, Any], seed: int | None, seed_arg: str) -> dict[str, Any]:
-    if seed is None:
+def with_seed(document: dict[str, Any], seed: int | None, seed_arg: str,
+              world: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The document with its World (``world``, one of a battery) given ``seed``."""
+    if seed is None and world is None:
         return document
     doc = copy.deepcopy(document)
-    doc["world"].setdefault("args", {})[seed_arg] = seed
+    if world is not None:
+        doc["world"] = copy.deepcopy(world)
+    if seed is not None:
+        doc["world"].setdefault("args", {})[seed_arg] = seed
     return doc
 
 
 async def evaluate(document: dict[str, Any], seeds: list[int | None], seed_arg: str = "seed",
                    check: Check | None = None, check_every: int = 10,
-                   recorder_for: Callable[[int | None], Any] | None = None) -> Evaluation:
-    """Run the society ``document`` once per seed; ``recorder_for(seed)`` may give each run a
-    :class:`wwm.client.runner.Recorder` (such as a run store's, to keep its record)."""
+                   recorder_for: Callable[[int | None], Any] | None = None,
+                   worlds: list[dict[str, Any]] | None = None) -> Evaluation:
+    """Run the society ``document`` once per seed (in each World of ``worlds``, a battery,
+    when given: the score is the mean over every World and seed); ``recorder_for(seed)`` may
+    give each run a :class:`wwm.client.runner.Recorder` (such as a run store's)."""
     out = Evaluation()
     started = time.monotonic()
     done_score = 0.0
     try:
-        for seed in seeds:
+        places: list[dict[str, Any] | None] = list(worlds) if worlds else [None]
+        for place, seed in [(w, s) for w in places for s in seeds]:
             try:
-                society = parse(with_seed(document, seed, seed_arg))
+                society = parse(with_seed(document, seed, seed_arg, place))
                 mind, world = society.build()
             except SocietyError as exc:
                 out.status, out.error = "failed", str(exc)

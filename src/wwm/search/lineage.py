@@ -51,6 +51,9 @@ class Lineage:
 
     def __init__(self, url: str, space: Space, settings: SearchSettings, start: int | None = None) -> None:
         world = space.base.world.url
+        if space.worlds:
+            raise SpaceError("--portal-db: a combination is a society in one World; search one World at a time "
+                             "on the portal (leave out worlds)")
         if world is None:
             raise SpaceError("--portal-db: the portal records Worlds by URL; the space's World is a local class")
         self.store = PortalStore(url)

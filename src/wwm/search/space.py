@@ -30,7 +30,7 @@ The document is checked when read; an error names the field that is wrong.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -119,6 +119,7 @@ class SpaceDocument(BaseModel):
     description: str = ""
     society: str | None = None
     world: dict[str, Any] | None = None
+    worlds: list[dict[str, Any]] = Field(default_factory=list)
     mind: dict[str, Any] | None = None
     minds: dict[str, str | dict[str, Any]] = Field(default_factory=dict)
     choose: Choose = Field(default_factory=Choose)
@@ -159,6 +160,12 @@ class Space:
     seed_arg: str
     objectives: list[str]
     source: str = "space"
+    worlds: list[dict[str, Any]] = field(default_factory=list)   # a battery: each candidate runs in each
+
+    @property
+    def battery(self) -> list[dict[str, Any]]:
+        """The Worlds a candidate runs in (the base society's alone, without a battery)."""
+        return self.worlds or [self.base.world.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)]
 
     @property
     def methods(self) -> list[str]:
@@ -175,7 +182,7 @@ class Space:
                 "minds": {c.name: c.spec for c in self.candidates},
                 "choose": self.choose.model_dump(by_alias=True, exclude_none=True),
                 "seeds": self.seeds, "seed_arg": self.seed_arg, "objectives": self.objectives,
-                "run": self.base.run.model_dump()}
+                "run": self.base.run.model_dump(), "worlds": self.worlds}
 
 
 def _problems(exc: ValidationError) -> str:
@@ -252,9 +259,16 @@ def build(doc: Any, source: str = "space", base_dir: Path | None = None,
                              f"(candidates: {', '.join(sorted(names))})")
         if key in ("minds", "method", "strengths"):
             raise SpaceError(f"{source}: choose.args.{key}: use choose.members, methods or strengths for that")
+    if space.world and space.worlds:
+        raise SpaceError(f"{source}: give world or worlds (a battery), not both")
+    for i, w in enumerate(space.worlds):
+        try:
+            parse({"world": w, "mind": base.mind.model_dump(by_alias=True, exclude_none=True)}, source)
+        except SocietyError as exc:
+            raise SpaceError(f"{source}: worlds[{i}]: {exc}") from None
     return Space(name=space.name, base=base, candidates=candidates, choose=choose,
                  seeds=list(space.seeds) or [None], seed_arg=space.seed_arg,
-                 objectives=list(space.objectives), source=source)
+                 objectives=list(space.objectives), source=source, worlds=list(space.worlds))
 
 
 def _base_society(space: SpaceDocument, source: str, base_dir: Path | None) -> Society:
@@ -270,13 +284,14 @@ def _base_society(space: SpaceDocument, source: str, base_dir: Path | None) -> S
             return load(path)
         except SocietyError as exc:
             raise SpaceError(f"{source}: society: {exc}") from None
-    if space.world is None or space.mind is None:
-        raise SpaceError(f"{source}: say where the search starts: society: FILE, or world and mind "
-                         "(the Action Selection server)")
+    world = space.world or (space.worlds[0] if space.worlds else None)
+    if world is None or space.mind is None:
+        raise SpaceError(f"{source}: say where the search starts: society: FILE, or world (or worlds) and "
+                         "mind (the Action Selection server)")
     mind = copy.deepcopy(space.mind)
     mind.setdefault("args", {})
     try:
-        return parse({"name": space.name, "world": space.world, "mind": mind}, source)
+        return parse({"name": space.name, "world": world, "mind": mind}, source)
     except SocietyError as exc:
         raise SpaceError(str(exc)) from None
 
