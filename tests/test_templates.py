@@ -111,13 +111,34 @@ def portal_pages(tmp_path: Path) -> list[tuple[int, str]]:
         combination = store.save_combination(author_id=user.id, title="t", document=document,
                                              world_url="http://127.0.0.1:9/", explanation="*why*")
         run = store.new_run(combination.id, user.id, 10)
+        # a challenge with a scored entry and a failed one (their evaluations), and a search with a trial
+        challenge = store.new_challenge(kind="society", title="cup", world_url="http://127.0.0.1:9/", steps=5,
+                                        seeds=[0, 1], settings={"timeout": 1.0}, created_by=user.id)
+        scored = store.new_entry(challenge.id, user.id, combination_id=combination.id)
+        store.set_entry(scored.id, status="scored", score=4.0, error=0.5, detail={"scores": [3.5, 4.5]}, finished=True)
+        store.add_evaluation(scored.id, seed=0, status="completed", score=3.5, run_store_id=1)
+        failed = store.new_entry(challenge.id, user.id, combination_id=combination.id)
+        store.set_entry(failed.id, status="failed: mind lost", detail={"reason": "no answer"}, finished=True)
+        test = store.new_challenge(kind="lambdastar", title="Λ*", world_url="wwm:lambdastar", steps=5, seeds=[0],
+                                   settings={"timeout": 1.0, "grid": 5, "iterations": 5, "profile": "paper",
+                                             "oracle_hints": True}, created_by=user.id)
+        sat = store.new_entry(test.id, user.id, minds=["http://m1.test/", "http://m2.test/"])
+        store.set_entry(sat.id, status="scored", score=0.5, error=0.01, finished=True, detail={
+            "agents": 2, "episodes": 5, "seeds": [{"seed": 0, "upsilon": 0.5, "per_mind": [0.4, 0.6]}],
+            "bands": [{"k_min": 1, "k_max": 3, "episodes": 5, "upsilon": 0.5, "stderr": 0.01}]})
+        bot = store.bot_user("wwm-search")
+        search = store.open_search(study="s", sampler="cmaes", space={}, author_id=bot, start_id=combination.id)
+        store.record_trial(search.id, 0, state="complete", combination_id=combination.id, score=2.0)
+        store.record_trial(search.id, 1, state="failed", combination_id=None, score=None, reason="down",
+                           best_before=combination.id)
         app = make_app(store, check_every=0)
         try:
             return [asyncio.run(asgi_get(app, path)) for path in
                     ("/", "/servers?q=grid", "/servers/1", "/me", "/recover/x", "/signup", "/signin",
                      f"/user/{user.id}/combination/{combination.id}/run/{run.id}",
                      "/compose", f"/combination/{combination.id}", "/combinations", "/world/1",
-                     f"/run/{run.id}/end/x", "/nowhere")]
+                     "/challenges", f"/challenge/{challenge.id}", f"/challenge/{test.id}", "/searches",
+                     f"/search/{search.id}", f"/run/{run.id}/end/x", "/nowhere")]
         finally:
             app.state.runs.store.close()
     finally:
@@ -146,7 +167,7 @@ def test_every_template_renders_with_every_name_given(monkeypatch, tmp_path):
     page = log.html(asyncio.run(conversation(tmp_path)))
     assert 'class="refused"' in page and 'class="from line l"' in page
     statuses = [status for status, _ in portal_pages(tmp_path)]
-    assert statuses == [200] * 12 + [410, 404]
+    assert statuses == [200] * 17 + [410, 404]
 
     assert template_files() <= loaded, f"templates no test renders: {sorted(template_files() - loaded)}"
 
