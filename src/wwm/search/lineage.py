@@ -65,7 +65,8 @@ class Lineage:
         self.search_id = self.store.open_search(study=settings.study or space.name, sampler=settings.sampler,
                                                 space=space.as_dict(), author_id=self.author, start_id=start).id
         self.settings = settings
-        self._saved: dict[int, int] = {}       # id(proposal) -> combination id
+        # id(proposal) -> (the proposal, kept so that its id is never reused, its combination id)
+        self._saved: dict[int, tuple[Proposal, int]] = {}
         self._best: tuple[float, int] | None = None
         self.recorded = 0
 
@@ -83,8 +84,8 @@ class Lineage:
             saved = self.store.save_combination(author_id=self.author, title=title, document=proposal.document,
                                                 world_url=self.world_url, explanation=explanation,
                                                 derived_from=self.start)
-            self._saved[key] = saved.id
-        return self._saved[key]
+            self._saved[key] = (proposal, saved.id)
+        return self._saved[key][1]
 
     def recorder_for(self, proposal: Proposal, seed: int | None) -> StoreRecorder:
         """A recorder for one evaluation run: a portal run of the candidate's combination."""
