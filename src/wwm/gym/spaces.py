@@ -19,9 +19,11 @@ space as the text of a state or an action.
 A top-level space may also say ``"form": "pairs"`` (only for a ``Dict`` of ``Discrete``
 spaces and one-number ``Box`` spaces): the text is ``key=value`` items separated by white
 space (the grid world's and the Ant World's states); the keys the Dict names are read, other
-items are ignored. Otherwise (``"form": "json"``, the default) **a value's text** is its JSON:
-a number for Discrete (or its label), nested lists for Box, MultiDiscrete and MultiBinary,
-an object for Dict, a list for Tuple, a string for Text.
+items are ignored. A top-level ``Text`` space may say ``"form": "text"``: the text is the
+value itself (a world whose state has no fixed shape: JSON, XML...). Otherwise
+(``"form": "json"``, the default) **a value's text** is its JSON: a number for Discrete
+(or its label), nested lists for Box, MultiDiscrete and MultiBinary, an object for Dict, a
+list for Tuple, a string for Text.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ def to_text(data: Encoded, space: gym.Space[Any], value: Any) -> str:
     """The text of ``value`` of ``space`` (described by ``data``), in the form it says."""
     if data.get("form") == "pairs":
         return " ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    if data.get("form") == "text":
+        return str(value)
     names = labels(data)
     if names is not None:
         return names[int(value) - int(data.get("start", 0))]
@@ -117,6 +121,10 @@ def from_text(data: Encoded, space: gym.Space[Any], text: str) -> Any:
     """The value of ``space`` that ``text`` encodes; a SpaceError naming what is wrong."""
     if data.get("form") == "pairs":
         return _from_pairs(space, text)
+    if data.get("form") == "text":
+        if not space.contains(text):
+            raise SpaceError(f"{text[:60]!r} is outside the space {space}")
+        return text
     names = labels(data)
     if names is not None:
         try:
