@@ -131,3 +131,13 @@ def test_a_c_mind_balances_the_served_cartpole(cartpole, tmp_path):
     assert result.status == "ended by world"
     assert len(result.steps) == 500 == result.total_score        # balanced to the time limit
     assert {s.action for s in result.steps} == {"0", "1"}
+
+
+async def test_a_world_env_made_inside_a_running_loop_steps_from_it(grid):
+    """A notebook cell runs in an event loop: the env then runs its client on a thread."""
+    env = WorldEnv(grid.url)
+    assert env._sync.threaded
+    first, _ = env.reset(seed=3)
+    again, _ = env.reset(seed=3)
+    assert first == again and env.step(0)[0] in env.observation_space
+    env.close()

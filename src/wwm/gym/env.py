@@ -6,13 +6,11 @@ HTTP, WebSocket or the TCP binding. Also ``gymnasium.make("wwm/World-v0", url=..
 takes a seed argument); ``reset()`` sends Reset (a new run when the world cannot be reset).
 ``step`` is one Execute action: its points are the reward; a run the world ends is
 ``terminated``, or ``truncated`` when it ends at the card's ``max_episode_steps``. The env
-owns an event loop in a thread of its own, so it works beside a running loop (a notebook).
+runs the client on an event loop of its own (:mod:`.loop`), also beside a running loop (a notebook).
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -21,6 +19,7 @@ import gymnasium as gym
 from ..client.cards import fetch_card_sync
 from ..client.remote import RemoteWorld
 from ..protocol.errors import Refusal
+from .loop import SyncLoop
 from .spaces import SpaceError, decode_space, from_text, to_text
 
 T = TypeVar("T")
@@ -60,16 +59,14 @@ class WorldEnv(gym.Env[Any, Any]):
             if not tcp:
                 raise WorldError(f"{url} offers no TCP binding (serve it with --tcp-port)")
             target = tcp
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="wwm-world-env", daemon=True)
-        self._thread.start()
+        self._sync = SyncLoop()
         self.world = RemoteWorld(target, transport=transport, timeout=timeout, run_args=args)
         self._running = False
         self._steps = 0
         self._closed = False
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return self._sync.run(coro)
 
     def _observation(self, text: str) -> Any:
         try:
@@ -116,6 +113,4 @@ class WorldEnv(gym.Env[Any, Any]):
                 self._call(self.world.end_run())
             self._call(self.world.aclose())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
-            self._loop.close()
+            self._sync.close()

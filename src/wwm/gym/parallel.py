@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import string
-import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -29,6 +28,7 @@ from ..client.remote import RemoteWorld
 from ..protocol.errors import Refusal
 from ..protocol.results import Outcome
 from .env import WorldError
+from .loop import SyncLoop
 from .spaces import Encoded, SpaceError, decode_space, from_text, to_text
 
 T = TypeVar("T")
@@ -78,9 +78,7 @@ class SharedWorldEnv(ParallelEnv[str, Any, Any]):
         self.agents: list[str] = []
         self._transport, self._timeout, self._args = transport, timeout, args
         self._bodies: dict[str, RemoteWorld] = {}
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="wwm-shared-world-env", daemon=True)
-        self._thread.start()
+        self._sync = SyncLoop()
         self._closed = False
 
     @functools.cache  # noqa: B019 (one space object per agent, as PettingZoo asks)
@@ -92,7 +90,7 @@ class SharedWorldEnv(ParallelEnv[str, Any, Any]):
         return self._action_space
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return self._sync.run(coro)
 
     def _observation(self, text: str) -> Any:
         try:
@@ -157,6 +155,4 @@ class SharedWorldEnv(ParallelEnv[str, Any, Any]):
         try:
             self._call(self._end())
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(timeout=5)
-            self._loop.close()
+            self._sync.close()
