@@ -141,3 +141,11 @@ async def test_a_world_env_made_inside_a_running_loop_steps_from_it(grid):
     again, _ = env.reset(seed=3)
     assert first == again and env.step(0)[0] in env.observation_space
     env.close()
+
+
+def test_closing_an_env_whose_server_has_gone_is_quiet():
+    with ServerProcess("wwm.kit.grid:GridWorld") as server:
+        env = WorldEnv(server.url)
+        env.reset(seed=1)
+    env.close()                                       # the server is gone: nothing to end
+    env.close()

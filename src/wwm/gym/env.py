@@ -111,6 +111,9 @@ class WorldEnv(gym.Env[Any, Any]):
         try:
             if self._running:
                 self._call(self.world.end_run())
+        except (Refusal, OSError):  # the server has gone or forgotten the run: nothing to end
+            pass
+        try:
             self._call(self.world.aclose())
         finally:
             self._sync.close()
