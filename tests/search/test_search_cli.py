@@ -96,3 +96,10 @@ def test_three_workers_share_a_study_and_a_killed_worker_loses_only_its_running_
     assert not [t for t in trials if t.state == TrialState.RUNNING]
     assert len(trials) - len(lost) == budget                       # ... and the budget made up by the others
     assert {t.user_attrs.get("worker") for t in trials if t.state.is_finished() and t not in lost} >= {0, 1, 2}
+
+
+def test_a_world_that_does_not_answer_stops_the_search_before_it_starts(space_file, signal_bed):
+    done = wwm("search", str(space_file(world={"url": "http://127.0.0.1:9/"})), "--trials", "5")
+    assert done.returncode == 2 and "the World at http://127.0.0.1:9/ does not answer" in done.stderr
+    done = wwm("search", str(space_file(world={"url": signal_bed["ab"]})), "--trials", "5")
+    assert done.returncode == 2 and "is a mind server, not a world" in done.stderr

@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, default=50,
                         help="the study's budget of trials, shared by all its workers (default 50)")
     parser.add_argument("--sampler", default="cmaes", choices=SAMPLERS,
-                        help="how candidates are proposed (default cmaes; nsga2 for --objectives score,servers)")
+                        help="how candidates are proposed (default cmaes; nsga2 for the objectives [score, servers])")
     parser.add_argument("--seed", type=int, help="the sampler's seed, for a search that can be repeated")
     parser.add_argument("--parallel", type=int, default=2,
                         help="evaluations under way at once in this worker (default 2)")
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..selection.command import _check_output
     from .engine import Search, SearchError, SearchSettings, TrialDone
     from .report import as_dict, best_table, plot_history, plot_importances, ranked
-    from .space import SpaceError, build, load_space
+    from .space import SpaceError, build, load_space, preflight
 
     console = Console(stderr=args.json)
     try:
@@ -67,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
             space = load_space(args.space)
         else:
             raise SpaceError("give a search space document, or --from-combination ID with --portal-db")
+        for warning in asyncio.run(preflight(space)):
+            console.print(f"wwm search: {warning}", soft_wrap=True, markup=False)
         settings = SearchSettings(trials=args.trials, sampler=args.sampler, seed=args.seed, parallel=args.parallel,
                                   storage=args.storage, study=args.study, prune=not args.no_prune,
                                   check_every=args.check_every, worker=args.worker)

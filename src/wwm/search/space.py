@@ -185,6 +185,37 @@ class Space:
                 "run": self.base.run.model_dump(), "worlds": self.worlds}
 
 
+async def preflight(space: Space) -> list[str]:
+    """Before a search: the World(s) and the AS must answer with a card of the right role (a
+    :class:`SpaceError` says which does not, rather than every trial failing alike); a
+    candidate that does not answer is only reported (its trials fail, and a search learns to
+    leave it out). Local classes are not checked here."""
+    from ..client.cards import fetch_card
+    from ..protocol.errors import Refusal
+
+    async def role(url: str) -> str | None:
+        try:
+            return str((await fetch_card(url)).get("role"))
+        except Refusal:
+            return None
+
+    needed = [(w.get("url"), "world", "the World") for w in space.battery] + [
+        (space.base.mind.url, "mind", "the Action Selection server")]
+    for url, wanted, what in needed:
+        if url is None:
+            continue
+        found = await role(url)
+        if found is None:
+            raise SpaceError(f"{space.source}: {what} at {url} does not answer; start it, or correct its URL")
+        if found != wanted:
+            raise SpaceError(f"{space.source}: {what} at {url} is a {found} server, not a {wanted}")
+    warnings = []
+    for c in space.candidates:
+        if c.url is not None and await role(c.url) is None:
+            warnings.append(f"candidate {c.name} at {c.url} does not answer: its societies will fail")
+    return warnings
+
+
 def _problems(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'document'}: {e['msg']}" for e in exc.errors())
 
