@@ -7,6 +7,10 @@ options of the connection, such as a Mind_AS's own ``timeout``) and keeps the ru
 server mints; every later call sends the query of section 9 with that run ID, the caller's URL
 (for the credit trail, section 7.2) and its arguments, and decodes the response into the
 value a local object would return.
+
+Over HTTP it speaks JSON unless told otherwise, or until the server shows it speaks XML only:
+its card's ``encodings`` (:meth:`_Remote.speak_as`, done by :func:`connect` and
+:meth:`_Remote.describe`) or its first answer (see :mod:`.transport`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from .cards import fetch_card, fetch_card_sync
 from .transport import DEFAULT_TIMEOUT
 
 T = TypeVar("T")
+
+# The content types of each encoding a card may list (its "encodings").
+_ENCODINGS = {"json": frozenset({"application/json"}), "xml": frozenset({"application/xml", "text/xml"})}
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
 
@@ -89,10 +96,29 @@ class _Remote:
         state = {"run_id": self.run_id, "display_url": self.display_url}
         return (_restore, (type(self), self._target, self._options, self.args, state))
 
+    @property
+    def encoding(self) -> str:
+        """The encoding queries are sent in now ("json" or "xml")."""
+        spoken = getattr(self.transport, "encoding", None)
+        return spoken if isinstance(spoken, str) else str(self._options["encoding"])
+
+    def speak_as(self, card: Mapping[str, Any]) -> str:
+        """Speak an encoding the server's ``card`` lists among its ``encodings`` (content types),
+        keeping the one in use when it is listed or the card lists none this client knows;
+        returns the encoding spoken from now on. (Only the HTTP binding switches.)"""
+        listed = card.get("encodings")
+        types = {str(t).split(";", 1)[0].strip().lower() for t in listed} if isinstance(listed, list) else set()
+        known = [name for name, ctypes in _ENCODINGS.items() if types & ctypes]
+        speak = getattr(self.transport, "speak", None)
+        if known and self.encoding not in known and callable(speak):
+            speak(known[0])
+            self._options["encoding"] = known[0]
+        return self.encoding
+
     def attachment(self) -> dict[str, Any]:
         """What re-attaches to this object's run from another process (a client restarted):
         the server's URL, binding and encoding, the run ID it gave, its display URL."""
-        return {"url": self.url, "transport": self._options["transport"], "encoding": self._options["encoding"],
+        return {"url": self.url, "transport": self._options["transport"], "encoding": self.encoding,
                 "run_id": self.run_id, "display_url": self.display_url}
 
     def reattach(self, attachment: Mapping[str, Any]) -> None:
@@ -182,8 +208,11 @@ class _Remote:
         return result
 
     async def describe(self) -> dict[str, Any]:
-        """The server's JSON card (what it is, its query sets, formats, credit trail)."""
-        return await fetch_card(self.url)
+        """The server's JSON card (what it is, its query sets, formats, credit trail); from
+        then on this object speaks an encoding the card lists (:meth:`speak_as`)."""
+        card = await fetch_card(self.url)
+        self.speak_as(card)
+        return card
 
     async def get_display_url(self) -> str | None:
         url = await self.query("get_display_url")
@@ -325,9 +354,13 @@ def _restore(cls: type[_Remote], target: str, options: dict[str, Any], args: dic
 async def aconnect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
     """:func:`connect` for use inside an event loop: the server's description, when needed to
     tell a World from a Mind, is fetched without blocking the loop."""
-    if role is None:
-        role = (await fetch_card(url)).get("role")
-    return connect(url, role=role, **options)
+    if role is not None:
+        return connect(url, role=role, **options)
+    card = await fetch_card(url)
+    remote = connect(url, role=card.get("role"), **options)
+    if "encoding" not in options:  # one asked for is kept
+        remote.speak_as(card)
+    return remote
 
 
 def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
@@ -337,13 +370,20 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query),
     ``run_args`` (a mapping of New run arguments, whatever their names); every other keyword
     is an argument sent with "New run"."""
+    card = None
     if role is None:
-        role = fetch_card_sync(url).get("role")
+        card = fetch_card_sync(url)
+        role = card.get("role")
+    remote: RemoteWorld | RemoteMind
     if role == "world":
-        return RemoteWorld(url, **options)
-    if role == "mind":
-        return RemoteMind(url, **options)
-    raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
+        remote = RemoteWorld(url, **options)
+    elif role == "mind":
+        remote = RemoteMind(url, **options)
+    else:
+        raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
+    if card is not None and "encoding" not in options:  # one asked for is kept
+        remote.speak_as(card)
+    return remote
 
 
 def connect_world(url: str, **options: Any) -> RemoteWorld:

@@ -1,0 +1,67 @@
+"""A stock lighttpd (Debian's) serving a directory of CGI scripts on a free loopback port,
+with a generated configuration: the web server a CGI mind would find at a host (11.1)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+LIGHTTPD = shutil.which("lighttpd") or "/usr/sbin/lighttpd"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def config(root: Path, port: int, state: Path, logs: Path) -> str:
+    """A minimal lighttpd.conf: ``*.cgi`` under ``root`` run by Perl, ``WWM_STATE_DIR`` set."""
+    return "\n".join([
+        f'server.document-root = "{root}"',
+        f"server.port = {port}",
+        'server.bind = "127.0.0.1"',
+        'server.modules = ("mod_cgi", "mod_setenv")',
+        f'server.errorlog = "{logs}/error.log"',
+        'cgi.assign = (".cgi" => "/usr/bin/perl")',
+        f'setenv.add-environment = ("WWM_STATE_DIR" => "{state}")',
+        'mimetype.assign = (".html" => "text/html")',
+        "",
+    ])
+
+
+@contextlib.contextmanager
+def lighttpd(root: Path, work: Path) -> Iterator[str]:
+    """Serve ``root`` with lighttpd; yields its base URL (``http://127.0.0.1:PORT``)."""
+    (work / "state").mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    conf = work / "lighttpd.conf"
+    conf.write_text(config(root, port, work / "state", work))
+    check = subprocess.run([LIGHTTPD, "-tt", "-f", str(conf)], capture_output=True, text=True)
+    assert check.returncode == 0, f"lighttpd rejects its configuration: {check.stderr}"
+    process = subprocess.Popen([LIGHTTPD, "-D", "-f", str(conf)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    out = process.stdout.read().decode() if process.stdout else ""
+                    raise RuntimeError(f"lighttpd did not start on port {port}: {out}") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
