@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
 from ..protocol.errors import Refusal
@@ -29,6 +29,9 @@ from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
 from .transport import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from .sync import SyncMind, SyncWorld
 
 T = TypeVar("T")
 
@@ -234,6 +237,12 @@ class _Remote:
 class RemoteWorld(_Remote, World):
     role = "world"
 
+    def sync(self) -> SyncWorld:
+        """This World behind the synchronous facade (:mod:`wwm.client.sync`)."""
+        from .sync import SyncWorld
+
+        return SyncWorld(self)
+
     async def new_run(self, client_url: str | None = None) -> RunStarted:
         if client_url:
             self.client_url = client_url
@@ -263,6 +272,12 @@ class RemoteMind(_Remote, Mind):
     refuses its queries with ``unsupported-query``)."""
 
     role = "mind"
+
+    def sync(self) -> SyncMind:
+        """This Mind behind the synchronous facade (:mod:`wwm.client.sync`)."""
+        from .sync import SyncMind
+
+        return SyncMind(self)
 
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None, other_client_url: str | None = None) -> RunStarted:
