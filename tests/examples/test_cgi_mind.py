@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from lighttpd import lighttpd
 
+from wwm import Refusal
 from wwm.client.remote import connect, connect_mind, connect_world
 from wwm.client.runner import RunSettings, run
 from wwm.kit.grid import GridWorld
@@ -81,3 +82,33 @@ async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind):
     finally:
         for server in servers:
             server.stop()
+
+
+async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind):
+    """Mind_M (the region wrapper of 3.5) calls it in every state (region x>=0), else stays."""
+    region = ServerProcess("wwm.kit.region:RegionMind").start()
+    try:
+        mind = connect_mind(region.url, minds=[cgi_mind, "action:stay"], region="x>=0")
+        result = await run(mind, GridWorld(size=6, seed=2), RunSettings(steps=30, timeout=10))
+        await mind.aclose()
+        alone = connect_mind(cgi_mind)
+        direct = await run(alone, GridWorld(size=6, seed=2), RunSettings(steps=30, timeout=10))
+        await alone.aclose()
+        assert result.status == "completed" and len(result.steps) == 30
+        assert [s.action for s in result.steps] == [s.action for s in direct.steps]  # its actions, not "stay"
+        assert result.total_score > 0
+        called_by = [link["url"] for link in json_card(cgi_mind)["credit_trail"]["called_by"]]
+        assert region.url in called_by
+    finally:
+        region.stop()
+
+
+async def test_an_html_error_page_teaches_the_client_no_encoding(cgi_mind):
+    """A web server's own 404 page (HTML, which starts with "<") is an unreadable answer, not
+    a sign that the server speaks XML."""
+    missing = connect_mind(cgi_mind.replace("mind.cgi", "missing.cgi"))
+    with pytest.raises(Refusal) as info:
+        await missing.new_run("http://me.example/")
+    await missing.aclose()
+    assert info.value.code == "server-error" and "unreadable" in info.value.text
+    assert missing.encoding == "json"

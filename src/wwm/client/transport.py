@@ -101,17 +101,16 @@ class HttpTransport:
         ctype, payload = await self._post(query)
         if self.answered:
             return decode_response(self.url, query, ctype, payload)
+        message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
         self.answered = True
         spoken = answered_in(ctype, payload)
-        if spoken is None or spoken == self.encoding:
-            return decode_response(self.url, query, ctype, payload)
-        self.speak(spoken)  # the server answers in the other encoding: speak it from now on
-        try:
-            return decode_response(self.url, query, ctype, payload)
-        except Refusal as refusal:
-            if refusal.code != "unsupported-encoding":
-                raise
-        return decode_response(self.url, query, *await self._post(query))
+        if spoken is not None and spoken != self.encoding:
+            self.speak(spoken)  # the server answered in the other encoding: speak it from now on
+            if message.refusal is not None and message.refusal.code == "unsupported-encoding":
+                message = decode_message(self.url, query, *await self._post(query))
+        if message.refusal is not None:
+            raise message.refusal
+        return message
 
     async def _post(self, query: Query) -> tuple[str | None, bytes]:
         """The Content-Type and body of the server's answer to ``query``."""
@@ -201,6 +200,16 @@ def answered_in(content_type: str | None, payload: bytes) -> str | None:
 
 
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+    """The server's response to ``query``, or the refusal it holds, raised."""
+    message = decode_message(url, query, content_type, payload)
+    if message.refusal is not None:
+        raise message.refusal
+    return message
+
+
+def decode_message(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+    """The response in an answer (a refusal in it is not raised); a ``server-error`` refusal
+    when the answer is not a readable response."""
     try:
         if content_type is None and payload[:1] == b"{":  # an untyped JSON object: the usual case
             message = jsoncodec.decode(payload)
@@ -211,6 +220,4 @@ def decode_response(url: str, query: Query, content_type: str | None, payload: b
                       f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
     if not isinstance(message, Response):
         raise Refusal("server-error", f"{url} answered {query.name!r} with a query, not a response")
-    if message.refusal is not None:
-        raise message.refusal
     return message
