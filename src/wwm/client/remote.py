@@ -31,7 +31,7 @@ from .cards import fetch_card, fetch_card_sync
 from .transport import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
-    from .sync import SyncMind, SyncWorld
+    from .facade import SyncMind, SyncWorld
 
 T = TypeVar("T")
 
@@ -239,7 +239,7 @@ class RemoteWorld(_Remote, World):
 
     def sync(self) -> SyncWorld:
         """This World behind the synchronous facade (:mod:`wwm.client.sync`)."""
-        from .sync import SyncWorld
+        from .facade import SyncWorld
 
         return SyncWorld(self)
 
@@ -275,7 +275,7 @@ class RemoteMind(_Remote, Mind):
 
     def sync(self) -> SyncMind:
         """This Mind behind the synchronous facade (:mod:`wwm.client.sync`)."""
-        from .sync import SyncMind
+        from .facade import SyncMind
 
         return SyncMind(self)
 
