@@ -36,8 +36,8 @@ def test_the_notebook_serves_trains_runs_a_society_and_plots(tmp_path, monkeypat
     curve, scores = summary["curve"], summary["scores"]
     assert len(curve) == 30
     third = len(curve) // 3
-    assert sum(curve[-third:]) > sum(curve[:third]), f"the mind did not learn: {curve}"
-    # the same mind untrained (Boltzmann over an empty table: a random walk) eats less
-    assert scores["Q-learner (trained)"] > 1.2 * scores["Q-learner (untrained)"], scores
+    assert sum(curve[-third:]) > 2 * sum(curve[:third]), f"the mind did not learn: {curve}"
+    # the same mind untrained (Boltzmann over an empty table: a random walk) eats far less
+    assert scores["Q-learner (trained)"] > 2 * scores["Q-learner (untrained)"] + 2, scores
     assert scores["Q-learner (trained)"] > scores["random (served)"]
     assert scores["society: AS(Q-learner, food seeker)"] > scores["random (served)"]
