@@ -98,9 +98,16 @@ class HttpTransport:
             self._lean.speak(self.codec.CONTENT_TYPE)
 
     async def exchange(self, query: Query) -> Response:
+        if not self.answered:
+            return await self._first_exchange(query)
+        if self._lean is not None:  # the hot path: no coroutine more than needed
+            (reply,) = await self._lean_replies([self.codec.encode(query)])
+            return self._lean_response(query, reply)
+        return decode_response(self.url, query, *await self._post(query))
+
+    async def _first_exchange(self, query: Query) -> Response:
+        """Until the server has answered once: learn its encoding from that answer."""
         ctype, payload = await self._post(query)
-        if self.answered:
-            return decode_response(self.url, query, ctype, payload)
         message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
         self.answered = True
         spoken = answered_in(ctype, payload)
