@@ -5,13 +5,13 @@ encoding it reads: the client speaks what its card says, or what its first answe
 
 from __future__ import annotations
 
+import importlib.util
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from lighttpd import lighttpd
 
 from wwm import Refusal
 from wwm.client.remote import connect, connect_mind, connect_world
@@ -22,6 +22,11 @@ from wwm.server.process import ServerProcess, json_card
 pytestmark = pytest.mark.slow
 
 CGI = Path(__file__).resolve().parents[2] / "examples" / "cgi"
+_spec = importlib.util.spec_from_file_location("cgi_lighttpd", CGI / "lighttpd.py")
+assert _spec is not None and _spec.loader is not None
+_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_module)
+lighttpd = _module.lighttpd
 
 
 @pytest.fixture(scope="module")

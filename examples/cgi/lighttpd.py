@@ -1,15 +1,26 @@
-"""A stock lighttpd (Debian's) serving a directory of CGI scripts on a free loopback port,
-with a generated configuration: the web server a CGI mind would find at a host (11.1)."""
+"""A stock lighttpd (Debian's) serving this directory's CGI scripts on a loopback port, with
+a generated configuration: the web server a CGI mind would find at a host (section 11.1).
+
+    python examples/cgi/lighttpd.py [--port 8080]     # then: wwm run --mind URL --world ...
+
+prints the mind's URL and serves until interrupted. The tests and benchmarks/cgi_mind.py
+use :func:`lighttpd` (a context manager) the same way.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import shutil
+import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
 
 LIGHTTPD = shutil.which("lighttpd") or "/usr/sbin/lighttpd"
 
@@ -36,10 +47,11 @@ def config(root: Path, port: int, state: Path, logs: Path) -> str:
 
 
 @contextlib.contextmanager
-def lighttpd(root: Path, work: Path) -> Iterator[str]:
-    """Serve ``root`` with lighttpd; yields its base URL (``http://127.0.0.1:PORT``)."""
+def lighttpd(root: Path, work: Path, port: int = 0) -> Iterator[str]:
+    """Serve ``root`` with lighttpd on ``port`` (0: a free one), its configuration, log and
+    the scripts' state under ``work``; yields its base URL (``http://127.0.0.1:PORT``)."""
     (work / "state").mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    port = port or free_port()
     conf = work / "lighttpd.conf"
     conf.write_text(config(root, port, work / "state", work))
     check = subprocess.run([LIGHTTPD, "-tt", "-f", str(conf)], capture_output=True, text=True)
@@ -65,3 +77,23 @@ def lighttpd(root: Path, work: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops lighttpd as Ctrl-C does
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, _interrupt)
+    parser = argparse.ArgumentParser(description="serve examples/cgi/*.cgi with lighttpd on loopback")
+    parser.add_argument("--port", type=int, default=8080)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="wwm-lighttpd-") as work, lighttpd(HERE, Path(work), args.port) as base:
+        print(f"the CGI mind: {base}/mind.cgi  (Ctrl-C stops lighttpd)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
