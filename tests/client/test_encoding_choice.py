@@ -20,12 +20,30 @@ from wwm.client.remote import RemoteMind, RemoteWorld
     ("json", None, "json"),
 ])
 def test_the_card_says_which_encoding_to_speak(start, listed, spoken):
-    mind = RemoteMind("http://127.0.0.1:9/", encoding=start)
+    mind = RemoteMind("http://127.0.0.1:9/")
+    mind.transport.speak(start)  # as a first answer would have it
     card = {"role": "mind"} if listed is None else {"role": "mind", "encodings": listed}
     assert mind.speak_as(card) == spoken
     assert mind.encoding == spoken
     assert f"application/{spoken}" == mind.transport.codec.CONTENT_TYPE
     assert mind.attachment()["encoding"] == spoken
+
+
+def test_an_encoding_the_caller_chose_is_kept():
+    mind = RemoteMind("http://127.0.0.1:9/", encoding="json")
+    assert mind.transport.settled  # no first answer will change it either
+    assert mind.speak_as({"encodings": ["application/xml"]}) == "json"
+    assert not RemoteMind("http://127.0.0.1:9/").transport.settled
+
+
+def test_a_society_document_chooses_an_encoding_only_when_it_names_one():
+    from wwm.client.society import build_mind, parse
+
+    world = {"url": "http://127.0.0.1:9/"}
+    chosen = parse({"world": world, "mind": {"url": "http://127.0.0.1:8/", "encoding": "json"}})
+    free = parse({"world": world, "mind": {"url": "http://127.0.0.1:8/"}})
+    assert build_mind(chosen.mind).transport.settled
+    assert not build_mind(free.mind).transport.settled
 
 
 def test_a_websocket_binding_keeps_its_encoding():

@@ -8,9 +8,9 @@ server mints; every later call sends the query of section 9 with that run ID, th
 (for the credit trail, section 7.2) and its arguments, and decodes the response into the
 value a local object would return.
 
-Over HTTP it speaks JSON unless told otherwise, or until the server shows it speaks XML only:
-its card's ``encodings`` (:meth:`_Remote.speak_as`, done by :func:`connect` and
-:meth:`_Remote.describe`) or its first answer (see :mod:`.transport`).
+Over HTTP it speaks the encoding given (``encoding="xml"``) or, without one, JSON until the
+server shows it reads XML only: its card's ``encodings`` (:meth:`_Remote.speak_as`, done by
+:func:`connect` and :meth:`_Remote.describe`) or its first answer (see :mod:`.transport`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..protocol.transport import Transport, settle
 from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
-from .transport import DEFAULT_TIMEOUT
+from .transport import DEFAULT_TIMEOUT, HttpTransport
 
 if TYPE_CHECKING:
     from .facade import SyncMind, SyncWorld
@@ -74,13 +74,18 @@ class _Remote:
     role: ClassVar[str]
 
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
-                 transport: str = "http", encoding: str = "json",
+                 transport: str = "http", encoding: str | None = None,
                  timeout: float | None = DEFAULT_TIMEOUT, run_args: Mapping[str, Any] | None = None,
                  **args: Any) -> None:
+        # an encoding chosen here is kept; without one, JSON until the server shows otherwise
+        self._chosen = encoding is not None
+        encoding = encoding or "json"
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
                          "timeout": timeout}
         self.transport: Transport = (open_transport(target, transport, encoding=encoding, timeout=timeout)
                                      if isinstance(target, str) else target)
+        if self._chosen and isinstance(self.transport, HttpTransport):
+            self.transport.settled = True
         self.url: str = self.transport.url
         self._target = target
         self.args = {**(run_args or {}), **args}
@@ -107,8 +112,11 @@ class _Remote:
 
     def speak_as(self, card: Mapping[str, Any]) -> str:
         """Speak an encoding the server's ``card`` lists among its ``encodings`` (content types),
-        keeping the one in use when it is listed or the card lists none this client knows;
-        returns the encoding spoken from now on. (Only the HTTP binding switches.)"""
+        keeping the one in use when it is listed, when the card lists none this client knows,
+        or when the caller chose it (``encoding=``); returns the encoding spoken from now on.
+        (Only the HTTP binding switches.)"""
+        if self._chosen:
+            return self.encoding
         listed = card.get("encodings")
         types = {str(t).split(";", 1)[0].strip().lower() for t in listed} if isinstance(listed, list) else set()
         known = [name for name, ctypes in _ENCODINGS.items() if types & ctypes]
@@ -373,8 +381,7 @@ async def aconnect(url: str, *, role: str | None = None, **options: Any) -> Remo
         return connect(url, role=role, **options)
     card = await fetch_card(url)
     remote = connect(url, role=card.get("role"), **options)
-    if "encoding" not in options:  # one asked for is kept
-        remote.speak_as(card)
+    remote.speak_as(card)  # (an encoding asked for is kept)
     return remote
 
 
@@ -382,7 +389,8 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
     blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
     :func:`connect_world`). Keyword options: ``client_url``, ``transport``
-    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query),
+    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"; without it, JSON unless the
+    server's card or first answer says it reads only XML), ``timeout`` (seconds per query),
     ``run_args`` (a mapping of New run arguments, whatever their names); every other keyword
     is an argument sent with "New run"."""
     card = None
@@ -396,8 +404,8 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
         remote = RemoteMind(url, **options)
     else:
         raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
-    if card is not None and "encoding" not in options:  # one asked for is kept
-        remote.speak_as(card)
+    if card is not None:
+        remote.speak_as(card)  # (an encoding asked for is kept)
     return remote
 
 

@@ -7,11 +7,12 @@ aiohttp for ``https://``. (The WebSocket binding is :mod:`.ws_transport`, the TC
 ``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
 
 A server need not read both encodings (a mind written as a CGI script may read only the XML
-of section 11.2.1): :class:`HttpTransport` speaks the encoding of the server's first answer
-from then on, and when that first answer refuses the query as ``unsupported-encoding``, in the
-other encoding, the query is sent once more in it (the server did nothing with it).
-:meth:`HttpTransport.speak` switches by hand (:meth:`wwm.client.remote.RemoteMind.speak_as`
-does it from what the server's card says).
+of section 11.2.1): unless the caller chose the encoding (:attr:`HttpTransport.settled`),
+:class:`HttpTransport` speaks the encoding of the server's first answer from then on, and
+when that first answer refuses the query as ``unsupported-encoding``, in the other encoding,
+the query is sent once more in it (the server did nothing with it). :meth:`HttpTransport.speak`
+switches by hand (:meth:`wwm.client.remote.RemoteMind.speak_as` does it from what the
+server's card says).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ class HttpTransport:
         self._lean = Http11Client(url, self.codec.CONTENT_TYPE, timeout) if url.startswith("http://") else None
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
-        self.answered = False  # whether the server has answered once: its encoding is known
+        # whether the encoding is settled: chosen by the caller, or learnt from a first answer
+        self.settled = False
 
     def speak(self, encoding: str) -> None:
         """Send the next queries in ``encoding`` ("json" or "xml")."""
@@ -98,7 +100,7 @@ class HttpTransport:
             self._lean.speak(self.codec.CONTENT_TYPE)
 
     async def exchange(self, query: Query) -> Response:
-        if not self.answered:
+        if not self.settled:
             return await self._first_exchange(query)
         if self._lean is not None:  # the hot path: no coroutine more than needed
             (reply,) = await self._lean_replies([self.codec.encode(query)])
@@ -109,7 +111,7 @@ class HttpTransport:
         """Until the server has answered once: learn its encoding from that answer."""
         ctype, payload = await self._post(query)
         message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
-        self.answered = True
+        self.settled = True
         spoken = answered_in(ctype, payload)
         if spoken is not None and spoken != self.encoding:
             self.speak(spoken)  # the server answered in the other encoding: speak it from now on
@@ -150,7 +152,7 @@ class HttpTransport:
         waiting at most ``within`` seconds for each (when shorter than the transport's own)."""
         if self._lean is None:  # https://: one at a time
             return await one_at_a_time(self.exchange, queries, within)
-        if not self.answered and queries:  # the first answer says which encoding to speak
+        if not self.settled and queries:  # the first answer says which encoding to speak
             first = await settled(self.exchange(queries[0]))
             return [first, *(await self.exchange_in_order(queries[1:], within=within))]
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
