@@ -38,6 +38,8 @@ SPECS: dict[str, tuple[str, dict]] = {
     "goal": (f"{SEL}.keydoor:ReachGoal", {}),
     "serial": (f"{SEL}.serial:SerialMind", {}),
     "random": ("wwm.kit.random_mind:RandomMind", {}),
+    "explore": (f"{SEL}.keydoor:Explore", {}),
+    "maes": (f"{SEL}.maes:MaesNetwork", {}),
 }
 
 
@@ -113,3 +115,24 @@ async def test_a_serial_model_runs_the_mind_that_is_ready(servers):
     with pytest.raises(Refusal) as info:
         await empty.new_run()
     assert "needs a chain of at least one mind" in info.value.text
+
+
+async def test_a_maes_network_finds_the_order_by_spreading_activation(servers):
+    # the distractor first: with equal strengths a network has no reason to prefer the chain
+    members = {"mind URL": [servers[n].url for n in ("explore", "goal", "open", "fetch")], "goal": "at_goal"}
+    seeds = (0, 1, 2)
+    maes = [await score(servers["maes"].url, {**members, "seed": s}, servers["keydoor"].url, {"seed": s}, None)
+            for s in seeds]
+    naive = [await score(servers["maes"].url, {**members, "seed": s, "spreading": "false"}, servers["keydoor"].url,
+                         {"seed": s}, None) for s in seeds]
+    assert all(points == 1.0 for points, _ in maes + naive), (maes, naive)
+    # the serial model's steps (it knows the order; the network found it): no step wasted
+    chain = {"mind URL": [servers[n].url for n in ("fetch", "open", "goal")]}
+    serial = [await score(servers["serial"].url, chain, servers["keydoor"].url, {"seed": s}, None) for s in seeds]
+    assert [n for _, n in maes] == [n for _, n in serial]
+    assert sum(n for _, n in maes) * 2 < sum(n for _, n in naive), (maes, naive)
+    bad = connect_member(MemberSpec(servers["maes"].url, {**members, "goal": "treasure"}))
+    await bad.new_run()
+    with pytest.raises(Refusal) as info:
+        await bad.get_action("size=7 step=0 x=0 y=0 key=2,2 door=3,1 goal=5,5 has_key=0 door_open=0 at_goal=0")
+    assert info.value.code == "bad-parameters" and "goal treasure is not a 0/1 item" in info.value.text

@@ -255,4 +255,28 @@ class ReachGoal(StepMind):
         return view.path_step(view.goal)
 
 
-__all__ = ["FetchKey", "KeyDoorView", "KeyDoorWorld", "OpenDoor", "ReachGoal", "StepMind"]
+class Explore(CompetingMind):
+    """A distractor: always ready, it wanders at random (``seed``) and achieves nothing the
+    task needs. A network that does not know what leads to the goal runs it as readily as
+    the steps that do."""
+
+    state_format: ClassVar[str] = KeyDoorWorld.state_format
+    action_format: ClassVar[str] = KeyDoorWorld.action_format
+
+    def __init__(self, seed: int | None = 0) -> None:
+        self.rng = random.Random(seed)
+        self.strength = 1.0
+
+    async def get_action(self, state: str) -> Suggestion:
+        return Suggestion(self.rng.choice(tuple(MOVES)))
+
+    async def get_strength(self) -> float | None:
+        return self.strength
+
+    async def change_strength(self, strength: float) -> None:
+        if not strength >= 0:
+            raise Refusal("bad-parameters", f"a strength must be zero or more, got {strength}")
+        self.strength = strength
+
+
+__all__ = ["Explore", "FetchKey", "KeyDoorView", "KeyDoorWorld", "OpenDoor", "ReachGoal", "StepMind"]
