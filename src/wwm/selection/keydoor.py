@@ -92,6 +92,10 @@ class KeyDoorView:
         return None
 
 
+def _next_to(a: Cell, b: Cell) -> bool:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+
 def _cell(text: str) -> Cell:
     x, y = text.split(",")
     return int(x), int(y)
@@ -153,7 +157,7 @@ class KeyDoorWorld(World):
                 self.body = cell
         elif name == "pick" and not self.has_key and self.body == self.key:
             self.has_key = True
-        elif name == "open" and self.has_key and abs(self.body[0] - self.door[0]) + abs(self.body[1] - self.door[1]) == 1:
+        elif name == "open" and self.has_key and _next_to(self.body, self.door):
             self.door_open = True
         self.steps += 1
         reward = 0.0
