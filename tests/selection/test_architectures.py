@@ -13,6 +13,7 @@ each over real ``wwm serve`` processes on loopback, each beating a naive baselin
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,6 +23,7 @@ from wwm import Refusal
 from wwm.client.members import MemberSpec, connect_member
 from wwm.client.remote import connect_world
 from wwm.client.runner import RunSettings, run
+from wwm.selection.maes import MaesNetwork
 from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -84,6 +86,11 @@ async def test_a_subsumption_society_beats_its_bottom_layer(servers):
     # lower layers still work (beat wandering) with the top one removed
     assert totals["wander"] < totals["avoid"] < totals["seek"], totals
     assert totals["seek"] > 0 > totals["wander"], totals
+    # each layer called the one below it over the network: its credit trail says so
+    for upper, lower in (("seek", "avoid"), ("avoid", "wander")):
+        with urllib.request.urlopen(servers[upper].url + "?format=json", timeout=5) as reply:
+            calls = {link["url"] for link in json.loads(reply.read())["credit_trail"]["calls"]}
+        assert servers[lower].url in calls, (upper, calls)
     bad = connect_member(MemberSpec(servers["avoid"].url, {"behaviour": "sing"}))
     with pytest.raises(Refusal) as info:
         await bad.new_run()
@@ -136,3 +143,16 @@ async def test_a_maes_network_finds_the_order_by_spreading_activation(servers):
     with pytest.raises(Refusal) as info:
         await bad.get_action("size=7 step=0 x=0 y=0 key=2,2 door=3,1 goal=5,5 has_key=0 door_open=0 at_goal=0")
     assert info.value.code == "bad-parameters" and "goal treasure is not a 0/1 item" in info.value.text
+
+    # the activations live in the mind servers: the network's Change mind strength set them
+    net = MaesNetwork([servers[n].url for n in ("explore", "goal", "open", "fetch")], goal="at_goal")
+    world = connect_world(servers["keydoor"].url, run_args={"seed": 0})
+    await net.new_run()
+    await world.new_run()
+    for _ in range(3):
+        await world.execute_action((await net.get_action(await world.get_state())).action)
+    held = [await m.get_strength() for m in net.minds]  # type: ignore[attr-defined]
+    assert held == pytest.approx(net.activation, abs=1e-5)
+    assert held[0] < min(held[1:3]), held  # the distractor below the steps still to come
+    assert [sorted(link.pre) for link in net.links or []] == [[], ["door_open"], ["has_key"], []]
+    await net.end_run()
