@@ -1,0 +1,40 @@
+"""schemathesis hooks for tests/server/test_fuzz.py (``SCHEMATHESIS_HOOKS=fuzz_hooks``, with
+``WWM_FUZZ_URL`` the server's URL and ``WWM_FUZZ_ROLE`` its role): every other generated query
+but New run is sent in a live run of the server, so the fuzzed items reach the run's World or
+Mind instead of stopping at ``unknown-run``. A run is started by a plain New run; after an End run the next query gets a
+fresh one."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import urllib.request
+from typing import Any
+
+import schemathesis
+
+_turn = itertools.count()
+_runs: dict[str, str] = {}  # the run ID item -> a live run
+
+
+def _new_run(field: str) -> str:
+    request = urllib.request.Request(os.environ["WWM_FUZZ_URL"], json.dumps({"query": "New run"}).encode(),
+                                     {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return str(json.load(reply)["data"][field])
+
+
+@schemathesis.hook
+def before_call(context: Any, case: Any, kwargs: Any) -> None:
+    body = case.body
+    if not isinstance(body, dict) or body.get("query") in (None, "New run") or not isinstance(body.get("data"), dict):
+        return
+    field = f'{os.environ["WWM_FUZZ_ROLE"]} run ID'
+    if field not in body["data"] or next(_turn) % 2:
+        return
+    if field not in _runs:
+        _runs[field] = _new_run(field)
+    body["data"][field] = _runs[field]
+    if body["query"] == "End run":
+        del _runs[field]
