@@ -38,3 +38,12 @@ def before_call(context: Any, case: Any, kwargs: Any) -> None:
     body["data"][field] = _runs[field]
     if body["query"] == "End run":
         del _runs[field]
+
+
+@schemathesis.check
+def no_server_failure(ctx: Any, response: Any, case: Any) -> None:
+    """No HTTP 500: the server's own failure (a ``server-error`` refusal or an uncaught exception).
+    Other 5xx statuses are documented refusals (``unsupported-query`` is 501, ``busy`` 503), which
+    schemathesis's ``not_a_server_error`` would count as failures too."""
+    if response.status_code == 500:
+        raise AssertionError(f"HTTP 500: {response.text[:300]}")
