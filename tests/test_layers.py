@@ -18,7 +18,8 @@ LAYERS: list[set[str]] = [
     {"wwm.store"},
     {"wwm.client"},
     {"wwm.kit"},
-    {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal", "wwm.search"},
+    {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal", "wwm.search",
+     "wwm.mcp"},
     {"wwm.cli"},
 ]
 # A feature that uses another as a library, declared here rather than found by accident.
