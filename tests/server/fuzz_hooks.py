@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import urllib.error
 import urllib.request
 from typing import Any
 
@@ -18,11 +19,15 @@ _turn = itertools.count()
 _runs: dict[str, str] = {}  # the run ID item -> a live run
 
 
-def _new_run(field: str) -> str:
+def _new_run(field: str) -> str | None:
+    """A live run, or None where a plain New run is refused (a server needing arguments)."""
     request = urllib.request.Request(os.environ["WWM_FUZZ_URL"], json.dumps({"query": "New run"}).encode(),
                                      {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        return str(json.load(reply)["data"][field])
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return str(json.load(reply)["data"][field])
+    except urllib.error.HTTPError:
+        return None
 
 
 @schemathesis.hook
@@ -33,9 +38,10 @@ def before_call(context: Any, case: Any, kwargs: Any) -> None:
     field = f'{os.environ["WWM_FUZZ_ROLE"]} run ID'
     if field not in body["data"] or next(_turn) % 2:
         return
-    if field not in _runs:
-        _runs[field] = _new_run(field)
-    body["data"][field] = _runs[field]
+    run = _runs.get(field) or _new_run(field)
+    if run is None:
+        return
+    _runs[field] = body["data"][field] = run
     if body["query"] == "End run":
         del _runs[field]
 
