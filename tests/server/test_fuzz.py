@@ -106,7 +106,9 @@ def check_non_finite_numbers_refused(url: str) -> None:
                         ("Get current score", {"score": "-1e999"})]:
         status, answer = _ask(url, query, **{"mind run ID": run}, **data)
         assert (status, answer["refusal"]["code"]) == (400, "bad-parameters"), answer
-        assert "not a finite number" in answer["refusal"]["text"]
+        assert "finite number" in answer["refusal"]["text"]
+    status, answer = _ask(url, "Get action", **{"mind run ID": run, "state": "s", "Q-temperature": "nan"})
+    assert (status, answer["refusal"]["code"]) == (400, "bad-parameters"), answer  # a per-step item
     status, answer = _ask(url, "New run", w_initial="nan")
     assert (status, answer["refusal"]["code"]) == (400, "bad-parameters"), answer
     assert _ask(url, "Get action", **{"mind run ID": run}, state="s")[0] == 200
