@@ -6,6 +6,7 @@ them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -23,6 +24,16 @@ def _body(doc):
 
 def _codes(response):
     return response["content"]["application/json"]["schema"]["properties"]["refusal"]["properties"]["code"]["enum"]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("role", ["world", "mind"])
+def test_checked_in_descriptions_are_current(role):
+    for kind, doc in (("openapi", openapi.openapi(role)), ("asyncapi", openapi.asyncapi(role))):
+        assert json.loads((ROOT / f"schemas/wwm-{role}.{kind}.json").read_text()) == doc, \
+            f"schemas/wwm-{role}.{kind}.json is out of date: python -m wwm.protocol.openapi schemas"
 
 
 @pytest.mark.parametrize("role", ["world", "mind"])

@@ -10,8 +10,10 @@ generate the schemas (:mod:`.schemas`), so they cannot drift from the code eithe
   offered, plain TCP), which carry the same messages, one query answered by one response.
 
 Both describe one server: its role and the query sets it answers. Every server serves its own
-at ``/openapi.json`` and ``/asyncapi.json``. ``python -m wwm.protocol.openapi ROLE`` prints the
-OpenAPI description of a server of that role answering every query set.
+at ``/openapi.json`` and ``/asyncapi.json``. ``python -m wwm.protocol.openapi DIR`` writes the
+descriptions of a server of each role answering every query set of its role
+(``wwm-world.openapi.json``, ``wwm-mind.openapi.json``, and the ``.asyncapi.json`` of each);
+the copies in ``schemas/`` are checked against these by the tests.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .errors import CODES
@@ -247,5 +250,19 @@ def asyncapi(role: str, query_sets: Iterable[str] | None = None, *,
     return doc
 
 
+def write(folder: str | Path) -> list[Path]:
+    """Write the descriptions of a World and of a Mind server answering every query set."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for role in ("world", "mind"):
+        for kind, doc in (("openapi", openapi(role)), ("asyncapi", asyncapi(role))):
+            path = folder / f"wwm-{role}.{kind}.json"
+            path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            paths.append(path)
+    return paths
+
+
 if __name__ == "__main__":
-    print(json.dumps(openapi(sys.argv[1] if len(sys.argv) > 1 else "world"), indent=2, ensure_ascii=False))
+    for written in write(sys.argv[1] if len(sys.argv) > 1 else "schemas"):
+        print(written)
