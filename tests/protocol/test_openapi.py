@@ -106,3 +106,36 @@ def test_asyncapi_carries_the_same_messages_on_the_persistent_bindings():
     assert queries == {s.name for s in QUERIES.values() if s.role == "world"}
     for schema in doc["components"]["schemas"].values():
         jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def _refs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref":
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _resolve(doc, ref):
+    """What a local reference points at, following references to references."""
+    node = doc
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return _resolve(doc, node["$ref"]) if "$ref" in node else node
+
+
+@pytest.mark.parametrize("role", ["world", "mind"])
+def test_every_reference_of_the_asyncapi_description_resolves(role):
+    doc = openapi.asyncapi(role)
+    refs = set(_refs(doc))
+    assert refs
+    for ref in refs:
+        assert isinstance(_resolve(doc, ref), dict), ref
+    sent = {_resolve(doc, m["$ref"])["name"] for m in doc["operations"]["query"]["messages"]}
+    replies = {_resolve(doc, m["$ref"])["name"] for m in doc["operations"]["query"]["reply"]["messages"]}
+    assert sent == {s.name for s in QUERIES.values() if s.role == role}
+    assert replies == {f"{name} (answer)" for name in sent} | {"Refusal"}
