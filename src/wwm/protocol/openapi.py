@@ -113,9 +113,7 @@ def _json(schema: dict[str, Any], description: str, *, xml: bool = False) -> dic
 
 def _refusals_by_status() -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
-    for code in CODES.values():
-        if code.code in ("timeout", "unreachable"):  # a client's conclusions, never sent by a server
-            continue
+    for code in CODES.values():  # timeout and unreachable too: a server relays those of its own servers
         out.setdefault(code.http_status, []).append(code.code)
     return out
 
