@@ -57,7 +57,8 @@ def fuzz(url: str, role: str, har: Path, phases: str, examples: int = 10) -> sub
          "--max-examples", str(examples), "--seed", "16", "--generation-database", "none",
          "--max-response-time", "5", "--request-timeout", "10", "--workers", "1", "--no-color",
          "--report", "har", "--report-har-path", str(har)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        cwd=har.parent)  # (schemathesis keeps a .schemathesis/ cache where it runs)
 
 
 def check_description(url: str, card: dict[str, Any]) -> None:
