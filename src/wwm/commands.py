@@ -52,6 +52,7 @@ for _command in (
     Command("tworld", "wwm.tileworld.command", "T-World: the Tileworld, its proxy and its browser view"),
     Command("docs", "wwm.cli.docs", "build and open the documentation site"),
     Command("portal", "wwm.portal.command", "the portal: browse servers, compose, link, run, watch"),
+    Command("mcp", "wwm.mcp.command", "serve a World or Mind server's queries as MCP tools over stdio, for LLM agents"),
 ):
     COMMANDS.register(_command)
 

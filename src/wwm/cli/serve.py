@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="the class to serve: a name from `wwm list` (grid, random, ...), "
-                                       "module:Class or file.py:Class")
+                                       "module:Class or file.py:Class, or gym:<Gymnasium env id> "
+                                       "(--arg goes to gymnasium.make, but seed)")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0: any free port)")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
@@ -40,8 +41,12 @@ def run(args: argparse.Namespace) -> int:
     from ..server import build_at_start, serve
 
     try:
-        target = named_class(args.target) if ":" not in args.target else load_target(args.target)
         defaults = parse_pairs(args.arg)
+        target: object
+        if args.target.startswith("gym:"):  # a Gymnasium environment: --arg goes to gymnasium.make
+            target, defaults = gym_target(args.target[4:], defaults)
+        else:
+            target = named_class(args.target) if ":" not in args.target else load_target(args.target)
         if not (isinstance(target, type) and issubclass(target, (World, Mind))):
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
         cls: ServedClass = target
@@ -78,3 +83,29 @@ def named_class(name: str) -> ServedClass:
             raise UsageError(str(exc)) from None
     raise UsageError(f"no world or mind is called {name!r}: give module:Class or file.py:Class, "
                      f"or one of: {', '.join([*WORLDS, *MINDS])} (wwm list)")
+
+
+def gym_target(env_id: str, pairs: dict[str, str]) -> tuple[ServedClass, dict[str, str]]:
+    """``gym:<env id>``: the World class serving that Gymnasium environment (made with the
+    --arg values, typed as JSON where they parse), and the defaults left for New run (seed)."""
+    import json
+
+    from ..commands import UsageError
+
+    try:
+        from ..gym.served import gym_world
+    except ImportError as exc:
+        raise UsageError(f"gym: needs the optional extra: pip install 'wwm[gym]' ({exc})") from None
+
+    def typed(text: str) -> object:
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    make_kwargs = {k: typed(v) for k, v in pairs.items() if k != "seed"}
+    try:
+        cls = gym_world(env_id, **make_kwargs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return cls, {k: v for k, v in pairs.items() if k == "seed"}

@@ -141,10 +141,15 @@ class Http11Client:
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query
-        self._head = (f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nContent-Type: {content_type}\r\n"
-                      f"Accept: {content_type}\r\nContent-Length: ").encode("latin-1")
+        self._start = f"POST {path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        self.speak(content_type)
         self._idle: list[_Connection] = []
         self._closings = 0  # how often close() was called: a connection busy then is not pooled
+
+    def speak(self, content_type: str) -> None:
+        """Send (and accept) ``content_type`` from the next request on."""
+        self._head = (f"{self._start}Content-Type: {content_type}\r\n"
+                      f"Accept: {content_type}\r\nContent-Length: ").encode("latin-1")
 
     def _request(self, body: bytes) -> bytes:
         return self._head + str(len(body)).encode() + b"\r\n\r\n" + body

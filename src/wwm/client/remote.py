@@ -7,13 +7,17 @@ options of the connection, such as a Mind_AS's own ``timeout``) and keeps the ru
 server mints; every later call sends the query of section 9 with that run ID, the caller's URL
 (for the credit trail, section 7.2) and its arguments, and decodes the response into the
 value a local object would return.
+
+Over HTTP it speaks the encoding given (``encoding="xml"``) or, without one, JSON until the
+server shows it reads XML only: its card's ``encodings`` (:meth:`_Remote.speak_as`, done by
+:func:`connect` and :meth:`_Remote.describe`) or its first answer (see :mod:`.transport`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
 from ..protocol.errors import Refusal
@@ -24,9 +28,15 @@ from ..protocol.transport import Transport, settle
 from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
-from .transport import DEFAULT_TIMEOUT
+from .transport import DEFAULT_TIMEOUT, HttpTransport
+
+if TYPE_CHECKING:
+    from .facade import SyncMind, SyncWorld
 
 T = TypeVar("T")
+
+# The content types of each encoding a card may list (its "encodings").
+_ENCODINGS = {"json": frozenset({"application/json"}), "xml": frozenset({"application/xml", "text/xml"})}
 
 _BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
 
@@ -64,13 +74,18 @@ class _Remote:
     role: ClassVar[str]
 
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
-                 transport: str = "http", encoding: str = "json",
+                 transport: str = "http", encoding: str | None = None,
                  timeout: float | None = DEFAULT_TIMEOUT, run_args: Mapping[str, Any] | None = None,
                  **args: Any) -> None:
+        # an encoding chosen here is kept; without one, JSON until the server shows otherwise
+        self._chosen = encoding is not None
+        encoding = encoding or "json"
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
                          "timeout": timeout}
         self.transport: Transport = (open_transport(target, transport, encoding=encoding, timeout=timeout)
                                      if isinstance(target, str) else target)
+        if self._chosen and isinstance(self.transport, HttpTransport):
+            self.transport.settled = True
         self.url: str = self.transport.url
         self._target = target
         self.args = {**(run_args or {}), **args}
@@ -89,10 +104,32 @@ class _Remote:
         state = {"run_id": self.run_id, "display_url": self.display_url}
         return (_restore, (type(self), self._target, self._options, self.args, state))
 
+    @property
+    def encoding(self) -> str:
+        """The encoding queries are sent in now ("json" or "xml")."""
+        spoken = getattr(self.transport, "encoding", None)
+        return spoken if isinstance(spoken, str) else str(self._options["encoding"])
+
+    def speak_as(self, card: Mapping[str, Any]) -> str:
+        """Speak an encoding the server's ``card`` lists among its ``encodings`` (content types),
+        keeping the one in use when it is listed, when the card lists none this client knows,
+        or when the caller chose it (``encoding=``); returns the encoding spoken from now on.
+        (Only the HTTP binding switches.)"""
+        if self._chosen:
+            return self.encoding
+        listed = card.get("encodings")
+        types = {str(t).split(";", 1)[0].strip().lower() for t in listed} if isinstance(listed, list) else set()
+        known = [name for name, ctypes in _ENCODINGS.items() if types & ctypes]
+        speak = getattr(self.transport, "speak", None)
+        if known and self.encoding not in known and callable(speak):
+            speak(known[0])
+            self._options["encoding"] = known[0]
+        return self.encoding
+
     def attachment(self) -> dict[str, Any]:
         """What re-attaches to this object's run from another process (a client restarted):
         the server's URL, binding and encoding, the run ID it gave, its display URL."""
-        return {"url": self.url, "transport": self._options["transport"], "encoding": self._options["encoding"],
+        return {"url": self.url, "transport": self._options["transport"], "encoding": self.encoding,
                 "run_id": self.run_id, "display_url": self.display_url}
 
     def reattach(self, attachment: Mapping[str, Any]) -> None:
@@ -182,8 +219,11 @@ class _Remote:
         return result
 
     async def describe(self) -> dict[str, Any]:
-        """The server's JSON card (what it is, its query sets, formats, credit trail)."""
-        return await fetch_card(self.url)
+        """The server's JSON card (what it is, its query sets, formats, credit trail); from
+        then on this object speaks an encoding the card lists (:meth:`speak_as`)."""
+        card = await fetch_card(self.url)
+        self.speak_as(card)
+        return card
 
     async def get_display_url(self) -> str | None:
         url = await self.query("get_display_url")
@@ -204,6 +244,12 @@ class _Remote:
 
 class RemoteWorld(_Remote, World):
     role = "world"
+
+    def sync(self) -> SyncWorld:
+        """This World behind the synchronous facade (:mod:`wwm.client.sync`)."""
+        from .facade import SyncWorld
+
+        return SyncWorld(self)
 
     async def new_run(self, client_url: str | None = None) -> RunStarted:
         if client_url:
@@ -234,6 +280,12 @@ class RemoteMind(_Remote, Mind):
     refuses its queries with ``unsupported-query``)."""
 
     role = "mind"
+
+    def sync(self) -> SyncMind:
+        """This Mind behind the synchronous facade (:mod:`wwm.client.sync`)."""
+        from .facade import SyncMind
+
+        return SyncMind(self)
 
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None, other_client_url: str | None = None) -> RunStarted:
@@ -325,25 +377,36 @@ def _restore(cls: type[_Remote], target: str, options: dict[str, Any], args: dic
 async def aconnect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
     """:func:`connect` for use inside an event loop: the server's description, when needed to
     tell a World from a Mind, is fetched without blocking the loop."""
-    if role is None:
-        role = (await fetch_card(url)).get("role")
-    return connect(url, role=role, **options)
+    if role is not None:
+        return connect(url, role=role, **options)
+    card = await fetch_card(url)
+    remote = connect(url, role=card.get("role"), **options)
+    remote.speak_as(card)  # (an encoding asked for is kept)
+    return remote
 
 
 def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
     """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
     blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
     :func:`connect_world`). Keyword options: ``client_url``, ``transport``
-    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"), ``timeout`` (seconds per query),
+    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"; without it, JSON unless the
+    server's card or first answer says it reads only XML), ``timeout`` (seconds per query),
     ``run_args`` (a mapping of New run arguments, whatever their names); every other keyword
     is an argument sent with "New run"."""
+    card = None
     if role is None:
-        role = fetch_card_sync(url).get("role")
+        card = fetch_card_sync(url)
+        role = card.get("role")
+    remote: RemoteWorld | RemoteMind
     if role == "world":
-        return RemoteWorld(url, **options)
-    if role == "mind":
-        return RemoteMind(url, **options)
-    raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
+        remote = RemoteWorld(url, **options)
+    elif role == "mind":
+        remote = RemoteMind(url, **options)
+    else:
+        raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
+    if card is not None:
+        remote.speak_as(card)  # (an encoding asked for is kept)
+    return remote
 
 
 def connect_world(url: str, **options: Any) -> RemoteWorld:

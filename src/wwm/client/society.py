@@ -213,15 +213,21 @@ def check(society: Society, source: str = "society") -> None:
 
 def build_mind(spec: ServerSpec, where: str = "mind") -> Mind:
     if spec.url is not None:
-        return RemoteMind(spec.url, transport=spec.transport, encoding=spec.encoding,
+        return RemoteMind(spec.url, transport=spec.transport, encoding=_chosen_encoding(spec),
                           run_args=_resolve_args(spec, f"{where}.args"))
     return _local(spec, Mind, where)
 
 
 def build_world(spec: ServerSpec) -> World:
     if spec.url is not None:
-        return RemoteWorld(spec.url, transport=spec.transport, encoding=spec.encoding, run_args=spec.args)
+        return RemoteWorld(spec.url, transport=spec.transport, encoding=_chosen_encoding(spec), run_args=spec.args)
     return _local(spec, World, "world")
+
+
+def _chosen_encoding(spec: ServerSpec) -> str | None:
+    """The encoding the document chose for a server, or None: the client then speaks JSON
+    unless the server's first answer shows it reads XML only (see :mod:`.transport`)."""
+    return spec.encoding if "encoding" in spec.model_fields_set else None
 
 
 def _local(spec: ServerSpec, base: type[T], where: str) -> T:

@@ -5,6 +5,14 @@ of :mod:`.http11` for ``http://`` (with HTTP/1.1 pipelining for queries sent in 
 aiohttp for ``https://``. (The WebSocket binding is :mod:`.ws_transport`, the TCP one
 :mod:`.tcp_transport`.) A server that cannot be reached or does not answer in time surfaces as
 ``Refusal("unreachable")`` / ``Refusal("timeout")``, never a hang.
+
+A server need not read both encodings (a mind written as a CGI script may read only the XML
+of section 11.2.1): unless the caller chose the encoding (:attr:`HttpTransport.settled`),
+:class:`HttpTransport` speaks the encoding of the server's first answer from then on, and
+when that first answer refuses the query as ``unsupported-encoding``, in the other encoding,
+the query is sent once more in it (the server did nothing with it). :meth:`HttpTransport.speak`
+switches by hand (:meth:`wwm.client.remote.RemoteMind.speak_as` does it from what the
+server's card says).
 """
 
 from __future__ import annotations
@@ -16,11 +24,11 @@ from dataclasses import dataclass
 
 import aiohttp
 
-from ..protocol import jsoncodec
+from ..protocol import jsoncodec, xmlcodec
 from ..protocol.encoding import Codec, choose, codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
-from ..protocol.transport import one_at_a_time, settle
+from ..protocol.transport import one_at_a_time, settle, settled
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
 
@@ -75,15 +83,49 @@ class HttpTransport:
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.url = url
         self.codec: Codec = codec(encoding)
+        self.encoding = encoding
         self.timeout = timeout
         self._lean = Http11Client(url, self.codec.CONTENT_TYPE, timeout) if url.startswith("http://") else None
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
+        # whether the encoding is settled: chosen by the caller, or learnt from a first answer
+        self.settled = False
+
+    def speak(self, encoding: str) -> None:
+        """Send the next queries in ``encoding`` ("json" or "xml")."""
+        self.codec = codec(encoding)
+        self.encoding = encoding
+        self._headers = {"Content-Type": self.codec.CONTENT_TYPE, "Accept": self.codec.CONTENT_TYPE}
+        if self._lean is not None:
+            self._lean.speak(self.codec.CONTENT_TYPE)
 
     async def exchange(self, query: Query) -> Response:
-        if self._lean is not None:
+        if not self.settled:
+            return await self._first_exchange(query)
+        if self._lean is not None:  # the hot path: no coroutine more than needed
             (reply,) = await self._lean_replies([self.codec.encode(query)])
             return self._lean_response(query, reply)
+        return decode_response(self.url, query, *await self._post(query))
+
+    async def _first_exchange(self, query: Query) -> Response:
+        """Until the server has answered once: learn its encoding from that answer."""
+        ctype, payload = await self._post(query)
+        message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
+        self.settled = True
+        spoken = answered_in(ctype, payload)
+        if spoken is not None and spoken != self.encoding:
+            self.speak(spoken)  # the server answered in the other encoding: speak it from now on
+            if message.refusal is not None and message.refusal.code == "unsupported-encoding":
+                message = decode_message(self.url, query, *await self._post(query))
+        if message.refusal is not None:
+            raise message.refusal
+        return message
+
+    async def _post(self, query: Query) -> tuple[str | None, bytes]:
+        """The Content-Type and body of the server's answer to ``query``."""
+        if self._lean is not None:
+            (reply,) = await self._lean_replies([self.codec.encode(query)])
+            return self._lean_answer(query, reply)
         body = self.codec.encode(query)
         try:
             async with asyncio.timeout(self.timeout):
@@ -96,7 +138,7 @@ class HttpTransport:
             raise self._timed_out(query) from None
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             raise unreachable(self.url, exc) from None
-        return decode_response(self.url, query, ctype, payload)
+        return ctype, payload
 
     @property
     def pipelines(self) -> bool:
@@ -110,6 +152,9 @@ class HttpTransport:
         waiting at most ``within`` seconds for each (when shorter than the transport's own)."""
         if self._lean is None:  # https://: one at a time
             return await one_at_a_time(self.exchange, queries, within)
+        if not self.settled and queries:  # the first answer says which encoding to speak
+            first = await settled(self.exchange(queries[0]))
+            return [first, *(await self.exchange_in_order(queries[1:], within=within))]
         replies = await self._lean_replies([self.codec.encode(q) for q in queries], within)
         timeout = shortest(self.timeout, within)
         return [settle(self._lean_response, q, r, timeout) for q, r in zip(queries, replies, strict=True)]
@@ -125,13 +170,17 @@ class HttpTransport:
 
     def _lean_response(self, query: Query, reply: tuple[int, dict[str, str], bytes] | Exception,
                        timeout: float | None = None) -> Response:
+        return decode_response(self.url, query, *self._lean_answer(query, reply, timeout))
+
+    def _lean_answer(self, query: Query, reply: tuple[int, dict[str, str], bytes] | Exception,
+                     timeout: float | None = None) -> tuple[str | None, bytes]:
         if isinstance(reply, TimeoutError):
             raise self._timed_out(query, timeout)
         if isinstance(reply, (HttpError, OSError, ValueError)):
             raise unreachable(self.url, reply)
         if isinstance(reply, Exception):
             raise reply
-        return decode_response(self.url, query, reply[1].get("content-type"), reply[2])
+        return reply[1].get("content-type"), reply[2]
 
     def _timed_out(self, query: Query, timeout: float | None = None) -> Refusal:
         return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout or self.timeout:g} s")
@@ -151,7 +200,25 @@ def unreachable(url: str, exc: BaseException) -> Refusal:
     return Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}")
 
 
+def answered_in(content_type: str | None, payload: bytes) -> str | None:
+    """The encoding of an answer ("json" or "xml"), None when it cannot be told."""
+    try:
+        return "xml" if choose(content_type, payload) is xmlcodec else "json"
+    except Refusal:
+        return None
+
+
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+    """The server's response to ``query``, or the refusal it holds, raised."""
+    message = decode_message(url, query, content_type, payload)
+    if message.refusal is not None:
+        raise message.refusal
+    return message
+
+
+def decode_message(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
+    """The response in an answer (a refusal in it is not raised); a ``server-error`` refusal
+    when the answer is not a readable response."""
     try:
         if content_type is None and payload[:1] == b"{":  # an untyped JSON object: the usual case
             message = jsoncodec.decode(payload)
@@ -162,6 +229,4 @@ def decode_response(url: str, query: Query, content_type: str | None, payload: b
                       f"{url} answered {query.name!r} with an unreadable message: {refusal.text}") from None
     if not isinstance(message, Response):
         raise Refusal("server-error", f"{url} answered {query.name!r} with a query, not a response")
-    if message.refusal is not None:
-        raise message.refusal
     return message

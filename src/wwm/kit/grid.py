@@ -190,6 +190,12 @@ class GridWorld(World):
         "one line of key=value items: size=N step=K x=X y=Y fd=D hd=D food=x,y;x,y;... "
         "hazard=x,y;...  (east is +x, north is +y; fd/hd: distance to the nearest food/hazard)")
     action_format: ClassVar[str] = "north | south | east | west | stay  (stay is 'Do nothing')"
+    # machine-readable (the JSON form of wwm.gym.spaces): the body's cell and its senses read
+    # from the state's key=value items; the action a label of a Discrete space
+    state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
+        "x": {"type": "Discrete", "n": 100}, "y": {"type": "Discrete", "n": 100},
+        "fd": {"type": "Discrete", "n": 200, "start": -1}, "hd": {"type": "Discrete", "n": 200, "start": -1}}}
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}
 
     def __init__(self, size: int = 8, food: int = 3, hazards: int = 2, chase: float = 0.5,
                  steps: int = 0, seed: int = 0) -> None:

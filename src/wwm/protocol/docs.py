@@ -25,6 +25,13 @@ followed by that many bytes. Answers come back in the order the queries were sen
 binding, so a client may send several queries without waiting (HTTP/1.1 pipelining on the
 query URL, or frames back to back): `wwm run` sends Inform and the next Get action that way.
 A TCP frame longer than the server accepts is refused (`too-large`) and the connection closed.
+Every server describes its bindings for programs, generated from the same tables as this page
+and the schemas (`wwm.protocol.openapi`): `<URL>/openapi.json` is an OpenAPI 3.1 description of
+the HTTP binding (one operation, POST of any of its queries, each answer and each refusal code
+under its HTTP status; New run with the server's own arguments) and `<URL>/asyncapi.json` an
+AsyncAPI 3.0 description of the WebSocket and TCP bindings. Those of a World and of a Mind
+server answering every query set are in `schemas/` (`wwm-world.openapi.json`,
+`wwm-mind.asyncapi.json`, ...).
 
 XML, exactly as section 11.2.1 prints it (the root may carry `wwm="{PROTOCOL_VERSION}"`):
 

@@ -10,6 +10,7 @@ table, so a new query set plugs in by registering more rows (see :func:`register
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -247,7 +248,10 @@ def read_value(item: Field, value: Any, query: str) -> Any:
                 raise ValueError("expected text")
             return str(value).strip()
         if kind is Kind.NUMBER:
-            return _number(value)
+            number = _number(value)
+            if not math.isfinite(number):  # "nan", "inf" or 1e999 would poison what a run learns
+                raise ValueError("not a finite number")
+            return number
         if kind is Kind.BOOLEAN:
             return read_bool(value)
     except (TypeError, ValueError) as exc:

@@ -60,7 +60,8 @@ def _names() -> list[str]:
     return sorted({s.name for s in QUERIES.values()})
 
 
-def _query_rule(spec: QuerySpec) -> dict[str, Any]:
+def query_data_schema(spec: QuerySpec) -> dict[str, Any]:
+    """The JSON Schema of a query's ``data``: its items from the query's table row."""
     props: dict[str, Any] = {"client URL": {"type": "string"}}
     required: list[str] = []
     if spec.method != "new_run":
@@ -86,7 +87,7 @@ def json_schema() -> dict[str, Any]:
     for spec in QUERIES.values():
         by_name.setdefault(spec.name, []).append(spec)
     for name, specs in sorted(by_name.items()):
-        variants = [_query_rule(s) for s in specs]
+        variants = [query_data_schema(s) for s in specs]
         data = variants[0] if len(variants) == 1 else {"anyOf": variants}
         rules.append({"if": {"required": ["query"], "properties": {"query": {"const": name}}},
                       "then": {"properties": {"data": data}}})

@@ -192,6 +192,11 @@ class AntWorld(EngineWorld):
         "nearest visible food; of the nearest visible predator. Directions 0 N, 1 NE, 2 E, "
         "3 SE, 4 S, 5 SW, 6 W, 7 NW, 8 here, 9 none visible")
     action_format: ClassVar[str] = "one of 0-7 (move one square in that direction) or 8 (stay)"
+    # machine-readable (the JSON form of wwm.gym.spaces)
+    state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
+        "i": {"type": "Discrete", "n": 2}, "n": {"type": "Discrete", "n": 9},
+        "f": {"type": "Discrete", "n": 10}, "p": {"type": "Discrete", "n": 10}}}
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": 9}
 
     def __init__(self, size: int = 12, foods: int = 4, predators: int = 1, radius: int = 3,
                  chase: float = 0.2, seed: int | None = 0, steps: int = 0) -> None:

@@ -10,6 +10,8 @@
   for it only where no page of ours names it, e.g. the JSON card).
 - ``GET /display/{token}``: a run's display page (section 9's display URL), refreshed live;
   ``/display/{token}.json`` for programs. The token is not the secret run ID.
+- ``GET /openapi.json``, ``GET /asyncapi.json``: this server's bindings described in OpenAPI
+  3.1 and AsyncAPI 3.0 (:mod:`wwm.protocol.openapi`).
 - ``WS /ws``: a persistent binding for clients that want speed: each message is one query
   (and, when started with a TCP port, the plain TCP binding of :mod:`.tcp`).
 """
@@ -62,10 +64,13 @@ class ServerApp:
         self._sweeper: asyncio.Task[None] | None = None
         self.router = Starlette(
             routes=[
-                Route("/", self.describe, methods=["GET", "HEAD"]),
+                # (POST / never reaches the router: it is named so that a 405 says it is allowed)
+                Route("/", self.describe, methods=["GET", "HEAD", "POST"]),
                 Route("/trail", self.trail, methods=["GET"]),
                 Route("/favicon.ico", self.favicon, methods=["GET", "HEAD"]),
                 Route("/display/{token}", self.display, methods=["GET"]),
+                Route("/openapi.json", self.described, methods=["GET"]),
+                Route("/asyncapi.json", self.described, methods=["GET"]),
             ],
             lifespan=self.lifespan,
         )
@@ -218,6 +223,17 @@ class ServerApp:
         if _wants_json(request):
             return JSONResponse(self.card())
         return HTMLResponse(pages.description_page(self.card()))
+
+    async def described(self, request: Request) -> HTTPResponse:
+        """``/openapi.json`` (HTTP binding) or ``/asyncapi.json`` (WebSocket, TCP) of this server."""
+        from ..protocol import openapi
+
+        d, card = self.dispatcher, self.card()
+        if request.url.path.endswith("/asyncapi.json"):
+            return JSONResponse(openapi.asyncapi(d.role, d.query_sets, title=card["name"],
+                                                 bindings=card["bindings"]))
+        return JSONResponse(openapi.openapi(d.role, d.query_sets, url=d.url, title=card["name"],
+                                            arguments=card["arguments"]))
 
     async def trail(self, request: Request) -> HTTPResponse:
         return JSONResponse(self.dispatcher.trail.as_dict())

@@ -54,7 +54,8 @@ class Arguments:
             default = ... if param.default is param.empty else param.default
             fields[name] = (annotation, default)
         extra: typing.Literal["allow", "forbid"] = "allow" if self.open and not self.wire_items else "forbid"
-        config = ConfigDict(extra=extra, arbitrary_types_allowed=True)
+        # no NaN or infinity in a float argument (pydantic takes "nan" and "inf" by default)
+        config = ConfigDict(extra=extra, arbitrary_types_allowed=True, allow_inf_nan=False)
         self.model: type[BaseModel] = create_model(f"{cls.__name__}Arguments", __config__=config, **fields)
         self.names = list(fields)
         self.required = [name for name, (_, default) in fields.items() if default is ...]
@@ -141,7 +142,7 @@ class Arguments:
     def _convert(self, name: str, annotation: Any, value: Any) -> Any:
         """One argument's value converted to its annotated type, as a run would get it."""
         try:
-            return TypeAdapter(annotation, config=ConfigDict(arbitrary_types_allowed=True)).validate_python(value)
+            return TypeAdapter(annotation, config=_ONE_VALUE).validate_python(value)
         except ValidationError as exc:
             raise Refusal("bad-parameters", self.explain(
                 [{**e, "loc": (name, *e["loc"])} for e in exc.errors()])) from None
@@ -163,6 +164,9 @@ class Arguments:
         if "required" in schema and not schema["required"]:
             del schema["required"]
         return schema
+
+
+_ONE_VALUE = ConfigDict(arbitrary_types_allowed=True, allow_inf_nan=False)
 
 
 def _json(value: Any) -> Any:

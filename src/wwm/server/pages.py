@@ -62,6 +62,10 @@ def card(d: Dispatcher) -> dict[str, Any]:
             info["in_use"] = d.runs.holder is not None
         if info["clock"] == "asynchronous":
             info["tick_seconds"] = cls.tick_seconds
+    # optional, machine-readable: the spaces of state and action (wwm.gym.spaces' JSON form)
+    for field in ("state_space", "action_space", "max_episode_steps"):
+        if getattr(cls, field, None):
+            info[field] = getattr(cls, field)
     return info
 
 

@@ -10,6 +10,7 @@ reports without changing its policy (10.10). What it learns is kept per client (
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any, ClassVar
 
@@ -43,6 +44,8 @@ def step_number(value: Any, name: str) -> float | None:
         number = float(value)
     except (TypeError, ValueError):
         raise Refusal("bad-parameters", f'"{name}" should be a number, got {str(value)[:20]!r}') from None
+    if not math.isfinite(number):  # "nan" made the next Boltzmann choice fail (HTTP 500)
+        raise Refusal("bad-parameters", f'"{name}" should be a finite number, got {str(value)[:20]!r}')
     if number < 0:
         raise Refusal("bad-parameters", f'"{name}" cannot be negative')
     return number
