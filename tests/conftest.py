@@ -17,9 +17,13 @@ from wwm.store.pgtemp import TempPostgres
 def pytest_configure(config):
     """Runs recorded by the tests (and by the processes they start) go to a throw-away
     database, never to the user's own ~/.local/share/wwm/runs.db."""
-    if "WWM_DATABASE_URL" not in os.environ:
+    # With pytest-xdist each worker process gets a database of its own (the workers inherit the
+    # controller's environment, so a URL the suite made is made again, per worker).
+    made_here = os.environ.get("WWM_TEST_DATABASE_MADE") == "1"
+    if "WWM_DATABASE_URL" not in os.environ or (made_here and os.environ.get("PYTEST_XDIST_WORKER")):
         folder = tempfile.mkdtemp(prefix="wwm-test-runs-")
         os.environ["WWM_DATABASE_URL"] = f"sqlite:///{folder}/runs.db"
+        os.environ["WWM_TEST_DATABASE_MADE"] = "1"
     # The tests send Ctrl-C (SIGINT) to the commands they start, as a terminal would. A suite
     # started as a background job (`cmd &` in a script) inherits SIGINT ignored, and so would
     # every process it starts; a handler of its own here makes them start with the default.
