@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..selection.command import _check_output
     from .engine import Search, SearchError, SearchSettings, TrialDone
     from .report import as_dict, best_table, plot_history, plot_importances, ranked
-    from .space import SpaceError, build, load_space, preflight
+    from .space import SpaceError, load_space, preflight
 
     console = Console(stderr=args.json)
     try:
@@ -82,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
         search = Search(space, settings, recorder_for=recorder_for)
     except (SpaceError, SearchError, ValueError, OSError) as exc:
         return fail("search", str(exc), 2)
-    _ = build  # the space's builder, for scripts that make a space in code
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True, disable=args.quiet) as bar:
