@@ -55,12 +55,18 @@ class SharedTileworld(World):
         self.speed = speed
         self.engine = Engine(self.config)
         self.bodies: list[RobotBody] = []
+        self.games = 1    # games this server has started (a new one when the last is over)
 
     @property
     def started(self) -> bool:
         return len(self.bodies) == self.config.agents
 
     async def join(self, client_url: str | None = None, form: str = "json", **args: Any) -> World:
+        if self.started and (self.engine.finished or all(b.ended for b in self.bodies)):
+            # the game is over (or every client has ended its run): a new game for new clients,
+            # from the same settings, without a restart; the old bodies keep their own game
+            self.engine, self.bodies = Engine(self.config), []
+            self.games += 1
         if self.started:
             raise Refusal("busy", f"all {self.config.agents} robots of this Tileworld have clients")
         try:
@@ -85,16 +91,18 @@ class RobotBody(World):
 
     def __init__(self, world: SharedTileworld, robot: int, form: Form = "json") -> None:
         self.world, self.robot, self.form = world, robot, form
+        self.engine = world.engine   # this body's game (the world starts another when it is over)
+        self.ended = False           # End run received
         self.header = "start"
         self.busy_until = 0.0  # world time when the previous move is over
         self.inbox = Inbox(robot)
 
     async def get_state(self) -> str:
-        engine = self.world.engine
+        engine = self.engine
         return state(engine, self.robot, "end" if engine.finished else self.header, self.inbox, self.form)
 
     async def execute_action(self, action: str) -> Outcome:
-        engine = self.world.engine
+        engine = self.engine
         try:
             parsed = parse_action(action)
         except ActionError as exc:
@@ -116,5 +124,9 @@ class RobotBody(World):
         return Outcome(await self.get_state(), score=float(team.score - before), finished=engine.finished)
 
     async def get_current_score(self) -> float | None:
-        engine = self.world.engine
+        engine = self.engine
         return float(engine.teams[engine.agents[self.robot].team].score)
+
+    async def end_run(self) -> float | None:
+        self.ended = True
+        return await self.get_current_score()
