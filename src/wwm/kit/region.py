@@ -302,7 +302,37 @@ def _entries(value: Any, separator: str) -> list[Any]:
     return [i.strip() if isinstance(i, str) else i for i in items if not isinstance(i, str) or i.strip()]
 
 
-class RegionMind(Mind):
+class CallsMinds(Mind):
+    """A Mind_M that calls the minds in ``self.minds`` (section 3.5): New run starts a run on
+    each of them (once per distinct mind), and a snapshot (the server pickles own runs so that
+    a restarted server resumes them) keeps each remote mind as its URL and run ID and connects
+    to it again when it is taken back."""
+
+    minds: list[Mind]
+
+    def __getstate__(self) -> dict[str, Any]:
+        refs: dict[int, Any] = {}
+        return {**self.__dict__, "minds": [refs.setdefault(id(m), freeze(m)) for m in self.minds]}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        opened: dict[int, Mind] = {}
+        self.__dict__.update(state, minds=[opened.setdefault(id(m), thaw(m)) for m in state["minds"]])
+
+    def _distinct(self) -> list[Mind]:
+        seen: dict[int, Mind] = {}
+        for mind in self.minds:
+            seen.setdefault(id(mind), mind)
+        return list(seen.values())
+
+    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
+                      world_run_id: str | None = None) -> RunStarted | None:
+        await super().new_run(client_url, world_display_url, world_run_id)
+        await asyncio.gather(*(m.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
+                               for m in self._distinct()))
+        return None
+
+
+class RegionMind(CallsMinds):
     """Mind_M: ``minds[i]`` acts in ``region[i]`` (the first that holds), the last mind in every
     other state. With one region and two minds: "if x in X do what M1 does, else what M2 does".
 
@@ -331,22 +361,6 @@ class RegionMind(Mind):
         self.minds: list[Mind] = [open_mind(e, timeout, f"minds[{i}]") for i, e in enumerate(entries)]
         self.chosen: Counter[int] = Counter()
 
-    # A snapshot (the server pickles own runs so a restarted server resumes them) keeps each
-    # remote mind as its URL and run ID, and connects to it again when it is taken back.
-    def __getstate__(self) -> dict[str, Any]:
-        refs: dict[int, Any] = {}
-        return {**self.__dict__, "minds": [refs.setdefault(id(m), freeze(m)) for m in self.minds]}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        opened: dict[int, Mind] = {}
-        self.__dict__.update(state, minds=[opened.setdefault(id(m), thaw(m)) for m in state["minds"]])
-
-    def _distinct(self) -> list[Mind]:
-        seen: dict[int, Mind] = {}
-        for mind in self.minds:
-            seen.setdefault(id(mind), mind)
-        return list(seen.values())
-
     def choose(self, state: str) -> int:
         """The index of the mind that acts in ``state``."""
         variables = state_variables(state)
@@ -354,13 +368,6 @@ class RegionMind(Mind):
             if region(variables):
                 return i
         return len(self.regions)
-
-    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
-                      world_run_id: str | None = None) -> RunStarted | None:
-        await super().new_run(client_url, world_display_url, world_run_id)
-        await asyncio.gather(*(m.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
-                               for m in self._distinct()))
-        return None
 
     async def ready_to_suggest(self, state: str | None = None) -> bool:
         if state is None:

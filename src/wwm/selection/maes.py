@@ -48,7 +48,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..kit.region import freeze, open_mind, state_variables, thaw
+from ..kit.region import CallsMinds, open_mind, state_variables
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
 from ..protocol.results import RunStarted, Suggestion
@@ -81,7 +81,7 @@ def with_values(state: str, values: Mapping[str, int]) -> str:
     return " ".join(out)
 
 
-class MaesNetwork(Mind):
+class MaesNetwork(CallsMinds):
     """A spreading activation network (Maes 1989) over the Mind_i servers ``minds`` (wire name
     "mind URL", repeated), which answer "Ready to suggest action?" from their preconditions and
     hold their activation as their strength. ``goal``: the propositions to make true,
@@ -115,17 +115,9 @@ class MaesNetwork(Mind):
         self.activation: list[float] = []
         self.ran: list[int] = [0] * len(self.minds)
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "minds": [freeze(m) for m in self.minds]}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, minds=[thaw(m) for m in state["minds"]])
-
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None) -> RunStarted | None:
-        await super().new_run(client_url, world_display_url, world_run_id)
-        await asyncio.gather(*(m.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
-                               for m in self.minds))
+        await super().new_run(client_url, world_display_url, world_run_id)   # starts every mind's run
         self.links = None
         return None
 

@@ -14,14 +14,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..kit.region import freeze, open_mind, thaw
+from ..kit.region import CallsMinds, open_mind
 from ..protocol.interfaces import Mind
 from ..protocol.results import RunStarted, Suggestion
 
 log = logging.getLogger("wwm.selection.serial")
 
 
-class SerialMind(Mind):
+class SerialMind(CallsMinds):
     """Runs whichever mind of the chain ``minds`` (wire name "mind URL", repeated; URLs or
     members ``{"url", "args"}``, in chain order) says it is ready, asking the one now
     running first and then the rest in order; ``timeout`` is seconds per query."""
@@ -44,17 +44,9 @@ class SerialMind(Mind):
         self.ran: Counter[int] = Counter()
         self.switches = 0
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "minds": [freeze(m) for m in self.minds]}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, minds=[thaw(m) for m in state["minds"]])
-
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None) -> RunStarted | None:
-        await super().new_run(client_url, world_display_url, world_run_id)
-        await asyncio.gather(*(m.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
-                               for m in self.minds))
+        await super().new_run(client_url, world_display_url, world_run_id)   # starts every mind's run
         self.current = 0
         return None
 
