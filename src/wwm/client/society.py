@@ -132,17 +132,22 @@ class Society(BaseModel):
         return urls
 
 
-def load(path: str | Path) -> Society:
+def read_document(path: str | Path) -> Any:
+    """A YAML (or, for ``.json``, JSON) document read from ``path``; a :class:`SocietyError`
+    says why it could not be read."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as exc:
         raise SocietyError(f"cannot read {path}: {exc.strerror}") from None
     try:
-        doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise SocietyError(f"{path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
-    return parse(doc, source=str(path))
+
+
+def load(path: str | Path) -> Society:
+    return parse(read_document(path), source=str(path))
 
 
 def parse(doc: Any, source: str = "society") -> Society:

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..client.society import ServerSpec, Society, SocietyError, parse
@@ -328,13 +327,10 @@ def _base_society(space: SpaceDocument, source: str, base_dir: Path | None) -> S
 
 
 def load_space(path: str | Path) -> Space:
-    path = Path(path)
+    from ..client.society import read_document
+
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise SpaceError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SpaceError(f"{path} is not valid YAML: {exc}") from None
-    return build(doc, str(path), path.parent)
+        doc = read_document(path)
+    except SocietyError as exc:
+        raise SpaceError(str(exc)) from None
+    return build(doc, str(path), Path(path).parent)
