@@ -52,10 +52,14 @@ TARGETS = {"http_query": 5000, "http_step": 1700, "ws_query": 10000, "concurrent
 
 
 class EchoProcess:
-    """The bare echo server of ``echo_server.py`` in its own process."""
+    """The bare echo server of ``echo_server.py`` in its own process (or another helper
+    server that prints "ready PORT" the same way, such as ``json_floor_server.py``)."""
+
+    def __init__(self, script: str = "echo_server.py") -> None:
+        self.script = script
 
     def __enter__(self) -> EchoProcess:
-        self.process = subprocess.Popen([sys.executable, str(HERE / "echo_server.py"), "0"],
+        self.process = subprocess.Popen([sys.executable, str(HERE / self.script), "0"],
                                         stdout=subprocess.PIPE, text=True)
         self.port = int(self.process.stdout.readline().split()[1])  # "ready PORT"
         return self
@@ -108,11 +112,12 @@ class Turns:
 
 
 async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: list[str], seconds: float,
-                       turn: float = 0.2) -> dict[str, Turns]:
+                       turn: float = 0.2, floor: EchoProcess | None = None) -> dict[str, Turns]:
     """Bare echo round trips and Execute action queries over each of ``transports``, in turns
     of ``turn`` seconds until each had ``seconds``: each measured only while the others wait,
     so all meet the same load of the machine, with the CPU each side spent (this thread's;
-    the server's whole process)."""
+    the server's whole process). With ``floor`` (a ``json_floor_server.py``), its least JSON
+    request/response takes turns too, as "floor"."""
     reader, writer = await asyncio.open_connection("127.0.0.1", echo.port)
 
     async def echo_trip() -> None:
@@ -121,6 +126,11 @@ async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: lis
 
     worlds = {name: RemoteWorld(server.url, transport=name) for name in transports}
     trips: dict[str, tuple[Any, int]] = {"echo": (echo_trip, echo.process.pid)}
+    if floor is not None:
+        from json_floor_server import connect
+
+        floor_client = await connect(floor.port)
+        trips["floor"] = (partial(floor_client.execute_action, "go"), floor.process.pid)
     for name, world in worlds.items():
         await world.new_run()
         trips[name] = (partial(world.execute_action, "go"), server.process.pid)
@@ -220,6 +230,42 @@ def loadgen(*args: str) -> dict:
     return result
 
 
+LABELS = {"echo": "bare echo", "floor": "least JSON request/response (floor)", "http": "HTTP query",
+          "ws": "WebSocket query", "tcp": "TCP query"}
+
+
+def cpu_table(turns: dict[str, Turns]) -> Any:
+    from rich.table import Table
+
+    cpu = Table(title="CPU per round trip (µs), from the turns above: where a query's time goes")
+    for column in ("round trip", "client (its thread)", "server (its process)", "wall time per trip"):
+        cpu.add_column(column, justify="right" if column != "round trip" else "left")
+    for name, t in turns.items():
+        cpu.add_row(LABELS[name], f"{t.per_trip(t.client_cpu):.1f}", f"{t.per_trip(t.server_cpu):.1f}",
+                    f"{1e6 / t.rate:.1f}" if t.rate else "")
+    return cpu
+
+
+def bindings_only(console: Any, seconds: float) -> None:
+    """``--only bindings``: the echo, the least JSON binding and Execute action queries over
+    WebSocket and TCP, in turns; each one's rate against the echo's and its CPU per side."""
+    from rich.table import Table
+
+    with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
+            EchoProcess() as echo, EchoProcess("json_floor_server.py") as floor, \
+            console.status("echo, floor and bindings taking turns"):
+        turns = asyncio.run(taking_turns(echo, world, ["ws", "tcp"], seconds, floor=floor))
+    table = Table(title="persistent bindings in turns with the echo (loopback, this run)")
+    for column in ("round trip", "per second", "vs echo", "vs floor"):
+        table.add_column(column, justify="right" if column != "round trip" else "left")
+    for name, t in turns.items():
+        table.add_row(LABELS[name], f"{t.rate:,.0f}", f"{t.rate / turns['echo'].rate:.2f}",
+                      f"{t.rate / turns['floor'].rate:.2f}")
+    console.print(table)
+    console.print(cpu_table(turns))
+    console.print(f"machine after: {machine_note()}")
+
+
 def machine_note() -> str:
     """What decides a cross-process round trip here: on a KVM guest whose idle cores halt at
     once (guest halt polling off), every wake-up of the other process's core is a VM exit."""
@@ -248,6 +294,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
     parser.add_argument("--no-one-core", action="store_true", help="skip the rows measured on one core")
+    parser.add_argument("--only", choices=["bindings"],
+                        help="measure only the persistent bindings in turns with the echo and the JSON floor")
     args = parser.parse_args()
     if args.seconds <= 0:
         parser.error("--seconds must be more than 0")
@@ -256,6 +304,9 @@ def main() -> None:
 
     console = Console()
     console.print(f"machine: {machine_note()}")
+    if args.only == "bindings":
+        bindings_only(console, args.seconds)
+        return
     sec = args.seconds
     rows: list[tuple] = []   # (group, name, rate, target, baseline)
 
@@ -343,14 +394,7 @@ def main() -> None:
         met = "" if target is None else ("yes" if rate >= target else "no")
         table.add_row("  " + name, f"{rate:,.0f}", vs_echo, f"{target:,}" if target else "", met)
     console.print(table)
-    cpu = Table(title="CPU per round trip (µs), from the turns above: where a query's time goes")
-    for column in ("round trip", "client (its thread)", "server (its process)", "wall time per trip"):
-        cpu.add_column(column, justify="right" if column != "round trip" else "left")
-    for name, label in (("echo", "bare echo"), ("http", "HTTP query"), ("ws", "WebSocket query"), ("tcp", "TCP query")):
-        t = turns[name]
-        cpu.add_row(label, f"{t.per_trip(t.client_cpu):.1f}", f"{t.per_trip(t.server_cpu):.1f}",
-                    f"{1e6 / t.rate:.1f}" if t.rate else "")
-    console.print(cpu)
+    console.print(cpu_table(turns))
     console.print(f"50-run p99 latency: {c['p99_ms']:.1f} ms (target < 20 ms); machine after: {machine_note()}")
     console.print("'vs echo' divides by the bare round trip between two processes measured above (the "
                   "persistent bindings' queries by the echo taking turns with them; on one core, by the "
