@@ -19,7 +19,7 @@ from typing import Any
 from bench_servers import CounterWorld
 
 from wwm.client.remote import RemoteWorld
-from wwm.client.tcp_transport import TcpTransport, _Framed
+from wwm.client.tcp_transport import Frames, TcpTransport
 from wwm.client.transport import decode_response
 from wwm.protocol import encoding, jsoncodec
 from wwm.protocol.messages import Query
@@ -120,7 +120,7 @@ def main() -> None:
 
     async def client_all() -> float:
         transport = TcpTransport("tcp://127.0.0.1:1")
-        connection = _Framed()
+        connection = Frames()
         connection.connection_made(Sink())  # type: ignore[arg-type]
         transport._conn = connection
         remote = RemoteWorld(transport)
