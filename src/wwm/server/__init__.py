@@ -52,8 +52,8 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
     """Serve ``cls`` until interrupted; ``port=0`` takes any free port. ``on_ready(url)`` is
     called once the port is bound, so a client connecting after it is never refused.
 
-    ``http="uvicorn"`` (the default: httptools, uvloop, websockets-sansio) answers one client's
-    sequential queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
+    ``http="uvicorn"`` (the default: httptools, uvloop, and the WebSocket binding of
+    :mod:`.websocket` taking upgraded connections over) answers one client's sequential queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
     which carries more concurrent clients (``benchmarks/network.py`` measures both).
     """
     if http not in ("uvicorn", "granian"):
@@ -72,9 +72,11 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
         return
     import uvicorn
 
+    from .websocket import WebSocketBinding
+
     server = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-        ws="websockets-sansio", timeout_keep_alive=30,
+        ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body), timeout_keep_alive=30,
         proxy_headers=False))  # no client address is used: the query names its client
     if on_ready:
         on_ready(url)

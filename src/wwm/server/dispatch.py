@@ -70,6 +70,12 @@ class Dispatcher:
         except Refusal as refusal:
             return codec, Response.refused(name, refusal)
 
+    async def answer_payload(self, raw: bytes) -> bytes:
+        """:meth:`answer_bytes` for a binding without content types (TCP frames, WebSocket
+        messages): the answer encoded, in the encoding of the question."""
+        codec, response = await self.answer_bytes(raw)
+        return codec.encode(response)
+
     async def answer(self, query: Query) -> Response:
         spec = None
         try:
