@@ -53,7 +53,8 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
     called once the port is bound, so a client connecting after it is never refused.
 
     ``http="uvicorn"`` (the default: httptools, uvloop, and the WebSocket binding of
-    :mod:`.websocket` taking upgraded connections over) answers one client's sequential queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
+    :mod:`.websocket` taking upgraded connections over) answers one client's sequential
+    queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
     which carries more concurrent clients (``benchmarks/network.py`` measures both).
     """
     if http not in ("uvicorn", "granian"):
