@@ -10,6 +10,8 @@ import inspect
 import logging
 from typing import Any
 
+import orjson
+
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
 from ..protocol.encoding import Codec
@@ -53,6 +55,10 @@ class Dispatcher:
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
         self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
+        # the queries :meth:`answer_payload` answers straight from their JSON, by wire name
+        self._direct: dict[str, _Plan] = {
+            spec.name: self._plan(spec) for spec in Q.queries_of(self.role, self.query_sets)
+            if spec.method not in ("new_run", "end_run", "get_display_url")}
 
     async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[Codec, Response]:
         """Decode one message in whichever encoding it came, answer it, and return the codec to
@@ -72,9 +78,90 @@ class Dispatcher:
 
     async def answer_payload(self, raw: bytes) -> bytes:
         """:meth:`answer_bytes` for a binding without content types (TCP frames, WebSocket
-        messages): the answer encoded, in the encoding of the question."""
-        codec, response = await self.answer_bytes(raw)
-        return codec.encode(response)
+        messages): the answer encoded, in the encoding of the question.
+
+        The usual query (a JSON object naming a query of a run in progress, with the items its
+        row declares and nothing else) is answered straight from the parsed JSON: no
+        :class:`Query` is made, and what its row needs was worked out once (:class:`_Plan`).
+        Anything else (another encoding, a bad message, New run, End run, open-ended or
+        unknown items, a method that does not take them) goes the general way, which refuses
+        by name what is wrong; both give the same answers."""
+        direct = self._direct_call(raw) if raw[:1] == b"{" else None
+        if direct is None:
+            codec, response = await self.answer_bytes(raw)
+            return codec.encode(response)
+        plan, run, method, kwargs, client = direct
+        spec = plan.spec
+        if client:
+            self.trail.called_by(client.strip())
+        token = current_server.set(self.trail)
+        try:
+            self.runs.seen(run)
+            for item, py, as_is in plan.conversions:
+                if py in kwargs and not (as_is and type(kwargs[py]) is str):
+                    kwargs[py] = Q.read_value(item, kwargs[py], spec.name)
+            result = await method(**kwargs)
+            out = Q.encode_result(spec, result)
+            self._observe(run, spec, kwargs, result, out)
+            if plan.changes_run:
+                self.runs.save(run)
+            return jsoncodec.encode(Response(spec.name, out))
+        except Refusal as refusal:
+            return jsoncodec.encode(Response.refused(spec.name, refusal))
+        except Exception as exc:
+            return jsoncodec.encode(Response.refused(spec.name, self._failed(spec, exc)))
+        finally:
+            current_server.reset(token)
+
+    def _direct_call(self, raw: bytes) -> tuple[_Plan, Run, Any, dict[str, Any], str | None] | None:
+        """For :meth:`answer_payload`'s short way: the query's plan, its run, the method and
+        its keyword arguments (values as received) and the client URL; None when the query
+        must go the general way (decided before anything is done)."""
+        try:
+            doc = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return None
+        if type(doc) is not dict:
+            return None
+        name = doc.get("query")
+        plan = self._direct.get(name) if type(name) is str else None
+        data = doc.get("data", _EMPTY)
+        version = doc.get("wwm", "1.0")
+        if (plan is None or type(data) is not dict or len(doc) != 1 + ("wwm" in doc) + ("data" in doc)
+                or type(version) is not str or version not in _VERSIONS):
+            return None
+        spec = plan.spec
+        run_id = data.get(spec.run_id_field)
+        client = data.get("client URL")
+        if type(run_id) is not str or (client is not None and type(client) is not str):
+            return None
+        kwargs: dict[str, Any] = {}
+        found = 1 if client is None else 2
+        for item, py in plan.items:
+            value = data.get(item.wire, _EMPTY)
+            if value is _EMPTY:
+                if not item.optional:
+                    return None
+            elif type(value) in _SCALARS:
+                kwargs[py] = value
+                found += 1
+            else:
+                return None
+        if found != len(data):  # items its row does not declare: open-ended, or refused
+            return None
+        run = self.runs.runs.get(run_id.strip())
+        if run is None:
+            return None
+        method = getattr(run.obj, spec.method)
+        if not plan.fits(self._takes(method)):
+            return None
+        return plan, run, method, kwargs, client
+
+    def _plan(self, spec: Q.QuerySpec) -> _Plan:
+        plan = self._plans.get(spec.name)
+        if plan is None:
+            plan = self._plans[spec.name] = _Plan(spec)
+        return plan
 
     async def answer(self, query: Query) -> Response:
         spec = None
@@ -97,9 +184,13 @@ class Dispatcher:
         except Refusal as refusal:
             return Response.refused(query.name, refusal)
         except Exception as exc:  # the object's own failure: report it, keep the run
-            log.exception("%s failed answering %r", self.cls.__name__, query.name)
-            where = f"{self.cls.__name__}.{spec.method}" if spec else self.cls.__name__
-            return Response.refused(query.name, Refusal("server-error", f"{where} failed: {type(exc).__name__}: {exc}"))
+            return Response.refused(query.name, self._failed(spec, exc, query.name))
+
+    def _failed(self, spec: Q.QuerySpec | None, exc: Exception, name: str | None = None) -> Refusal:
+        """The refusal for the object's own failure (logged): the run goes on."""
+        log.exception("%s failed answering %r", self.cls.__name__, name or (spec.name if spec else "?"))
+        where = f"{self.cls.__name__}.{spec.method}" if spec else self.cls.__name__
+        return Refusal("server-error", f"{where} failed: {type(exc).__name__}: {exc}")
 
     # ---- New run --------------------------------------------------------------------------
     async def _new_run(self, spec: Q.QuerySpec, query: Query) -> Response:
@@ -157,9 +248,7 @@ class Dispatcher:
         data = query.data
         run_id = data.get(spec.run_id_field)
         run = self.runs.get(run_id.strip() if isinstance(run_id, str) else "")
-        plan = self._plans.get(spec.name)
-        if plan is None:
-            plan = self._plans[spec.name] = _Plan(spec)
+        plan = self._plan(spec)
         method = getattr(run.obj, spec.method)
         takes = self._takes(method)
         kwargs: dict[str, Any] = {}
@@ -245,12 +334,31 @@ class _Takes:
 class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
-    __slots__ = ("known", "changes_run", "items")
+    __slots__ = ("spec", "known", "changes_run", "items", "conversions", "_fits")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
+        self.spec = spec
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
         self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
         self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
+        # each item with whether a str passes read_value unchanged (text), to skip the call
+        self.conversions = tuple((item, py, item.kind is Q.Kind.TEXT) for item, py in self.items)
+        self._fits: dict[_Takes, bool] = {}
+
+    def fits(self, takes: _Takes) -> bool:
+        """Whether a method of this signature takes every item of the row by its keyword and
+        wants no open-ended items (then nothing is left for :meth:`Dispatcher._fit` to do)."""
+        fits = self._fits.get(takes)
+        if fits is None:
+            fits = self._fits[takes] = (
+                not (takes.wire_items and self.spec.open_arguments)
+                and (takes.names is None or all(py in takes.names for _, py in self.items)))
+        return fits
+
+
+_EMPTY: dict[str, Any] = {}
+_SCALARS = frozenset({str, int, float, bool})
+_VERSIONS = Q.SUPPORTED_VERSIONS
 
 
 def _text_or_none(value: Q.Wire) -> str | None:

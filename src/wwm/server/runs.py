@@ -130,9 +130,14 @@ class RunTable:
         if run is None:
             raise Refusal("unknown-run", f"no run with ID {run_id!r} is in progress on this server"
                           if run_id else "the query carries no run ID")
+        self.seen(run)
+        return run
+
+    @staticmethod
+    def seen(run: Run) -> None:
+        """A query for ``run`` arrived: count it, and keep it from lapsing."""
         run.last_seen = time.monotonic()
         run.queries += 1
-        return run
 
     def save(self, run: Run) -> None:
         if self.snapshots is not None and self.sharing == "own":
