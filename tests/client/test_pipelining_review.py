@@ -166,3 +166,25 @@ async def test_each_answer_in_order_is_allowed_the_whole_time_out(binding):
                 ("get_action", {"state": "slow:0.3"}), ("get_action", {"state": "slow:0.3"}), within=0.5)
     assert first.action == "echo:slow:0.3"
     assert not isinstance(second, Refusal) and second.action == "echo:slow:0.3"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("binding", ["ws", "tcp"])
+async def test_a_shorter_time_out_behind_a_longer_one_fires_on_time(binding):
+    """A connection keeps one timer, set for the earliest deadline it watches: queries in
+    order with ``within=0.4`` sent behind a query allowed 30 s still time out after 0.4 s,
+    and the query before them fails with the same refusal (the connection is closed)."""
+    extra = ["--tcp-port", "0"] if binding == "tcp" else []
+    with probe_server("ProbeMind", extra=extra) as server:
+        async with RemoteMind(server.url, transport=binding, timeout=30) as mind:
+            await mind.new_run()
+            slow = asyncio.ensure_future(mind.get_action("slow:5"))
+            await asyncio.sleep(0.1)
+            started = asyncio.get_running_loop().time()
+            (late,) = await mind.query_in_order(("get_action", {"state": "x"}), within=0.4)
+            waited = asyncio.get_running_loop().time() - started
+            with pytest.raises(Refusal) as first:
+                await slow
+            assert (await mind.get_action("again")).action == "echo:again"  # a new connection
+    assert isinstance(late, Refusal) and late.code == "timeout" and 0.35 < waited < 2
+    assert first.value.code == "timeout"

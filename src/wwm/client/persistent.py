@@ -68,8 +68,9 @@ class PersistentTransport:
             conn = await self._connection(query, self.timeout)
         payload = self.codec.encode(query)
         waiter = conn.send_one(conn.frame([payload]))
+        conn.watch(waiter, self.timeout)
         try:  # (Pipeline.answer written out: one coroutine fewer to go through per query)
-            frame = await conn.answer(waiter, self.timeout)
+            frame = await waiter
         except TimeoutError:
             raise self._timed_out(conn, query, self.timeout) from None
         except Refusal:

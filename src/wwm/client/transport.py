@@ -23,11 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import aiohttp
+import orjson
 
 from ..protocol import jsoncodec, xmlcodec
 from ..protocol.encoding import Codec, choose, codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
+from ..protocol.queries import PROTOCOL_VERSION, SUPPORTED_VERSIONS, Wire
 from ..protocol.transport import one_at_a_time, settle, settled
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
@@ -210,10 +212,39 @@ def answered_in(content_type: str | None, payload: bytes) -> str | None:
 
 def decode_response(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
     """The server's response to ``query``, or the refusal it holds, raised."""
+    if content_type is None and payload[:1] == b"{":
+        usual = _usual_response(query, payload)
+        if usual is not None:
+            return usual
     message = decode_message(url, query, content_type, payload)
     if message.refusal is not None:
         raise message.refusal
     return message
+
+
+def _usual_response(query: Query, payload: bytes) -> Response | None:
+    """The usual answer read in few steps: a JSON response to ``query`` by its name, no
+    refusal, only plain values (what :func:`jsoncodec.decode` accepts and gives alike, in
+    about a third of its time); None for anything else, which :func:`decode_message` reads."""
+    try:
+        doc = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+    if type(doc) is not dict or doc.get("response") != query.name:
+        return None
+    data = doc.get("data", _NO_DATA)
+    version = doc.get("wwm", PROTOCOL_VERSION)
+    if (type(data) is not dict or len(doc) != 1 + ("wwm" in doc) + ("data" in doc)
+            or type(version) is not str or version not in SUPPORTED_VERSIONS):
+        return None
+    for value in data.values():
+        if type(value) not in _PLAIN:
+            return None
+    return Response(query.name, data if data is not _NO_DATA else {}, version=version)
+
+
+_NO_DATA: dict[str, Wire] = {}
+_PLAIN = frozenset({str, int, float, bool})
 
 
 def decode_message(url: str, query: Query, content_type: str | None, payload: bytes) -> Response:
