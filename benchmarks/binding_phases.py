@@ -5,7 +5,9 @@ load or on wake-ups:  python benchmarks/binding_phases.py
 Each figure is the best of 30 batches of 2,000 ``Execute action`` queries on a counter world, in
 CPU time of this thread (microseconds per query); the two "all" rows run the real protocol
 classes (the server's :class:`~wwm.server.tcp.TcpBinding`, the client's
-:class:`~wwm.client.tcp_transport.TcpTransport`) on the event loop, turns of the loop included.
+:class:`~wwm.client.tcp_transport.TcpTransport`) on the event loop, turns of the loop included,
+and the two "floor" rows the same for the least JSON request/response of
+``json_floor_server.py`` (parse, count, answer: no protocol), what any binding costs at least.
 ``network.py`` measures the same queries over real sockets, with the CPU each process spent.
 """
 
@@ -17,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from bench_servers import CounterWorld
+from json_floor_server import FloorClient, FloorServer
 
 from wwm.client.remote import RemoteWorld
 from wwm.client.tcp_transport import Frames, TcpTransport
@@ -93,8 +96,10 @@ def main() -> None:
         ("server", "decode the query (codec choice + JSON)", best(lambda: encoding.choose(None, raw).decode(raw))),
         ("server", "the handler alone (CounterWorld.execute_action)",
          best(lambda: at_once(world.execute_action("go")))),
-        ("server", "dispatch with the handler (answer a decoded query)",
+        ("server", "dispatch with the handler (answer a decoded query, the general way)",
          best(lambda: at_once(dispatcher.answer(query)))),
+        ("server", "a frame's bytes to its answer's (answer_payload: the short way, with the handler)",
+         best(lambda: at_once(dispatcher.answer_payload(raw)))),
         ("server", "encode and frame the reply", best(lambda: framed(jsoncodec.encode(reply)))),
         ("client", "build the query", best(lambda: client._build("execute_action", {"action": "go"}))),
         ("client", "encode and frame it", best(lambda: framed(jsoncodec.encode(built)))),
@@ -102,8 +107,8 @@ def main() -> None:
         ("client", "the Outcome from the reply", best(lambda: client._result(spec, decoded))),
     ]
 
-    async def server_all() -> float:
-        binding = TcpBinding(dispatcher, 1 << 20)
+    async def server_all(floor: bool = False) -> float:
+        binding: Any = FloorServer() if floor else TcpBinding(dispatcher, 1 << 20)
         sink = Sink()
         binding.connection_made(sink)  # type: ignore[arg-type]
         frame = framed(raw)
@@ -118,14 +123,16 @@ def main() -> None:
             out = min(out, (time.thread_time() - start) / BATCH * 1e6)
         return out
 
-    async def client_all() -> float:
-        transport = TcpTransport("tcp://127.0.0.1:1")
-        connection = Frames()
-        connection.connection_made(Sink())  # type: ignore[arg-type]
-        transport._conn = connection
-        remote = RemoteWorld(transport)
-        remote.run_id = run_id
+    async def client_all(floor: bool = False) -> float:
         loop = asyncio.get_running_loop()
+        connection: Any = FloorClient() if floor else Frames()
+        connection.connection_made(Sink())
+        remote: Any = connection
+        if not floor:
+            transport = TcpTransport("tcp://127.0.0.1:1")
+            transport._conn = connection
+            remote = RemoteWorld(transport)
+            remote.run_id = run_id
         frame = framed(payload)
         out = float("inf")
         for _ in range(BATCHES):
@@ -138,6 +145,8 @@ def main() -> None:
 
     rows.append(("server", "all: frame in, reply written", run(server_all())))
     rows.append(("client", "all: execute_action called to returned", run(client_all())))
+    rows.append(("floor", "the least JSON server: frame in, reply written", run(server_all(floor=True))))
+    rows.append(("floor", "the least JSON client: execute_action called to returned", run(client_all(floor=True))))
     table = Table(title="CPU per Execute action query over the TCP binding, by phase (µs, in process)")
     table.add_column("side")
     table.add_column("phase")
