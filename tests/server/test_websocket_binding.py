@@ -22,10 +22,24 @@ from wwm.server.tcp import start
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def ws_url():
-    with probe_server("ProbeWorld") as server:
+def served(http: str):
+    with probe_server("ProbeWorld", extra=["--http", http]) as server:
         yield server.url.replace("http://", "ws://").rstrip("/") + "/ws"
+
+
+@pytest.fixture(scope="module")
+def uvicorn_ws_url():
+    """The binding at /ws of a server on uvicorn: server/websocket.py."""
+    yield from served("uvicorn")
+
+
+@pytest.fixture(scope="module", params=["uvicorn", "granian"])
+def ws_url(request, uvicorn_ws_url):
+    """The binding at /ws on uvicorn, or on Granian (the ASGI app's own loop)."""
+    if request.param == "uvicorn":
+        yield uvicorn_ws_url
+    else:
+        yield from served("granian")
 
 
 def query(name: str, **data: str) -> dict:
@@ -59,12 +73,12 @@ async def test_an_oversized_message_is_refused_in_its_turn_and_the_connection_go
     assert refused["refusal"]["code"] == "too-large" and "1048578 bytes" in refused["refusal"]["text"]
 
 
-async def test_the_binding_is_only_at_ws_and_pings_are_answered(ws_url):
+async def test_the_binding_is_only_at_ws_and_pings_are_answered(uvicorn_ws_url):
     with pytest.raises(InvalidStatus) as refused:
-        async with connect(ws_url.removesuffix("/ws") + "/elsewhere"):
+        async with connect(uvicorn_ws_url.removesuffix("/ws") + "/elsewhere"):
             pass
     assert refused.value.response.status_code == 404 and b"/ws" in refused.value.response.body
-    async with connect(ws_url) as ws:
+    async with connect(uvicorn_ws_url) as ws:
         latency = await asyncio.wait_for(await ws.ping(), 3)
         assert latency >= 0
 

@@ -13,7 +13,9 @@
 - ``GET /openapi.json``, ``GET /asyncapi.json``: this server's bindings described in OpenAPI
   3.1 and AsyncAPI 3.0 (:mod:`wwm.protocol.openapi`).
 - ``WS /ws``: a persistent binding for clients that want speed: each message is one query
-  (and, when started with a TCP port, the plain TCP binding of :mod:`.tcp`).
+  (and, when started with a TCP port, the plain TCP binding of :mod:`.tcp`). Under uvicorn
+  the connection is handed at its upgrade to :mod:`.websocket`, which shares the TCP
+  binding's connection handler; this app's own ASGI loop answers it on other servers.
 """
 
 from __future__ import annotations
@@ -191,7 +193,8 @@ class ServerApp:
     # ---- the persistent binding ------------------------------------------------------------
     async def _websocket(self, receive: Receive, send: Send) -> None:
         """Plain ASGI WebSocket loop: each message is one query, answered in its encoding
-        and in kind (text for text, bytes for bytes)."""
+        and in kind (text for text, bytes for bytes). (Under uvicorn, :mod:`.websocket`
+        answers /ws instead, without ASGI.)"""
         event = await receive()
         if event["type"] != "websocket.connect":
             return
@@ -203,13 +206,11 @@ class ServerApp:
             data = event.get("bytes")
             as_text = data is None
             raw: bytes = (event.get("text") or "").encode() if data is None else data
-            codec: Codec
             if len(raw) > self.max_body:
-                codec, response = jsoncodec, Response.refused("?", Refusal(
-                    "too-large", f"the message is over {self.max_body} bytes"))
+                payload = jsoncodec.encode(Response.refused("?", Refusal(
+                    "too-large", f"the message is {len(raw)} bytes; this server accepts at most {self.max_body}")))
             else:
-                codec, response = await self.dispatcher.answer_bytes(raw)
-            payload = codec.encode(response)
+                payload = await self.dispatcher.answer_payload(raw)
             if as_text:
                 await send({"type": "websocket.send", "text": payload.decode()})
             else:
