@@ -8,10 +8,12 @@ Prints side by side, all measured in this run on this machine:
   through the real run loop (Get action, Execute action, Inform), with Inform and the next Get
   action sent back to back (the default) and one query per round trip,
 - one client over the persistent bindings (WebSocket, plain TCP frames), measured in short
-  turns with the bare echo round trip (and HTTP queries), so a change in the machine's load
-  during the run touches them alike; their "vs echo" divides by that echo (its own row), and
-  a second table gives the CPU each side spent per round trip in those turns (the client's
-  thread, the server's whole process): the part of a query's time that is the protocol's,
+  turns with the bare echo round trip, the least JSON request/response of
+  ``json_floor_server.py`` (what any binding of the protocol costs at least) and HTTP queries,
+  so a change in the machine's load during the run touches them alike; their "vs echo"
+  divides by that echo (its own row), and a second table gives the CPU each side spent per
+  round trip in those turns (the client's thread, the server's whole process): the part of a
+  query's time that is the protocol's (``--only bindings`` measures these alone),
 - 50 concurrent runs on one server process, driven by a separate load generator
   (``loadgen.py``), with p50/p99 latency: single queries over raw sockets, and full steps
   through the real run loop (a World and a Mind server, HTTP and TCP); the same server on
@@ -323,7 +325,7 @@ def main() -> None:
         measure(status, "floor", "in-process loop, full steps (no network)", in_process_steps(sec), baseline=echo)
         with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
                 ServerProcess("bench_servers:ConstantMind", env=ENV, extra=["--tcp-port", "0"]) as mind, \
-                EchoProcess() as echo_process:
+                EchoProcess() as echo_process, EchoProcess("json_floor_server.py") as floor_process:
             g = "one client, HTTP"
             measure(status, g, "Execute action queries", single_queries(world.url, sec, "http"),
                     TARGETS["http_query"], echo)
@@ -333,9 +335,11 @@ def main() -> None:
                     full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
             g = "one client, persistent binding (in turns with the echo)"
             status.update("echo round trips and queries over each binding, taking turns")
-            turns = asyncio.run(taking_turns(echo_process, world, ["http", "ws", "tcp"], sec))
+            turns = asyncio.run(taking_turns(echo_process, world, ["http", "ws", "tcp"], sec, floor=floor_process))
             paired = turns["echo"].rate
             rows.append((g, "bare round trip (echo), taking turns with the rows below", paired, None, None))
+            rows.append((g, "least JSON request/response (json_floor_server.py: the floor)", turns["floor"].rate,
+                         None, paired))
             for label, binding in (("WebSocket", "ws"), ("TCP", "tcp")):
                 rows.append((g, f"{label}: Execute action queries", turns[binding].rate, TARGETS["ws_query"], paired))
             measure(status, g, "TCP: full steps", full_steps(world.url, mind.url, sec, "tcp"), None, echo)
