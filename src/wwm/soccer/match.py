@@ -342,8 +342,12 @@ class Match:
         self.steps += 1
         if self.mode not in ("before_kick_off", "half_time", "time_over"):
             self.time += 1
+        waiting = self.mode == "before_kick_off" and self.frames[-1]["m"] == "before_kick_off"
         self._referee(kicked)
-        self.frames.append(self.frame())
+        if waiting and self.mode == "before_kick_off":
+            self.frames[-1] = self.frame()  # the wait for players is one frame of the recording
+        else:
+            self.frames.append(self.frame())
 
     def frame(self) -> dict[str, Any]:
         """What the view draws of this cycle (and what a recording keeps of it)."""

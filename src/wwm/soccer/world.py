@@ -187,11 +187,15 @@ class SoccerWorld(World):
             self._archive()
 
     async def advance(self, seconds: float) -> None:
-        if self.match.finished:
+        if self.match.finished or not self.seats:
             return
         self.since += seconds
         if self.since >= self.cycle_seconds:
             self.cycle()
+
+    async def wait_cycle(self) -> None:
+        """Wait for the next cycle of whichever match is on."""
+        await self._tick.wait()
 
     async def next_cycle(self, match: Match, steps: int) -> None:
         """Wait until ``match`` has stepped past ``steps`` (or is over)."""
