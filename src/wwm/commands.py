@@ -50,7 +50,7 @@ for _command in (
     Command("meta", "wwm.meta.command", "meta-execution: Meta(A) and HCH at the terminal"),
     Command("acl", "wwm.acl.command", "agent communication: conversations, commitments, Contract Net"),
     Command("tworld", "wwm.tileworld.command", "T-World: the Tileworld, its proxy and its browser view"),
-    Command("soccer", "wwm.soccer.command", "a soccer world: WWM players, the soccer server's UDP protocol, a live view"),
+    Command("soccer", "wwm.soccer.command", "a soccer world: WWM players, the soccer server's UDP protocol, live view"),
     Command("docs", "wwm.cli.docs", "build and open the documentation site"),
     Command("portal", "wwm.portal.command", "the portal: browse servers, compose, link, run, watch"),
     Command("mcp", "wwm.mcp.command", "serve a World or Mind server's queries as MCP tools over stdio, for LLM agents"),
