@@ -87,7 +87,7 @@ class SoccerApp:
     def _now(self) -> dict[str, Any]:
         w, m = self.world, self.world.match
         return {"match": w.matches, "teams": m.teams, "players": w.params.players, "half": w.params.half_cycles,
-                "finished": m.finished, "frame": m.frames[-1]}
+                "finished": m.finished, "frame": m.frame()}
 
     async def page(self, request: Request) -> HTMLResponse:
         return HTMLResponse(resources.files(__package__).joinpath("static/soccer.html").read_text())

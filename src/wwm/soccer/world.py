@@ -146,14 +146,13 @@ class SoccerWorld(World):
 
     async def join(self, client_url: str | None = None, team: str = "", goalie: bool = False,
                    view: str = "normal", **args: Any) -> World:
+        try:
+            views = parse(f"(change_view {view})")
+        except CommandError as exc:
+            raise Refusal("bad-parameters", f"soccer: view: {exc}") from None
         seat = self.take_seat(team, goalie)
-        if view != "normal":
-            try:
-                for c in parse(f"(change_view {view})"):
-                    seat.match.command(seat.index, c)
-            except CommandError as exc:
-                self.leave(seat)
-                raise Refusal("bad-parameters", f"soccer: {exc}") from None
+        for c in views:
+            seat.match.command(seat.index, c)
         body = PlayerBody(self, seat)
         body.client_url = client_url
         return body
