@@ -190,7 +190,9 @@ class SoccerWorld(World):
             return
         self.since += seconds
         if self.since >= self.cycle_seconds:
+            behind = min(self.since - self.cycle_seconds, self.cycle_seconds)  # late ticks are made up once
             self.cycle()
+            self.since = behind
 
     async def wait_cycle(self) -> None:
         """Wait for the next cycle of whichever match is on."""
