@@ -41,9 +41,11 @@ def see(match: Match, i: int) -> list[dict[str, Any]]:
         return shown, d, direction
 
     shown, d, direction = visible(_FLAG_XY - me)
-    qd = quantise(d, p.quantize_step_l)
-    for k in np.flatnonzero(shown):
-        out.append({"name": _FLAG_NAMES[k], "dist": round(float(qd[k]), 1), "dir": int(np.rint(direction[k]))})
+    at = np.flatnonzero(shown)
+    dists = np.round(quantise(d[at], p.quantize_step_l), 1).tolist()
+    dirs = np.rint(direction[at]).astype(int).tolist()
+    out += [{"name": _FLAG_NAMES[k], "dist": dist, "dir": dr} for k, dist, dr in zip(at.tolist(), dists, dirs,
+                                                                                      strict=True)]
     shown, d, direction = visible((match.ball - me)[None, :])
     if shown[0]:
         out.append({"name": "b", "dist": round(float(quantise(d, p.quantize_step)[0]), 1),
