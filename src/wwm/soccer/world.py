@@ -147,7 +147,7 @@ class SoccerWorld(World):
     async def join(self, client_url: str | None = None, team: str = "", goalie: bool = False,
                    view: str = "normal", **args: Any) -> World:
         try:
-            views = parse(f"(change_view {view})")
+            views = parse(f"(change_view {view})") if view != "normal" else []
         except CommandError as exc:
             raise Refusal("bad-parameters", f"soccer: view: {exc}") from None
         seat = self.take_seat(team, goalie)
