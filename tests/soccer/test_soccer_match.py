@@ -61,7 +61,7 @@ def test_python_minds_and_node_players_play_a_match_to_the_final_whistle(tmp_pat
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                  for role in ("goalie", "chaser")]
         outs = [p.communicate(timeout=180) for p in runs + nodes]
-        for p, (out, err) in zip(runs + nodes, outs, strict=True):
+        for p, (_, err) in zip(runs + nodes, outs, strict=True):
             assert p.returncode == 0, err
         match = get_json(server.url + "soccer/recording/1.json")
     assert match["finished"] and match["events"][-1] == [300, "time_over"]
@@ -72,7 +72,7 @@ def test_python_minds_and_node_players_play_a_match_to_the_final_whistle(tmp_pat
     assert len(last["p"]) == 4 and last["t"] == 300
     moved = {(p[0], p[1]) for f in match["frames"] for p in f["p"] if p[2] not in (-50.0, 50.0, -12.0, 12.0)}
     assert len(moved) >= 3  # players of both sides ran about
-    kicks = sum(1 for a, b in zip(match["frames"], match["frames"][1:]) if b["b"] != a["b"])
+    kicks = sum(1 for a, b in zip(match["frames"], match["frames"][1:], strict=False) if b["b"] != a["b"])
     assert kicks > 100  # the ball was in play
     python_side = match["teams"].index("Pythons")
     difference = match["score"][python_side] - match["score"][1 - python_side]

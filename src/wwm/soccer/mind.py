@@ -24,13 +24,13 @@ class SoccerMind(Mind):
     def __init__(self, role: str = "chaser") -> None:
         if role not in ROLES:
             raise Refusal("bad-parameters", f"role must be one of {', '.join(ROLES)}, got {role!r}")
-        self.role = role
+        self.part = role  # (``role`` is every Mind's class attribute: "mind")
 
     async def get_action(self, state: str) -> Suggestion:
         try:
             data = json.loads(state)
             if data["playmode"] == "time_over":
                 return Suggestion.cannot("the match is over")
-            return Suggestion(decide(data, self.role))
+            return Suggestion(decide(data, self.part))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise Refusal("bad-parameters", f"not a soccer state: {exc!s:.80}") from None

@@ -88,7 +88,7 @@ class Params:
         if unknown:
             raise ParamError(f"unknown soccer setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
         try:
-            values = {k: (int(v) if known[k].type == "int" else float(v)) for k, v in data.items()}
+            values: dict[str, Any] = {k: (int(v) if known[k].type == "int" else float(v)) for k, v in data.items()}
         except (TypeError, ValueError) as exc:
             raise ParamError(f"a soccer setting is not a number: {exc}") from None
         return cls(**values)

@@ -53,7 +53,7 @@ def picture(data: dict[str, Any], path: str | Path, cycle: int | None = None, tr
     fig, ax = plt.subplots(figsize=(9, 6.2))
     hl, hw = PITCH_LENGTH / 2, PITCH_WIDTH / 2
     ax.add_patch(Rectangle((-hl - 6, -hw - 6), PITCH_LENGTH + 12, PITCH_WIDTH + 12, color="#2f7d32"))
-    line = {"fill": False, "ec": "white", "lw": 1.2}
+    line: dict[str, Any] = {"fill": False, "ec": "white", "lw": 1.2}
     ax.add_patch(Rectangle((-hl, -hw), PITCH_LENGTH, PITCH_WIDTH, **line))
     ax.plot([0, 0], [-hw, hw], color="white", lw=1.2)
     ax.add_patch(Circle((0, 0), 9.15, **line))
