@@ -245,3 +245,32 @@ def test_init_and_settings():
     with pytest.raises(ParamError, match="unknown soccer setting"):
         Params.from_dict({"gravity": 1})
     assert len(FLAGS) == 55 and math.isclose(FLAGS["f p r b"][1], 20.16)
+
+
+def test_the_simple_players_decide_from_what_they_sense():
+    from wwm.soccer.players import decide
+    from wwm.soccer.sensing import sense_body
+
+    m = match()
+    m.mode = "play_on"
+    m.view[0] = "narrow"
+
+    def state(i: int = 0) -> dict:
+        side, unum = m.side_unum(i)
+        return {"time": m.time, "side": "lr"[side], "unum": unum, "playmode": m.mode, "sense_body": sense_body(m, i),
+                "see": {"time": m.time, "age": 0, "objects": see(m, i)}}
+
+    m.pos[0], m.body[0], m.ball[:] = (0.0, 0.0), 0.0, (20.0, 0.0)
+    assert decide(state(), "chaser") == "(dash 100)"       # the ball ahead: run
+    m.stamina[0] = 1500.0
+    assert decide(state(), "chaser") == "(dash 40)"        # tired: no harder than it recovers
+    m.ball[:] = (0.0, 20.0)
+    assert decide(state(), "chaser") == "(turn 40)"        # out of its narrow view: look around
+    m.view[0] = "wide"
+    assert decide(state(), "chaser") == "(turn 90)"        # wide, it sees it to the right (y down): turn
+    m.ball[:] = (0.5, 0.0)
+    m.body[0] = 90.0
+    kick = decide(state(), "chaser")                        # kickable: at the right goal, 90° to its left
+    assert kick.startswith("(kick 100 ") and abs(float(kick[10:-1]) + 90) < 3
+    m.mode = "before_kick_off"
+    assert decide(state(), "goalie") == "(done)"

@@ -67,11 +67,12 @@ function localise(objects) {
 
 const sock = dgram.createSocket("udp4");
 let side = null, unum = 0, mode = "before_kick_off", see = [], seeFresh = false, speed = 0, narrow = false;
-let cycles = 0, score = [0, 0], lastTime = -1;
+let cycles = 0, score = [0, 0], lastTime = -1, stamina = 8000;
 
 function send(text) { sock.send(Buffer.from(text + "\0"), Number(port), host); }
 const turn = (dir) => `(turn ${Math.round(Math.max(-180, Math.min(180, dir * (1 + 5 * speed))))})`;
-const go = (dir, power) => (Math.abs(dir) > 12 ? turn(dir) : `(dash ${power})`);
+// a tired player (under a quarter of its stamina) runs no harder than its stamina recovers
+const go = (dir, power) => (Math.abs(dir) > 12 ? turn(dir) : `(dash ${stamina < 2000 ? Math.min(power, 40) : power})`);
 
 function decide() {
   if (!narrow) { narrow = true; return "(change_view narrow)"; }
@@ -118,6 +119,7 @@ sock.on("message", (data) => {
       see = parseSee(text); seeFresh = true;
     } else if (text.startsWith("(sense_body ")) {
       const m = /\(speed ([-\d.e]+)/.exec(text); speed = m ? Number(m[1]) : 0;
+      const st = /\(stamina ([-\d.e]+)/.exec(text); stamina = st ? Number(st[1]) : stamina;
       const t = Number(text.split(/\s+/)[1]);
       if (t !== lastTime || mode === "before_kick_off") cycles++;
       lastTime = t;

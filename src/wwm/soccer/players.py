@@ -16,6 +16,7 @@ from .params import FLAGS, PITCH_LENGTH, formation
 
 ROLES = ("chaser", "keeper", "goalie")
 KICKABLE = 0.3 + 0.085 + 0.7 - 0.05  # player size + ball size + kickable margin, a little inside
+TIRED = 2000.0  # stamina under which a player spares itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +66,12 @@ def _turn(direction: float, speed: float) -> str:
     return f"(turn {max(-180.0, min(180.0, direction * (1 + 5 * speed))):.0f})"
 
 
-def _go(direction: float, speed: float, power: float = 80) -> str:
-    return _turn(direction, speed) if abs(direction) > 12 else f"(dash {power:g})"
+def _go(direction: float, speed: float, power: float = 80, stamina: float = 8000.0) -> str:
+    """Turn towards ``direction``, or run there once facing it; a tired player (under a
+    quarter of its stamina) runs no harder than its stamina recovers (45 a cycle)."""
+    if abs(direction) > 12:
+        return _turn(direction, speed)
+    return f"(dash {min(power, 40.0) if stamina < TIRED else power:g})"
 
 
 def _home(state: dict[str, Any], role: str, ball_y: float | None) -> tuple[float, float]:
@@ -88,6 +93,7 @@ def decide(state: dict[str, Any], role: str = "chaser") -> str:
     fresh = state["see"].get("age", 0) == 0
     objects = state["see"]["objects"]
     speed = float(state["sense_body"]["speed"][0])
+    stamina = float(state["sense_body"]["stamina"][0])
     ball = next((o for o in objects if o["name"] == "b"), None)
     pose = localise(objects)
     theirs = PITCH_LENGTH / 2 if side == "l" else -PITCH_LENGTH / 2
@@ -103,11 +109,11 @@ def decide(state: dict[str, Any], role: str = "chaser") -> str:
     if role == "chaser" or pose is None:
         if ball is None:
             return narrow + _turn(40, speed)
-        return _go(ball["dir"], speed, 100 if ball["dist"] > 3 else 60)
+        return _go(ball["dir"], speed, 100 if ball["dist"] > 3 else 60, stamina)
     if ball is None:  # back to its place, and look for the ball there
         home_x, home_y = _home(state, role, None)
         d, direction = _rel(pose, home_x, home_y)
-        return narrow + (_turn(40, speed) if d < 1.5 else _go(direction, speed, 60))
+        return narrow + (_turn(40, speed) if d < 1.5 else _go(direction, speed, 60, stamina))
     bx = pose.x + ball["dist"] * math.cos(math.radians(pose.body + ball["dir"]))
     by = pose.y + ball["dist"] * math.sin(math.radians(pose.body + ball["dir"]))
     home_x, home_y = _home(state, role, by)
@@ -116,8 +122,8 @@ def decide(state: dict[str, Any], role: str = "chaser") -> str:
     else:
         near = math.hypot(bx - home_x, by - home_y) < 15
     if near:
-        return _go(ball["dir"], speed, 100)
+        return _go(ball["dir"], speed, 100, stamina)
     d, direction = _rel(pose, home_x, home_y)
     if d < 1.5:
         return _turn(ball["dir"], speed) if abs(ball["dir"]) > 30 else "(done)"
-    return _go(direction, speed, 60 if d > 5 else 30)
+    return _go(direction, speed, 60 if d > 5 else 30, stamina)
