@@ -71,7 +71,13 @@ class Seat:
 
 class SoccerWorld(World):
     """A soccer world in the spirit of Noda's Soccer Server: two teams on a continuous field,
-    ball physics, stamina, noisy and limited sensing and a referee; every player a client."""
+    ball physics, stamina, noisy and limited sensing and a referee; every player a client.
+
+    New run takes ``team`` (the first team to come plays on the left), ``goalie`` and
+    ``view``; the run's score is its team's goal difference. Served by ``wwm soccer serve``,
+    the same match also takes players speaking the soccer server's text protocol on the UDP
+    port named among this card's bindings, and is drawn live at ``/soccer``. Rules and
+    protocols: docs/soccer.md."""
 
     title: ClassVar[str] = "Soccer"
     sharing = "shared"
