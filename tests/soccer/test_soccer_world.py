@@ -60,3 +60,31 @@ async def test_a_player_leaving_before_the_kick_off_frees_its_place_and_its_side
         SoccerWorld(cycle_ms=0)
     with pytest.raises(Refusal, match="config must be a JSON object"):
         SoccerWorld(config="[1]")
+
+
+@pytest.mark.slow
+def test_wwm_soccer_picture_draws_a_recording_and_names_a_file_that_is_none(tmp_path):
+    import subprocess
+    import sys
+
+    from wwm.soccer.match import Match
+    from wwm.soccer.params import Params
+    from wwm.soccer.recording import recording
+
+    m = Match(Params(players=2, half_cycles=5))
+    for side in (0, 1):
+        for unum in (1, 2):
+            m.add_player(side, unum)
+    m.start()
+    while not m.finished:
+        m.step()
+    (tmp_path / "match.json").write_text(json.dumps(recording(m, 1)))
+    (tmp_path / "other.json").write_text("{}")
+    wwm_soccer = [sys.executable, "-m", "wwm.cli.main", "soccer", "picture"]
+    done = subprocess.run([*wwm_soccer, str(tmp_path / "match.json"), "--out", str(tmp_path / "field.png"),
+                           "--cycle", "3"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "field.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = subprocess.run([*wwm_soccer, str(tmp_path / "other.json"), "--out", str(tmp_path / "x.png")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "not a soccer recording" in bad.stderr
