@@ -274,3 +274,17 @@ def test_the_simple_players_decide_from_what_they_sense():
     assert kick.startswith("(kick 100 ") and abs(float(kick[10:-1]) + 90) < 3
     m.mode = "before_kick_off"
     assert decide(state(), "goalie") == "(done)"
+
+
+def test_bodies_that_run_into_each_other_are_pushed_apart_and_bounce():
+    m = match()
+    m.mode = "play_on"
+    m.pos[0], m.body[0] = (0.0, 0.0), 0.0
+    m.pos[1], m.body[1] = (1.0, 0.0), 180.0
+    for k in range(3):
+        m.command(0, parse("(dash 100)")[0])
+        m.command(1, parse("(dash 100)")[0])
+        m.step()
+        assert np.hypot(*(m.pos[1] - m.pos[0])) >= 0.6 - 1e-9  # never inside each other
+        if k == 0:
+            assert m.vel[0, 0] < 0.0 < m.vel[1, 0]  # bounced back

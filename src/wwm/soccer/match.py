@@ -216,6 +216,7 @@ class Match:
         self.pos[on, 1] = np.clip(self.pos[on, 1], -HALF_W - 5, HALF_W + 5)
         self.vel[on] = v * p.player_decay
         self.acc[:] = 0.0
+        self._collide()
         bv = self.ball_vel
         bs = float(np.hypot(*bv))
         if bs > p.ball_speed_max:
@@ -234,6 +235,26 @@ class Match:
             d = float(dist[k]) or 1e-6
             self.ball = self.pos[on][k] + rel[k] / d * reach
             self.ball_vel *= -0.1
+
+    def _collide(self) -> None:
+        """Bodies closer than two player sizes are pushed apart along the line between them,
+        each half the overlap, and their speeds turned to -0.1 of what they were."""
+        idx = np.flatnonzero(self.joined)
+        if idx.size < 2:
+            return
+        pos = self.pos[idx]
+        rel = pos[:, None, :] - pos[None, :, :]
+        dist = np.hypot(rel[..., 0], rel[..., 1])
+        reach = 2 * self.params.player_size
+        a, b = np.nonzero(np.triu(dist < reach, 1))
+        for i, j in zip(a.tolist(), b.tolist(), strict=True):
+            d = float(dist[i, j])
+            push = rel[i, j] / d if d > 1e-9 else np.array([1.0, 0.0])
+            gap = (reach - d) / 2
+            self.pos[idx[i]] += push * gap
+            self.pos[idx[j]] -= push * gap
+            self.vel[idx[i]] *= -0.1
+            self.vel[idx[j]] *= -0.1
 
     def _stamina(self) -> None:
         p = self.params
