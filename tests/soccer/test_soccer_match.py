@@ -151,3 +151,15 @@ async def test_wwm_clients_get_refusals_that_name_the_mistake(tmp_path):
                           "players=12"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "players (a side) must be between 1 and 11" in bad.stderr
     assert "Traceback" not in bad.stderr
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        busy = subprocess.run([sys.executable, "-m", "wwm.cli.main", "soccer", "serve", "--port", "0", "--udp-port",
+                               str(taken.getsockname()[1]), "--arg", "config={oops"],
+                              capture_output=True, text=True, timeout=60)
+    assert busy.returncode == 2 and "config is not JSON" in busy.stderr  # the settings are checked first
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        busy = subprocess.run([sys.executable, "-m", "wwm.cli.main", "soccer", "serve", "--port", "0", "--udp-port",
+                               str(taken.getsockname()[1])], capture_output=True, text=True, timeout=60)
+    assert busy.returncode == 1 and busy.stderr.startswith("wwm soccer serve: cannot take UDP port")
+    assert busy.stderr.count("\n") == 1 and "serving" not in busy.stdout

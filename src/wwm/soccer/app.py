@@ -29,7 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..server import ServerApp, listen, make_app
 from .recording import recording
-from .udp import SoccerUDP, open_udp
+from .udp import SoccerUDP, bind_udp, open_udp
 from .world import SoccerWorld
 
 log = logging.getLogger("wwm.soccer")
@@ -39,13 +39,13 @@ FRAME_SECONDS = 0.05  # the live view gets at most 20 frames a second
 class SoccerApp:
     """ASGI: ``/soccer...`` to the view, everything else to the WWM server of the world."""
 
-    def __init__(self, defaults: dict[str, Any], *, url: str, host: str = "127.0.0.1", udp_port: int = 0) -> None:
+    def __init__(self, defaults: dict[str, Any], *, url: str, udp: socket.socket | None = None) -> None:
         self.inner: ServerApp = make_app(SoccerWorld, url=url, defaults=defaults)
         d = self.inner.dispatcher
         built = d.defaults if d.defaults_complete else d.arguments.build(d.raw_defaults)
         self.world = SoccerWorld(**built)
         d.runs.shared = self.world  # the one instance every New run joins
-        self.host, self.udp_port = host, udp_port
+        self.udp_socket = udp  # bound before the server starts: a port in use fails there, not in it
         self.udp: SoccerUDP | None = None
         self.router = Starlette(routes=[
             Route("/soccer", self.page), Route("/soccer/", self.page),
@@ -63,8 +63,11 @@ class SoccerApp:
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
         async with self.inner.lifespan(app):
-            self.udp, port = await open_udp(self.world, self.host, self.udp_port)
-            self.inner.dispatcher.bindings["udp"] = f"udp://{self.host}:{port}"
+            if self.udp_socket is None:
+                self.udp_socket = bind_udp("127.0.0.1", 0)
+            self.udp, port = await open_udp(self.world, self.udp_socket)
+            host = self.udp_socket.getsockname()[0]
+            self.inner.dispatcher.bindings["udp"] = f"udp://{host}:{port}"
             clock = asyncio.get_running_loop().create_task(self._clock())
             try:
                 yield
@@ -131,7 +134,15 @@ def serve_soccer(defaults: dict[str, Any], *, host: str = "127.0.0.1", port: int
 
     sock: socket.socket = listen(host, port)
     url = f"http://{host}:{sock.getsockname()[1]}/"
-    app = SoccerApp(defaults, url=url, host=host, udp_port=udp_port)
+    try:
+        app = SoccerApp(defaults, url=url)  # the settings are checked here, then the UDP port taken
+        app.udp_socket = bind_udp(host, udp_port)
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot take UDP port {udp_port}: {exc.strerror or exc}") from None
+    except BaseException:
+        sock.close()
+        raise
     server = uvicorn.Server(uvicorn.Config(app, host=host, log_level=log_level, access_log=False, lifespan="on",
                                            ws="websockets-sansio"))
     if on_ready:

@@ -53,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     except (Refusal, ValueError) as exc:
         return fail("soccer serve", exc, 2)
     except OSError as exc:
-        return fail("soccer serve", f"cannot serve on port {args.port}: {exc.strerror or exc}", 1)
+        return fail("soccer serve", exc if "UDP" in str(exc) else
+                    f"cannot serve on port {args.port}: {exc.strerror or exc}", 1)
     except KeyboardInterrupt:
         return interrupted("soccer serve", "nothing: the match in progress is lost")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any
 
 from ..protocol.errors import Refusal
@@ -89,9 +90,21 @@ class SoccerUDP(asyncio.DatagramProtocol):
             self.transport.close()
 
 
-async def open_udp(world: SoccerWorld, host: str, port: int) -> tuple[SoccerUDP, int]:
-    """Serve ``world``'s players over UDP on ``host:port`` (0: any free port); the protocol
-    object and the port taken."""
+def bind_udp(host: str, port: int) -> socket.socket:
+    """A UDP socket bound to ``host:port`` (0: any free port): a port in use is an OSError
+    here, before anything is served."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0][0]
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def open_udp(world: SoccerWorld, sock: socket.socket) -> tuple[SoccerUDP, int]:
+    """Serve ``world``'s players over UDP on a bound socket; the protocol object and its port."""
     loop = asyncio.get_running_loop()
-    transport, protocol = await loop.create_datagram_endpoint(lambda: SoccerUDP(world), local_addr=(host, port))
-    return protocol, transport.get_extra_info("sockname")[1]
+    _, protocol = await loop.create_datagram_endpoint(lambda: SoccerUDP(world), sock=sock)
+    return protocol, sock.getsockname()[1]

@@ -90,7 +90,10 @@ class SoccerWorld(World):
                  synch: bool = False, record: str = "", config: str = "", team: str = "", goalie: bool = False,
                  view: str = "normal") -> None:
         try:
-            extra = json.loads(config) if config else {}
+            try:
+                extra = json.loads(config) if config else {}
+            except ValueError as exc:
+                raise ParamError(f"config is not JSON: {exc}") from None
             if not isinstance(extra, dict):
                 raise ParamError("config must be a JSON object of soccer settings")
             self.params = Params.from_dict({"players": players, "half_cycles": half, "seed": seed, **extra})
