@@ -68,10 +68,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     def a(*names, **kwargs):
         kwargs.setdefault("action", _NotedFlag if kwargs.pop("flag", False) else _Noted)
         parser.add_argument(*names, **kwargs)
-    parser.set_defaults(given=set())
+    parser.set_defaults(given=set(), experiment=None)
+    from .experiments import add_parsers
+
+    add_parsers(parser.add_subparsers(dest="experiment", metavar="EXPERIMENT",
+                                      help="or run one of the experiments (each has --help)"))
     a("--agents", default="random,local,oracle",
       help="comma-separated agent types: random, local, oracle, qlearning, sarsa, stigmergy, woc, "
-           "bidding, dictator, imitative, shared-q, shared-sarsa (default: %(default)s)")
+           "bidding, dictator, imitative, shared-q, shared-sarsa, or mixed collectives "
+           "TYPE:COUNT+TYPE:COUNT such as local:2+random:1 (their size is their count; "
+           "default: %(default)s)")
     a("--sizes", type=_ints, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
     a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
     a("--iterations", "-t", type=int, default=100,
@@ -116,6 +122,11 @@ def run(args: argparse.Namespace) -> int:
 
     from ..commands import fail, interrupted
     from ..protocol.errors import Refusal
+
+    if args.experiment is not None:
+        from .experiments import run as run_experiment
+
+        return run_experiment(args)
 
     # with --json, stdout carries the JSON alone; tables and progress go to stderr
     console = Console(stderr=args.json)
@@ -225,11 +236,16 @@ def _progress(console, quiet: bool = False):
 
 
 def _local(args, console):
+    from itertools import product
+
     from . import sweep
     from .agents import TEAMS
 
+    from .agents.mixed import is_mix, mix_key, mix_size, parse_mix
+
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
-    unknown = [x for x in agents if x not in TEAMS]
+    mixes = {x: parse_mix(x, lambda a: a in TEAMS) for x in agents if is_mix(x)}
+    unknown = [x for x in agents if x not in TEAMS and x not in mixes]
     if unknown:
         raise ValueError(f"unknown agent type(s) {', '.join(unknown)} (choose from {', '.join(TEAMS)})")
     if not agents:
@@ -238,11 +254,18 @@ def _local(args, console):
         raise ValueError("--sizes must be at least 1")
     if args.environment == "landscape" and args.k_range:
         raise ValueError("--k-range applies to Λ* patterns, not to the fitness landscape")
-    jobs = sweep.jobs(agents, args.sizes, args.grid, args.seed, episodes=args.episodes,
-                      iterations=args.iterations, profile=args.profile,
-                      observation_range=args.observation_range, coordination=args.coordination,
-                      engine=args.engine, environment=args.environment, k_range=args.k_range,
-                      bins=args.bins, gamma=args.gamma, replays=args.replays, drift=args.drift)
+    common = dict(episodes=args.episodes, iterations=args.iterations, profile=args.profile,
+                  observation_range=args.observation_range, coordination=args.coordination,
+                  environment=args.environment, k_range=args.k_range, bins=args.bins,
+                  gamma=args.gamma, replays=args.replays, drift=args.drift)
+    jobs = []
+    for grid, seed, agent in product(args.grid, args.seed, agents):
+        if agent in mixes:  # a mix has its own size, and plays on the plain engine
+            parts = mixes[agent]
+            jobs.append(sweep.Job(agent=mix_key(parts), size=mix_size(parts), grid=grid, seed=seed,
+                                  engine="plain", **common))
+        else:
+            jobs += sweep.jobs([agent], args.sizes, [grid], [seed], engine=args.engine, **common)
     with _progress(console, args.quiet) as progress:
         task = progress.add_task(f"{len(jobs)} test(s), {args.backend}", total=len(jobs) * args.episodes)
         return sweep.run(jobs, backend=args.backend, address=args.ray_address,
