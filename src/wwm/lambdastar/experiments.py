@@ -49,8 +49,9 @@ def add_parsers(sub) -> None:
         elif name == "commons":
             p.add_argument("--agents", type=_ints, default=[1, 2, 4, 8, 16, 32, 64],
                            help="numbers of harvesters to sweep (default: 1,2,4,8,16,32,64)")
-            p.add_argument("--policies", default="greedy,restrained",
-                           help="harvest policies: greedy, restrained (default: %(default)s)")
+            p.add_argument("--policies", default="greedy,restrained,one-greedy",
+                           help="harvest policies: greedy, restrained, one-greedy (agent 1 greedy among "
+                                "restrained ones) (default: %(default)s)")
             p.add_argument("--greed", type=float, default=1.0,
                            help="share of a cell's stock a greedy harvester takes (default: 1)")
             p.add_argument("--growth", type=float, default=0.2,
@@ -155,8 +156,53 @@ def _mix_table(results):
 
 
 def _commons(args, progress):
-    raise ValueError("not yet")
+    from . import commons
+
+    policies = [x.strip() for x in args.policies.split(",") if x.strip()]
+    if min(args.agents) < 1:
+        raise ValueError(f"--agents must be at least 1 (got {min(args.agents)})")
+    rules = commons.Rules(grid=args.grid, iterations=args.iterations, growth=args.growth, greed=args.greed)
+    task = progress.add_task("commons", total=len(args.seed) * len(policies) * len(args.agents) * args.episodes)
+    results = commons.sweep(policies, args.agents, rules, args.episodes, args.seed,
+                            progress=lambda k: progress.advance(task, k))
+    rows = [r.as_dict() for r in results]
+    saved = _save(args, rows, ["policy", "agents", "seed", "episodes", "total", "total_stderr", "per_agent",
+                               "greedy_agent", "restrained_agent", "final_stock"])
+    if not args.no_plots:
+        saved.append(commons.plot(results, args.out))
+    return commons.table(results), saved, _json(rows)
 
 
 def _pluralistic(args, progress):
-    raise ValueError("not yet")
+    from . import pluralistic
+
+    task = progress.add_task("groups", total=len(args.seed) * len(args.reject) * 2 * args.episodes)
+    results = pluralistic.sweep(args.reject, args.agents, args.rounds, args.episodes, args.seed,
+                                progress=lambda k: progress.advance(task, k))
+    rows = [r.as_dict() for r in results]
+    saved = _save(args, rows, list(rows[0]))
+    if not args.no_plots:
+        saved.append(pluralistic.plot(results, args.out))
+    return pluralistic.table(results), saved, _json(rows)
+
+
+def _json(rows: list[dict]) -> str:
+    import json
+
+    from .report import _finite
+
+    return json.dumps(_finite(rows), indent=1, allow_nan=False)
+
+
+def _save(args, rows: list[dict], columns: list[str]) -> list[Path]:
+    """results.csv (the columns named) and results.json (everything) in --out."""
+    import csv
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with open(args.out / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow(["" if row[c] is None else row[c] for c in columns])
+    (args.out / "results.json").write_text(_json(rows))
+    return [args.out / "results.csv", args.out / "results.json"]
