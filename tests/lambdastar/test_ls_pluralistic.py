@@ -49,3 +49,14 @@ def test_bad_pluralistic_input_is_named(argv, message, tmp_path, capsys):
         code = exit.code
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_on_the_torus_members_see_only_their_range():
+    """On a 5×5 torus range 2 reaches every cell, so it is the all-see-all group exactly;
+    range 1 (eight neighbours) changes the outcome, and seeing actions still misleads more."""
+    everyone = play("public", 0.65, agents=25, episodes=200, seed=4)
+    whole = play("public", 0.65, agents=25, episodes=200, seed=4, observation_range=2).as_dict()
+    assert {**whole, "observation_range": None} == everyone.as_dict()
+    local = {c: play(c, 0.65, agents=25, episodes=200, seed=4, observation_range=1) for c in ("public", "shared")}
+    assert local["public"].settled != everyone.settled
+    assert local["public"].frequency > local["shared"].frequency + 3 * local["public"].stderr

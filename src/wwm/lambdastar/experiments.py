@@ -67,6 +67,9 @@ def add_parsers(sub) -> None:
                            help="rounds in which every agent acts again (default: %(default)s)")
             p.add_argument("--episodes", "-w", type=int, default=400,
                            help="groups per share (default: %(default)s)")
+            p.add_argument("--range", dest="observation_range", type=int, default=None,
+                           help="members sit on a Λ* torus and see only those within this range "
+                                "(default: everyone sees everyone)")
         p.add_argument("--seed", type=_ints, default=[0], help="seed(s); the same seed gives the same numbers")
         p.add_argument("--out", type=Path, default=Path(f"lambdastar-{name}"),
                        help="folder for the CSV, JSON and plot (default: %(default)s)")
@@ -178,7 +181,8 @@ def _pluralistic(args, progress):
 
     task = progress.add_task("groups", total=len(args.seed) * len(args.reject) * 2 * args.episodes)
     results = pluralistic.sweep(args.reject, args.agents, args.rounds, args.episodes, args.seed,
-                                progress=lambda k: progress.advance(task, k))
+                                progress=lambda k: progress.advance(task, k),
+                                observation_range=args.observation_range)
     rows = [r.as_dict() for r in results]
     saved = _save(args, rows, list(rows[0]))
     if not args.no_plots:

@@ -18,6 +18,11 @@ conditions, and nothing else does:
 - ``shared`` (the contrast): the same members share their private attitudes as they act, so
   each sees what the others really think.
 
+By default every member sees every other. With an observation range k the members sit on
+distinct random cells of the Λ* torus (the smallest square that holds them, at least 3×3)
+and each sees only those within Chebyshev distance k, as a Λ* agent sees only its range-k
+neighbourhood.
+
 The collective *settles on the norm* when more than half enact it after the last round. The
 figure of interest is how often it does in episodes where more than half privately reject it.
 Attitudes and orders come from named streams of the seed, the same in both conditions.
@@ -31,9 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .episodes import stream
+from .torus import torus
 
 CONDITIONS = ("public", "shared")
-PLURALISTIC = 31  # the random streams of this experiment (attitudes: 0, orders: 1)
+PLURALISTIC = 31  # the random streams of this experiment (attitudes: 0, orders: 1, cells: 2)
 
 
 @dataclass(slots=True)
@@ -44,6 +50,7 @@ class PluralisticResult:
     rounds: int
     seed: int
     episodes: int
+    observation_range: int | None  # None: every member sees every other
     rejected: int            # episodes where more than half privately reject the norm
     settled: int             # ... of which the group settled on the norm
     norm_share: float        # the mean share enacting the norm at the end
@@ -62,12 +69,13 @@ class PluralisticResult:
     def as_dict(self) -> dict:
         return {"condition": self.condition, "reject": self.reject, "agents": self.agents,
                 "rounds": self.rounds, "seed": self.seed, "episodes": self.episodes,
+                "observation_range": self.observation_range,
                 "rejected": self.rejected, "settled_on_norm": self.settled,
                 "frequency": None if not self.rejected else self.frequency,
                 "norm_share": self.norm_share, "rejecters_complying": self.complying}
 
 
-def check(reject: float, agents: int, rounds: int, episodes: int) -> None:
+def check(reject: float, agents: int, rounds: int, episodes: int, observation_range: int | None = None) -> None:
     if not 0.0 <= reject <= 1.0:
         raise ValueError(f"--reject shares are between 0 and 1 (got {reject:g})")
     if agents < 2:
@@ -76,14 +84,31 @@ def check(reject: float, agents: int, rounds: int, episodes: int) -> None:
         raise ValueError(f"--rounds must be at least 1 (got {rounds})")
     if episodes < 1:
         raise ValueError(f"--episodes must be at least 1 (got {episodes})")
+    if observation_range is not None and observation_range < 1:
+        raise ValueError(f"--range must be at least 1 (got {observation_range})")
+
+
+def side(agents: int) -> int:
+    """The side of the smallest square torus (at least 3×3) with a cell for every member."""
+    return max(3, int(np.ceil(np.sqrt(agents))))
+
+
+def visibility(agents: int, observation_range: int | None, episodes: int, seed: int) -> np.ndarray | None:
+    """``[E, n, n]``: whether member i sees member j (None: everyone sees everyone)."""
+    if observation_range is None:
+        return None
+    geo = torus(side(agents))
+    cells = np.argsort(stream(seed, PLURALISTIC, 2).random((episodes, geo.size)), axis=1)[:, :agents]
+    return geo.distance[cells[:, :, None], cells[:, None, :]] <= observation_range
 
 
 def play(condition: str, reject: float, agents: int = 25, rounds: int = 3, episodes: int = 400,
-         seed: int = 0) -> PluralisticResult:
+         seed: int = 0, observation_range: int | None = None) -> PluralisticResult:
     """``episodes`` groups at once (numpy over episodes), in one condition."""
     if condition not in CONDITIONS:
         raise ValueError(f"unknown condition {condition!r} (choose from {', '.join(CONDITIONS)})")
-    check(reject, agents, rounds, episodes)
+    check(reject, agents, rounds, episodes, observation_range)
+    sees = visibility(agents, observation_range, episodes, seed)
     E, n = episodes, agents
     rows = np.arange(E)
     rejects = stream(seed, PLURALISTIC, 0).random((E, n)) < reject    # private attitudes
@@ -95,6 +120,8 @@ def play(condition: str, reject: float, agents: int = 25, rounds: int = 3, episo
             j = orders[:, r, k]
             acted = public != 0
             acted[rows, j] = False                                   # the others only
+            if sees is not None:
+                acted &= sees[rows, j]                               # within its range
             seen = public if condition == "public" else attitude_sign
             evidence = (seen * acted).sum(axis=1) + attitude_sign[rows, j]
             conform = np.where(evidence > 0, 1, np.where(evidence < 0, -1, attitude_sign[rows, j]))
@@ -104,20 +131,21 @@ def play(condition: str, reject: float, agents: int = 25, rounds: int = 3, episo
     settled = enact.sum(axis=1) * 2 > n
     rejecters = rejects.sum(axis=1)
     complying = np.where(rejecters > 0, (enact & rejects).sum(axis=1) / np.maximum(rejecters, 1), np.nan)
-    return PluralisticResult(condition, reject, agents, rounds, seed, episodes,
+    return PluralisticResult(condition, reject, agents, rounds, seed, episodes, observation_range,
                              int(majority_rejects.sum()), int((settled & majority_rejects).sum()),
                              float(enact.mean()), float(np.nanmean(complying)))
 
 
 def sweep(shares: Sequence[float], agents: int = 25, rounds: int = 3, episodes: int = 400,
-          seeds: Sequence[int] = (0,), progress: Callable[[int], None] | None = None) -> list[PluralisticResult]:
+          seeds: Sequence[int] = (0,), progress: Callable[[int], None] | None = None,
+          observation_range: int | None = None) -> list[PluralisticResult]:
     for share in shares:
-        check(share, agents, rounds, episodes)
+        check(share, agents, rounds, episodes, observation_range)
     out = []
     for seed in seeds:
         for share in shares:
             for condition in CONDITIONS:
-                out.append(play(condition, share, agents, rounds, episodes, seed))
+                out.append(play(condition, share, agents, rounds, episodes, seed, observation_range))
                 if progress is not None:
                     progress(episodes)
     return out
@@ -127,7 +155,9 @@ def table(results: Sequence[PluralisticResult]):
     from rich.table import Table
 
     r0 = results[0]
-    t = Table(title=f"pluralistic ignorance: {r0.agents} agents, {r0.rounds} rounds, "
+    seen = ("each sees all" if r0.observation_range is None else
+            f"on a {side(r0.agents)}x{side(r0.agents)} torus, range {r0.observation_range}")
+    t = Table(title=f"pluralistic ignorance: {r0.agents} agents ({seen}), {r0.rounds} rounds, "
                     f"{r0.episodes} groups per row")
     for column in ("reject", "seed", "seen", "groups", "on the norm", "± s.e.", "enact it", "rejecters"):
         t.add_column(column, justify="left" if column == "seen" else "right")
