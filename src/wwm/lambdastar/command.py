@@ -8,16 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
-def _ints(text: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated whole numbers, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return values
+from .terminal import check_out, progress_bar, whole_numbers
 
 
 def _k_range(text: str) -> tuple[int, int]:
@@ -78,15 +69,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
            "bidding, dictator, imitative, shared-q, shared-sarsa, or mixed collectives "
            "TYPE:COUNT+TYPE:COUNT such as local:2+random:1 (their size is their count; "
            "default: %(default)s)")
-    a("--sizes", type=_ints, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
+    a("--sizes", type=whole_numbers, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
     a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
     a("--iterations", "-t", type=int, default=100,
       help="iterations ϑ per episode (default: %(default)s)")
-    a("--grid", type=_ints, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
+    a("--grid", type=whole_numbers, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
     a("--range", dest="observation_range", type=int, default=1, help="observation range k (default: 1)")
     a("--profile", choices=("paper", "original"), default="paper",
       help="paper definitions, or the authors' code's behaviour (default: %(default)s)")
-    a("--seed", type=_ints, default=[0], help="seed(s); the same seed gives the same numbers")
+    a("--seed", type=whole_numbers, default=[0], help="seed(s); the same seed gives the same numbers")
     a("--engine", choices=("vector", "plain"), default="vector", help="default: %(default)s")
     a("--backend", choices=("serial", "ray"), default="serial", help="default: %(default)s")
     a("--ray-address", default=None, help="address of a running Ray cluster (default: a local one)")
@@ -134,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         _check_common(args)
         _check_applies(args)
-        _check_out(args.out)  # before the run, without creating anything yet
+        check_out(args.out)  # before the run, without creating anything yet
     except ValueError as exc:
         return fail("lambdastar", exc, 2)
     try:
@@ -167,15 +158,6 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _check_out(out: Path) -> None:
-    """--out is a folder that exists and is writable, or one that can be made."""
-    import os
-
-    existing = next(p for p in (out, *out.parents) if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"cannot use --out {out}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK):
-        raise ValueError(f"cannot use --out {out}: {existing} is not writable")
 
 
 def _check_common(args) -> None:
@@ -228,11 +210,6 @@ def _title(args) -> str:
             + (", coordination" if args.coordination else ""))
 
 
-def _progress(console, quiet: bool = False):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=console, transient=True, disable=quiet)
 
 
 def _local(args, console):
@@ -240,7 +217,6 @@ def _local(args, console):
 
     from . import sweep
     from .agents import TEAMS
-
     from .agents.mixed import is_mix, mix_key, mix_size, parse_mix
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
@@ -266,7 +242,7 @@ def _local(args, console):
                                   engine="plain", **common))
         else:
             jobs += sweep.jobs([agent], args.sizes, [grid], [seed], engine=args.engine, **common)
-    with _progress(console, args.quiet) as progress:
+    with progress_bar(console, args.quiet) as progress:
         task = progress.add_task(f"{len(jobs)} test(s), {args.backend}", total=len(jobs) * args.episodes)
         return sweep.run(jobs, backend=args.backend, address=args.ray_address,
                          progress=lambda k: progress.advance(task, k))
@@ -284,7 +260,7 @@ def _remote(args, console, failures: list):
     if args.world is None:
         console.print("Λ* world in this process (its state and action formats: "
                       "wwm serve wwm.lambdastar.world:LambdaStarWorld, then its page)")
-    with _progress(console, args.quiet) as progress:
+    with progress_bar(console, args.quiet) as progress:
         task = progress.add_task(f"{len(urls)} mind(s)", total=args.episodes)
         # the settings go with every body's New run, so a --world server set up for
         # another test refuses (naming its settings) instead of playing a different one

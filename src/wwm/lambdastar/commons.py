@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -175,7 +176,7 @@ def table(results: Sequence[CommonsResult]):
     return t
 
 
-def plot(results: Sequence[CommonsResult], out) -> object:
+def plot(results: Sequence[CommonsResult], out: Path) -> Path:
     """``commons.png``: total and per-agent reward and the stock left, against the number of
     agents, one line per policy (the first seed), and the stock over time at the largest group."""
     import matplotlib

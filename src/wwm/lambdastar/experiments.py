@@ -8,17 +8,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .terminal import check_out, progress_bar, whole_numbers
+
 EXPERIMENTS = {
     "mixed": "heterogeneous collectives (e.g. local:2+random:1) beside the pure ones",
     "commons": "the tragedy of the commons: greedy against restrained harvesters of a shared resource",
     "pluralistic": "pluralistic ignorance: the norm most privately reject, public actions against shared signals",
 }
-
-
-def _ints(text: str) -> list[int]:
-    from .command import _ints as ints
-
-    return ints(text)
 
 
 def _floats(text: str) -> list[float]:
@@ -47,7 +43,7 @@ def add_parsers(sub) -> None:
                            help="learners' training replays per episode (default: %(default)s)")
             p.add_argument("--gamma", type=float, default=0.5, help="stigmergy fake-reward factor γ")
         elif name == "commons":
-            p.add_argument("--agents", type=_ints, default=[1, 2, 4, 8, 16, 32, 64],
+            p.add_argument("--agents", type=whole_numbers, default=[1, 2, 4, 8, 16, 32, 64],
                            help="numbers of harvesters to sweep (default: 1,2,4,8,16,32,64)")
             p.add_argument("--policies", default="greedy,restrained,one-greedy",
                            help="harvest policies: greedy, restrained, one-greedy (agent 1 greedy among "
@@ -70,7 +66,7 @@ def add_parsers(sub) -> None:
             p.add_argument("--range", dest="observation_range", type=int, default=None,
                            help="members sit on a Λ* torus and see only those within this range "
                                 "(default: everyone sees everyone)")
-        p.add_argument("--seed", type=_ints, default=[0], help="seed(s); the same seed gives the same numbers")
+        p.add_argument("--seed", type=whole_numbers, default=[0], help="seed(s); the same seed gives the same numbers")
         p.add_argument("--out", type=Path, default=Path(f"lambdastar-{name}"),
                        help="folder for the CSV, JSON and plot (default: %(default)s)")
         p.add_argument("--no-plots", action="store_true", help="skip the plot")
@@ -82,7 +78,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..commands import fail, interrupted
-    from .command import _check_out, _progress
 
     name = args.experiment
     command = f"lambdastar {name}"
@@ -97,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--episodes and --iterations must be at least 1")
         if min(args.seed) < 0:
             raise ValueError(f"--seed must be 0 or more (got {min(args.seed)})")
-        _check_out(args.out)
+        check_out(args.out)
         runner = {"mixed": _mixed, "commons": _commons, "pluralistic": _pluralistic}[name]
-        with _progress(console, args.quiet) as progress:
+        with progress_bar(console, args.quiet) as progress:
             table, saved, as_json = runner(args, progress)
     except KeyboardInterrupt:
         return interrupted(command, f"nothing saved in {args.out}")
@@ -152,8 +147,8 @@ def _mix_table(results):
     for mix in (r for r in results if r.job.agent not in TEAMS):
         same = [r for r in results if r.job.seed == mix.job.seed]
         weighted, _ = mixes.weighted_parts(mix, same)
-        pure = ", ".join(f"{p.agent} {next(r.upsilon for r in same if r.job.agent == p.agent and r.job.size == mix.job.size):+.3f}"
-                         for p in mixes.parse(mix.job.agent))
+        score = {r.job.agent: r.upsilon for r in same if r.job.size == mix.job.size}
+        pure = ", ".join(f"{p.agent} {score[p.agent]:+.3f}" for p in mixes.parse(mix.job.agent))
         t.add_row(mix.job.agent, str(mix.job.seed), f"{mix.upsilon:+.4f}", f"{weighted:+.4f}", pure)
     return t
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -171,7 +172,7 @@ def table(results: Sequence[PluralisticResult]):
     return t
 
 
-def plot(results: Sequence[PluralisticResult], out) -> object:
+def plot(results: Sequence[PluralisticResult], out: Path) -> Path:
     """``pluralistic.png``: against the share privately rejecting the norm, how often the group
     settles on it and how many rejecters enact it, seeing actions against sharing attitudes."""
     import matplotlib

@@ -65,7 +65,7 @@ def mix_size(parts: list[Part]) -> int:
     return sum(p.count for p in parts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Start:
     """What one sub-team's ``begin`` reads: Good's cells, and its own members' start cells."""
 
@@ -88,10 +88,9 @@ class MixedTeam(Team):
         if bounds[-1] != size:
             raise ValueError(f"the mix has {bounds[-1]} agents, not {size}")
         self.replays = max(team.replays for team in self.parts)
-        self.needs_oracle = any(team.needs_oracle for team in self.parts)
         self._training = False
 
-    @property  # type: ignore[override]
+    @property
     def training(self) -> bool:
         return self._training
 
