@@ -60,3 +60,12 @@ def test_on_the_torus_members_see_only_their_range():
     local = {c: play(c, 0.65, agents=25, episodes=200, seed=4, observation_range=1) for c in ("public", "shared")}
     assert local["public"].settled != everyone.settled
     assert local["public"].frequency > local["shared"].frequency + 3 * local["public"].stderr
+
+
+def test_shares_at_the_ends_give_empty_figures_not_errors(tmp_path, capsys):
+    """Nobody rejecting: no group counts, so no frequency (null), and no rejecters to comply."""
+    assert main(["lambdastar", "pluralistic", "--reject", "0,1", "--episodes", "10", "--no-plots",
+                 "--out", str(tmp_path), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["rejected"] == 0 and rows[0]["frequency"] is None and rows[0]["rejecters_complying"] is None
+    assert rows[2]["rejected"] == 10 and rows[2]["frequency"] == 0.0 and rows[2]["norm_share"] == 0.0

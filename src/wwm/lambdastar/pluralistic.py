@@ -73,7 +73,8 @@ class PluralisticResult:
                 "observation_range": self.observation_range,
                 "rejected": self.rejected, "settled_on_norm": self.settled,
                 "frequency": None if not self.rejected else self.frequency,
-                "norm_share": self.norm_share, "rejecters_complying": self.complying}
+                "norm_share": self.norm_share,
+                "rejecters_complying": None if np.isnan(self.complying) else self.complying}
 
 
 def check(reject: float, agents: int, rounds: int, episodes: int, observation_range: int | None = None) -> None:
@@ -131,10 +132,11 @@ def play(condition: str, reject: float, agents: int = 25, rounds: int = 3, episo
     majority_rejects = rejects.sum(axis=1) * 2 > n
     settled = enact.sum(axis=1) * 2 > n
     rejecters = rejects.sum(axis=1)
-    complying = np.where(rejecters > 0, (enact & rejects).sum(axis=1) / np.maximum(rejecters, 1), np.nan)
+    some = rejecters > 0  # the share of rejecters who comply, over the groups that have any
+    complying = float(((enact & rejects).sum(axis=1)[some] / rejecters[some]).mean()) if some.any() else float("nan")
     return PluralisticResult(condition, reject, agents, rounds, seed, episodes, observation_range,
                              int(majority_rejects.sum()), int((settled & majority_rejects).sum()),
-                             float(enact.mean()), float(np.nanmean(complying)))
+                             float(enact.mean()), complying)
 
 
 def sweep(shares: Sequence[float], agents: int = 25, rounds: int = 3, episodes: int = 400,
@@ -168,7 +170,8 @@ def table(results: Sequence[PluralisticResult]):
     for r in results:
         t.add_row(f"{r.reject:g}", str(r.seed), r.condition, str(r.rejected),
                   "" if not r.rejected else f"{r.frequency:.3f}",
-                  "" if not r.rejected else f"{r.stderr:.3f}", f"{r.norm_share:.3f}", f"{r.complying:.3f}")
+                  "" if not r.rejected else f"{r.stderr:.3f}", f"{r.norm_share:.3f}",
+                  "" if np.isnan(r.complying) else f"{r.complying:.3f}")
     return t
 
 
