@@ -1,0 +1,112 @@
+"""A person at the page, in Debian's chromium (Playwright types as the person), over real
+``wwm serve`` processes: the person acts as the mind for ten steps of a grid World run (an
+action not allowed refused by name on the page), and a question nobody answers turns into
+"Cannot suggest action". The page is screenshotted (``WWM_SCREENSHOTS=docs/img`` writes it
+where docs/people.md shows it; otherwise into the test's temporary folder)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from wwm.client.remote import RemoteMind, RemoteWorld
+from wwm.client.runner import RunSettings, run
+from wwm.server.process import ServerProcess, free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ACTIONS = "north,south,east,west,stay"
+
+
+def toward_food(state: str) -> str:
+    """What the person decides on seeing the grid's state: a step toward the nearest food."""
+    items = dict(part.split("=", 1) for part in state.split())
+    x, y = int(items["x"]), int(items["y"])
+    foods = [tuple(map(int, cell.split(","))) for cell in items.get("food", "").split(";") if cell]
+    if not foods:
+        return "stay"
+    fx, fy = min(foods, key=lambda f: abs(f[0] - x) + abs(f[1] - y))
+    if fx != x:
+        return "east" if fx > x else "west"
+    if fy != y:
+        return "north" if fy > y else "south"
+    return "stay"
+
+
+def shots_folder(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("WWM_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+async def test_a_person_in_chromium_is_the_mind_of_a_grid_run(tmp_path):
+    from playwright.async_api import async_playwright
+
+    failures: list[str] = []
+    page_port = free_port()
+    with ServerProcess("wwm.kit.grid:GridWorld", args={"size": 6, "seed": 4}) as grid, \
+            ServerProcess("wwm.people:PersonMind", args={"actions": ACTIONS, "timeout": 20, "page_port": page_port,
+                                                         "title": "Ann"}) as person:
+        desk = f"http://127.0.0.1:{page_port}/"
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 900, "height": 820})
+                page.set_default_timeout(15000)
+                page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
+                page.on("console", lambda m: m.type == "error" and "400" not in m.text
+                        and failures.append(f"console: {m.text}"))
+                await page.goto(desk)                       # open before any run: the page waits
+                assert await page.locator("#none").is_visible()
+
+                mind, world = RemoteMind(person.url), RemoteWorld(grid.url)
+                running = asyncio.ensure_future(run(mind, world, RunSettings(steps=10, timeout=30)))
+                seen, typed = [], []
+                for step in range(10):
+                    form = page.locator("section.seat:not(.ended) form.question:not(.sent)")
+                    await form.wait_for()
+                    number = await form.get_attribute("data-number")
+                    state = await form.locator("pre.shown").inner_text()
+                    seen.append(state)
+                    action = toward_food(state)
+                    if step == 0:                           # a slip of the finger, refused by name
+                        await form.locator("input[name=action]").fill("up")
+                        await form.locator("input[name=action]").press("Enter")
+                        await page.locator("form.question .error").filter(has_text="not an allowed action").wait_for()
+                        assert await page.locator("form.question .error").inner_text() == (
+                            "'up' is not an allowed action: the allowed actions are north, south, east, west, stay")
+                        countdown = await form.locator(".countdown").inner_text()
+                        assert countdown.endswith(" s left") and 0 < int(countdown.split()[0]) <= 20
+                    if step == 2:
+                        await page.screenshot(path=str(shots_folder(tmp_path) / "people-mind.png"))
+                    if step == 1:                           # the buttons of the allowed actions work too
+                        await form.locator(f"button.action[data-action='{action}']").click()
+                    else:
+                        await form.locator("input[name=action]").fill(action)
+                        await form.locator("input[name=action]").press("Enter")
+                    typed.append(action)
+                    await page.wait_for_function(  # sent (or already gone: the next question comes)
+                        "n => !document.querySelector(`form.question[data-number='${n}']:not(.sent)`)", arg=number)
+                result = await running
+                assert result.status == "completed" and len(result.steps) == 10
+                assert [s.state for s in result.steps] == seen           # the page showed the world's states
+                assert [s.action for s in result.steps] == typed         # and the world got what was typed
+                assert result.total_score is not None
+                await page.locator("section.seat.ended").wait_for()
+
+                # nobody answers: the run goes on with "Cannot suggest action"
+                mind = RemoteMind(person.url, run_args={"timeout": 1.0})
+                running = asyncio.ensure_future(run(mind, RemoteWorld(grid.url), RunSettings(steps=1, timeout=30)))
+                await page.locator("section.seat:not(.ended) form.question").wait_for()
+                await page.locator("section.seat:not(.ended) .countdown.low").wait_for()
+                idle = await running
+                assert [s.action for s in idle.steps] == [None]
+                assert idle.steps[0].note == "nobody answered at the person's page within 1 s"
+                await page.locator("section.seat ol.history li", has_text="nobody answered within 1 s").wait_for()
+            finally:
+                await browser.close()
+    assert failures == []
