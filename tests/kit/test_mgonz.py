@@ -5,6 +5,7 @@ World (sections 3.2 and 10.1.1), the same conversation as in one process."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
 
@@ -69,7 +70,7 @@ async def test_mgonz_and_eliza_talk_over_real_servers_each_the_others_world():
     for talk, alone in ((talks["mgonz"], local), (talks["eliza"], local_other)):
         assert talk.status == "completed" and len(talk.steps) == 10
         assert [(s.state, s.action) for s in talk.steps] == [(s.state, s.action) for s in alone.steps]
-        assert all(s.new_state == t.state for s, t in zip(talk.steps, talk.steps[1:]))  # each hears the other
+        assert all(s.new_state == t.state for s, t in itertools.pairwise(talk.steps))  # each hears the other
     said = talks["mgonz"].steps
     # MGonz throws Eliza's earlier line back at it, and notices when Eliza repeats itself
     assert any(s.action == "earlier you said your boss hates you. explain that" for s in said)
