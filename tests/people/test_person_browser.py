@@ -110,3 +110,69 @@ async def test_a_person_in_chromium_is_the_mind_of_a_grid_run(tmp_path):
             finally:
                 await browser.close()
     assert failures == []
+
+
+async def test_a_person_in_chromium_is_the_world_talking_with_mgonz_and_with_eliza(tmp_path):
+    """The Eliza test of 10.1.1 with a person on the world side: the person types the opening
+    line, reads each reply on the page and types the next line (a score that is no number
+    is refused by name), and ends the run from the page."""
+    from playwright.async_api import async_playwright
+
+    from wwm.kit.eliza import ElizaMind
+    from wwm.kit.mgonz import MGonzMind
+
+    failures: list[str] = []
+    page_port = free_port()
+    lines = ["I think my exams went badly.", "Why are you so rude to me?", "My sister says I worry too much."]
+    with ServerProcess("wwm.kit.mgonz:MGonzMind") as mgonz, ServerProcess("wwm.kit.eliza:ElizaMind") as eliza, \
+            ServerProcess("wwm.people:PersonWorld", args={"timeout": 20, "page_port": page_port,
+                                                          "title": "Bob"}) as person:
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            try:
+                page = await browser.new_page(viewport={"width": 900, "height": 900})
+                page.set_default_timeout(15000)
+                page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
+                for name, server, local in (("mgonz", mgonz, MGonzMind()), ("eliza", eliza, ElizaMind())):
+                    world = RemoteWorld(person.url)
+                    running = asyncio.ensure_future(run(RemoteMind(server.url), world,
+                                                        RunSettings(steps=None, timeout=30)))
+                    started = await asyncio.wait_for(_seat_url(world), 15)
+                    await page.goto(started)                  # the run's display URL: this seat alone
+                    replies = []
+                    for turn, line in enumerate(lines):
+                        form = page.locator("form.question:not(.sent)")
+                        await form.wait_for()
+                        number = await form.get_attribute("data-number")
+                        assert await form.get_attribute("data-kind") == ("opening" if turn == 0 else "outcome")
+                        await form.locator("textarea[name=state]").fill(line)
+                        if turn:
+                            replies.append(await form.locator("pre.shown").inner_text())
+                            if turn == 1 and name == "mgonz":
+                                await form.locator("input[name=score]").fill("lots")
+                                await form.locator("button.send").click()
+                                await form.locator(".error").filter(has_text="must be a number").wait_for()
+                                await page.screenshot(path=str(shots_folder(tmp_path) / "people-world.png"))
+                            await form.locator("input[name=score]").fill("1")
+                            if turn == len(lines) - 1:
+                                await form.locator("input[name=finished]").check()
+                        await form.locator("button.send").click()
+                        await page.wait_for_function(
+                            "n => !document.querySelector(`form.question[data-number='${n}']:not(.sent)`)", arg=number)
+                    result = await running
+                    assert result.status == "ended by world" and len(result.steps) == 2   # the person ended it
+                    assert [s.state for s in result.steps] == lines[:2]           # what the person typed
+                    assert [s.action for s in result.steps] == replies            # what the page showed
+                    assert replies == [(await local.get_action(line)).action for line in lines[:2]]
+                    assert [s.score for s in result.steps] == [1.0, 1.0] and result.steps[-1].new_state == lines[2]
+                    await page.locator("section.seat.ended").wait_for()
+            finally:
+                await browser.close()
+    assert failures == []
+
+
+async def _seat_url(world: RemoteWorld) -> str:
+    """The display URL New run returned for the run the client just started: its seat's page."""
+    while world.run_id is None or world.display_url is None:
+        await asyncio.sleep(0.02)
+    return world.display_url
