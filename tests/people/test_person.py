@@ -5,6 +5,7 @@ time-out that becomes "Cannot suggest action" (mind) or a ``timeout`` refusal (w
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import aiohttp
 import pytest
@@ -128,3 +129,29 @@ def test_bad_arguments_are_refused_by_name(args, message):
         PersonMind(**args)
     with pytest.raises(ValueError, match=message):
         PersonWorld(**args)
+
+
+async def test_a_question_the_asker_stops_waiting_for_leaves_the_page_and_bad_posts_are_refused():
+    mind = PersonMind(timeout=10)
+    started = await mind.new_run()
+    api = started.display_url.replace("/seat/", "/api/seat/")
+    async with aiohttp.ClientSession() as http:
+        asked = asyncio.ensure_future(mind.get_action("hello?"))
+        q = (await waiting(http, started.display_url))["question"]
+        asked.cancel()                                    # the client timed out: the server cancels
+        with pytest.raises(asyncio.CancelledError):
+            await asked
+        async with http.get(api) as reply:
+            assert (await reply.json())["question"] is None
+        assert (await answer(http, started.display_url, question=q["number"], action="hi"))[0] == 409
+        async with http.post(api, data=b"not json") as reply:
+            assert (reply.status, await reply.json()) == (400, {"error": "the answer must be a JSON object"})
+        async with http.post(mind.desk.url + "api/seat/nobody", json={"question": 1}) as reply:
+            assert (reply.status, await reply.json()) == (404, {"error": "no seat with this token at this desk"})
+        async with http.get(mind.desk.url + "seat/nobody") as reply:
+            assert reply.status == 404 and "No seat" in await reply.text()
+        # a run the server drops without End run (idle) leaves the page when its mind goes
+        del mind, asked
+        gc.collect()
+        async with http.get(api) as reply:
+            assert (await reply.json())["ended"] is True

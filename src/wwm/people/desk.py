@@ -115,6 +115,8 @@ class Seat:
 
     def end(self) -> None:
         with self.desk.lock:
+            if self.ended:
+                return
             self.ended = True
             if self.question is not None:
                 self.question.answer.cancel()

@@ -10,6 +10,7 @@ action", the mind says "Cannot suggest action" with the reason, which is not "Do
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, ClassVar
 
 from ..kit.scoring import KeepsScore
@@ -65,6 +66,7 @@ class PersonMind(KeepsScore, Mind):
                       world_run_id: str | None = None) -> RunStarted:
         await super().new_run(client_url, world_display_url, world_run_id)
         self.seat = self.desk.seat("mind", self.title)
+        weakref.finalize(self, self.seat.end)  # a run the server drops (idle) leaves the page too
         if world_display_url:
             self.seat.note("world", f"the world's display page: {world_display_url}")
         return RunStarted(display_url=self.seat.url)

@@ -12,6 +12,7 @@ with ``timeout`` and the reason, and the state stays what it was.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
@@ -72,6 +73,7 @@ class PersonWorld(World):
     async def new_run(self, client_url: str | None = None) -> RunStarted:
         self.client_url = client_url
         self.seat = self.desk.seat("world", self.title)
+        weakref.finalize(self, self.seat.end)  # a run the server drops (idle) leaves the page too
         if self.state is not None:
             self.seat.note("state", self.state)
         return RunStarted(display_url=self.seat.url)
