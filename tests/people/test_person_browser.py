@@ -123,7 +123,8 @@ async def test_a_person_in_chromium_is_the_world_talking_with_mgonz_and_with_eli
 
     failures: list[str] = []
     page_port = free_port()
-    lines = ["I think my exams went badly.", "Why are you so rude to me?", "My sister says I worry too much."]
+    lines = ["I think my exams went badly.", "Why are you so rude to me?",
+             "My sister says <img src=x onerror=alert(1)> I worry too much."]   # shown as text, never run
     with ServerProcess("wwm.kit.mgonz:MGonzMind") as mgonz, ServerProcess("wwm.kit.eliza:ElizaMind") as eliza, \
             ServerProcess("wwm.people:PersonWorld", args={"timeout": 20, "page_port": page_port,
                                                           "title": "Bob"}) as person:
@@ -166,6 +167,8 @@ async def test_a_person_in_chromium_is_the_world_talking_with_mgonz_and_with_eli
                     assert replies == [(await local.get_action(line)).action for line in lines[:2]]
                     assert [s.score for s in result.steps] == [1.0, 1.0] and result.steps[-1].new_state == lines[2]
                     await page.locator("section.seat.ended").wait_for()
+                    assert await page.locator("ol.history li", has_text=lines[2]).count() == 1
+                    assert await page.locator("img").count() == 0
             finally:
                 await browser.close()
     assert failures == []
