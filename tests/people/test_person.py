@@ -155,3 +155,15 @@ async def test_a_question_the_asker_stops_waiting_for_leaves_the_page_and_bad_po
         gc.collect()
         async with http.get(api) as reply:
             assert (await reply.json())["ended"] is True
+
+
+def test_a_page_port_that_cannot_be_had_is_refused_by_name():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ValueError, match=rf"the person's page cannot be served at 127.0.0.1:{port} "
+                                             r"\(page_port, host\): Address already in use$"):
+            PersonMind(page_port=port)

@@ -163,7 +163,8 @@ class Desk:
     @classmethod
     def open(cls, host: str = "127.0.0.1", port: int = 0) -> Desk:
         """The process's desk on ``host:port``, opened on first use; ``port=0`` takes the desk
-        already open on ``host`` if there is one, else one on any free port."""
+        already open on ``host`` if there is one, else one on any free port. A port that
+        cannot be had is a ValueError naming it."""
         with cls._opening:
             if port == 0:
                 for (h, _), desk in cls._open.items():
@@ -171,7 +172,11 @@ class Desk:
                         return desk
             known = cls._open.get((host, port))
             if known is None:
-                desk = cls(host, port)
+                try:
+                    desk = cls(host, port)
+                except OSError as exc:  # a busy port, an address not of this machine
+                    raise ValueError(f"the person's page cannot be served at {host}:{port} (page_port, host): "
+                                     f"{str(exc.strerror or exc).split(' (while')[0]}") from None
                 cls._open[(host, port)] = desk
                 if port == 0:
                     cls._open[(host, desk.port)] = desk
