@@ -106,3 +106,123 @@ def test_a_person_drives_a_robot_with_the_keys_beside_a_python_agent(tmp_path):
         finally:
             if agent.poll() is None:
                 agent.kill()
+
+
+GLOBAL_SCOPE = """const MOVES = { north: [-1, 0], south: [1, 0], east: [0, 1], west: [0, -1] };
+let steps = 0;
+function free(grid, r, c) {
+  return r >= 0 && r < grid.length && c >= 0 && c < grid[0].length && (grid[r][c] === " " || grid[r][c] === "C");
+}
+// distance and first move from the robot to every cell it can walk to
+function walks(grid, from) {
+  const seen = new Map([[`${from.row},${from.column}`, { d: 0, first: null }]]), queue = [[from.row, from.column]];
+  while (queue.length) {
+    const [r, c] = queue.shift(), here = seen.get(`${r},${c}`);
+    for (const [name, [dr, dc]] of Object.entries(MOVES)) {
+      const key = `${r + dr},${c + dc}`;
+      if (!seen.has(key) && free(grid, r + dr, c + dc)) {
+        seen.set(key, { d: here.d + 1, first: here.first || name });
+        queue.push([r + dr, c + dc]);
+      }
+    }
+  }
+  return seen;
+}"""
+PUSHER = """// push the tile whose push brings it nearest a hole, from the cheapest side
+const grid = percept.data.environment.grid, me = percept.data.agent.location;
+const holes = [], tiles = [];
+grid.forEach((row, r) => row.forEach((cell, c) => {
+  if (cell === "T") tiles.push([r, c]);
+  else if (typeof cell === "number") holes.push([r, c]);
+}));
+steps += 1;
+if (!holes.length || !tiles.length) return "none";
+const far = (r, c) => Math.min(...holes.map(([hr, hc]) => Math.abs(hr - r) + Math.abs(hc - c)));
+const paths = walks(grid, me);
+let best = null;
+for (const [tr, tc] of tiles) for (const [name, [dr, dc]] of Object.entries(MOVES)) {
+  const into = typeof grid[tr + dr]?.[tc + dc] === "number";   // this push fills a hole
+  if (!into && !free(grid, tr + dr, tc + dc)) continue;
+  const after = into ? 0 : far(tr + dr, tc + dc);
+  const behind = paths.get(`${tr - dr},${tc - dc}`);   // the robot pushes from the other side
+  if (after >= far(tr, tc) || !behind) continue;
+  const move = behind.d === 0 ? name : behind.first;
+  if (!best || behind.d + after < best.cost) best = { cost: behind.d + after, move };
+}
+return best ? best.move : "none";"""
+
+
+def test_a_person_writes_a_javascript_agent_that_plays_beside_the_c_agent(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    c_agent = tmp_path / "agent"
+    subprocess.run(["gcc", "-O2", "-o", str(c_agent), str(ROOT / "examples/tileworld/c/agent.c")], check=True)
+    with serve(tmp_path) as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 1000})
+        missing: list[str] = []
+        page.on("response", lambda r: r.status >= 400 and missing.append(f"{r.status} {r.url}"))
+        page.goto(server.url + "editor")
+        assert page.title() == "T-World agent editor · wwm"
+        headings = page.locator("main h2").all_inner_texts()
+        assert headings[:4] == ["AGENT PROGRAM", "GLOBAL SCOPE", "START EVENT", "MESSAGE RECEIVED EVENT"]
+        assert "return free.length" in page.input_value("#program")   # the skeleton, ready to run
+
+        def errors_say(*words: str) -> None:
+            script = " && ".join(f"document.getElementById('errors').textContent.includes({json.dumps(w)})"
+                                 for w in words)
+            page.wait_for_function(script, timeout=15000)
+
+        # a syntax error: said with its section and line, and no game is started
+        page.fill("#global", "const MOVES = { north: [-1, 0] };\nlet x = ;")
+        page.click("#run")
+        errors_say("Global Scope, line 2", "SyntaxError")
+        assert "bad" in page.get_attribute("#global", "class")
+        assert get(server.url + "api/view")["status"] == "idle"
+        # a run-time error: said, and the robot waits its turns instead of stalling the game
+        page.fill("#global", GLOBAL_SCOPE)
+        page.fill("#program", "const me = percept.data.agent;\nreturn me.location.nosuch.row;")
+        page.click("#run")
+        errors_say("Agent Program, line 2: TypeError", "reading 'row'")
+        page.wait_for_function("Number(document.getElementById('score').dataset.actions) > 2")
+        view = get(server.url + "api/view")
+        assert view["status"] == "running" and view["robots"] == ["browser:js-agent", "reactive"]
+        # an endless loop: stopped and said, not a silent stall
+        page.fill("#program", "while (true) {}")
+        page.click("#run")
+        errors_say("has not returned an action for 3 s")
+        assert page.inner_text("#state").startswith("stopped")
+        # a real agent, beside the C example agent through the proxy, in one game
+        agent = subprocess.Popen([str(c_agent), "127.0.0.1", str(proxy_port(server)), "c-1"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            page.fill("#program", PUSHER)
+            page.fill("#start", "log(`${percept.data.builtin_knowledge.grid_total_rows} rows; I am robot "
+                                "${percept.data.agent.id}`);")
+            page.fill("#others", "proxy:c-1")
+            page.fill("#extra", '{"dynamism": [10, 20]}')
+            page.click("#run")
+            page.wait_for_function("document.getElementById('log').textContent.includes('9 rows; I am robot 0')",
+                                   timeout=15000)
+            for _ in range(600):
+                view = get(server.url + "api/view")
+                me, other = view["view"]["agents"]
+                if me["total_score"] > 0 and other["good_moves"] > 0:
+                    break
+                page.wait_for_timeout(100)
+            assert view["robots"] == ["browser:js-agent", "proxy:c-1"] and view["status"] == "running"
+            assert me["good_moves"] > 3 and me["total_score"] > 0 and me["filled_cells"] > 0   # it acted, scored
+            assert other["good_moves"] > 0   # beside the C agent, in the same game
+            assert page.text_content("#errors") == "" and view["errors"] == []
+            page.wait_for_function("Number(document.getElementById('score').dataset.score) > 0")  # the page sees it
+            page.evaluate("document.querySelectorAll('textarea').forEach((t) => { t.scrollTop = 0; })")
+            save(page, tmp_path, "tworld_editor.png")
+            page.click("#stop")
+            urllib.request.urlopen(urllib.request.Request(server.url + "api/stop", method="POST"), timeout=5)
+            out, err = agent.communicate(timeout=20)
+            assert agent.returncode == 0 and "END score=" in out, err
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+        assert missing == []
+        browser.close()
