@@ -179,6 +179,14 @@ def test_a_person_writes_a_javascript_agent_that_plays_beside_the_c_agent(tmp_pa
         errors_say("Global Scope, line 2", "SyntaxError")
         assert "bad" in page.get_attribute("#global", "class")
         assert get(server.url + "api/view")["status"] == "idle"
+        # the skeleton runs as it is: its Start Event logs, its random walk moves robot 0
+        page.click("#reset")
+        page.click("#run")
+        page.wait_for_function("document.getElementById('log').textContent.includes('a 9×10 world, ends after 60 s')",
+                               timeout=15000)
+        page.wait_for_function("Number(document.getElementById('score').dataset.actions) > 3")
+        assert get(server.url + "api/view")["view"]["agents"][0]["good_moves"] > 0
+        assert page.text_content("#errors") == ""
         # a run-time error: said, and the robot waits its turns instead of stalling the game
         page.fill("#global", GLOBAL_SCOPE)
         page.fill("#program", "const me = percept.data.agent;\nreturn me.location.nosuch.row;")
