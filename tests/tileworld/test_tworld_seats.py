@@ -1,8 +1,8 @@
 """Browser robots over real loopback HTTP: the page server (uvicorn, in this event loop) runs a
 game with a robot of kind ``browser``; a WebSocket client stands in for the page (keyboard or
 Web Worker), takes the robot's seat at ``/api/robot/NAME``, gets its percepts and drives it with
-action strings, before or after the game starts; seats are one page each, bad names and a page
-that leaves are said, and the game goes on."""
+action strings, before or after the game starts; seats are one page each, bad names are refused,
+a page that leaves is said and its robot taken again by another page, and the game goes on."""
 
 from __future__ import annotations
 
@@ -102,7 +102,16 @@ async def test_a_page_may_come_first_and_a_seat_has_one_page(tmp_path):
             assert json.loads(await first.recv())["header"] == "percept"
             async with connect(f"ws://{host}/api/robot/me") as third:
                 assert "already drives robot 'browser:me'" in json.loads(await third.recv())["data"]
-        # the page left mid-game: said among the game's errors, and the game plays on to its end
+        # the page left mid-game: another (or the same, reloaded) takes the robot on from its next percept
+        async with connect(f"ws://{host}/api/robot/me") as again:
+            assert await again.recv() == "_CONNECTED_"
+            percept = json.loads(await again.recv())
+            assert percept["header"] == "percept" and percept["data"]["agent"]["id"] == 0
+            moves = lambda p: p["data"]["agent"]["stats"]["good_moves"] + p["data"]["agent"]["stats"]["bad_moves"]  # noqa: E731
+            await again.send("north")   # a good move, or a bad one into the edge or an obstacle: a move
+            after = json.loads(await again.recv())
+            assert after["header"] == "ready_for_next_action" and moves(after) == moves(percept) + 1
+        # it left too: said among the game's errors (once), and the game plays on to its end
         for _ in range(200):
             final = await view(http, host)
             if final["status"] == "over":

@@ -7,6 +7,7 @@ proxy's magic strings). Once paired the page gets every line the robot is sent (
 percepts, ``{"header", "data"}``) as one text message each and answers with action strings,
 one per message; before that it gets ``_WAITING_``, then ``_CONNECTED_``. A seat has one page:
 a second page asking for a taken or already awaited seat gets an ``error`` percept naming why.
+A page that leaves mid-game frees the seat: the robot stands still until a page takes it again.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Page:
         self.actions: asyncio.Queue[str] = asyncio.Queue()
         self.gone = asyncio.Event()
         self.link: PageLink | None = None
+        self.sent = 0   # lines the robot has sent this page
 
     def take(self, text: str) -> None:
         """One message from the page: action lines (several if it sent them at once)."""
@@ -53,39 +55,46 @@ class Page:
 
 
 class PageLink:
-    """The robot's side of a seat: a :class:`~wwm.tileworld.links.Link` whose agent is a page."""
+    """The robot's side of a seat: a :class:`~wwm.tileworld.links.Link` whose agent is a page.
+    When its page leaves mid-game the seat is free again: another page (or the same one,
+    reloaded) may take the robot and drive it on from the next percept."""
 
     def __init__(self, seats: Seats, seat: str) -> None:
         self.seats, self.seat = seats, seat
         self.name = f"browser:{seat}"
-        self.paired: asyncio.Future[Page] = asyncio.get_running_loop().create_future()
+        self.page: Page | None = None
+        self.arrived = asyncio.Event()
+        self.refused: str | None = None   # why this robot will never be taken (a new game took its seat)
+        self.closed = False
 
     async def open(self, timeout: float = OPEN_TIMEOUT) -> None:
         """Wait until a page has taken this robot's seat."""
         try:
-            await asyncio.wait_for(asyncio.shield(self.paired), timeout)
+            await asyncio.wait_for(self.arrived.wait(), timeout)
         except TimeoutError:
             self.seats.drop(self)
             raise LinkClosed(f"nobody took robot {self.name!r} in a browser within {timeout:.0f} s") from None
+        if self.refused is not None:
+            raise LinkClosed(self.refused)
 
-    @property
-    def page(self) -> Page:
-        if not self.paired.done() or self.paired.exception() is not None:
-            raise LinkClosed(f"no page drives {self.name!r}")
-        return self.paired.result()
+    def _driver(self) -> Page:
+        page = self.page
+        if page is None or page.gone.is_set():
+            raise LinkClosed(f"the page driving {self.name!r} has gone")
+        return page
 
     async def send(self, line: str) -> None:
-        page = self.page
-        if page.gone.is_set():
-            raise LinkClosed(f"the page driving {self.name!r} has gone")
+        page = self._driver()
         page.outgoing.put_nowait(line.rstrip("\n"))
+        page.sent += 1
 
     async def receive(self, timeout: float) -> str | None:
-        page = self.page
+        page = self._driver()
         if not page.actions.empty():
             return page.actions.get_nowait()
-        if page.gone.is_set():
-            raise LinkClosed(f"the page driving {self.name!r} has gone")
+        if page.sent == 0:   # it took the robot between a percept and its answer: no wait, a fresh percept
+            await asyncio.sleep(min(timeout, 0.05))
+            return None
         action = asyncio.ensure_future(page.actions.get())
         gone = asyncio.ensure_future(page.gone.wait())
         try:
@@ -96,17 +105,17 @@ class PageLink:
                 action.cancel()
         if action.done() and not action.cancelled():
             return action.result()
-        if page.gone.is_set():
-            raise LinkClosed(f"the page driving {self.name!r} has gone")
+        self._driver()   # raises if the page went while we waited
         return None
 
     async def close(self) -> None:
+        self.closed = True
         self.seats.drop(self)
-        if self.paired.done() and not self.paired.cancelled() and self.paired.exception() is None:
-            self.paired.result().outgoing.put_nowait(None)   # after the lines queued before it
-        elif not self.paired.done():
-            self.paired.set_exception(LinkClosed(f"the game of {self.name!r} is over"))
-            self.paired.exception()  # retrieved: nobody else waits on it
+        if self.page is not None and not self.page.gone.is_set():
+            self.page.outgoing.put_nowait(None)   # after the lines queued before it
+        if not self.arrived.is_set():
+            self.refused = f"the game of {self.name!r} is over"
+            self.arrived.set()
 
 
 class Seats:
@@ -119,9 +128,9 @@ class Seats:
     def robot(self, seat: str) -> PageLink:
         """A new robot for ``seat``; it replaces a robot of an earlier game still waiting there."""
         old = self.links.pop(seat, None)
-        if old is not None and not old.paired.done():
-            old.paired.set_exception(LinkClosed(f"a new game took seat {seat!r}"))
-            old.paired.exception()
+        if old is not None and not old.arrived.is_set():
+            old.refused = f"a new game took seat {seat!r}"
+            old.arrived.set()
         link = PageLink(self, seat)
         page = self.pages.get(seat)
         if page is not None and page.link is None:
@@ -145,15 +154,19 @@ class Seats:
         return True
 
     def leave(self, page: Page) -> None:
+        """A page has gone; the robot it drove, if its game goes on, waits for another."""
         page.gone.set()
         if self.pages.get(page.seat) is page:
             del self.pages[page.seat]
+        link = page.link
+        if link is not None and link.page is page and not link.closed and page.seat not in self.links:
+            self.links[page.seat] = link
 
     def drop(self, link: PageLink) -> None:
         if self.links.get(link.seat) is link:
             del self.links[link.seat]
 
     def _pair(self, link: PageLink, page: Page) -> None:
-        page.link = link
-        link.paired.set_result(page)
+        page.link, link.page = link, page
+        link.arrived.set()
         page.outgoing.put_nowait(CONNECTED)
