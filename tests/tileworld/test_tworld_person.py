@@ -1,9 +1,9 @@
 """A person in T-World, in Debian's chromium (Playwright), over a real ``wwm tworld serve``
 process and its proxy: on the page a person takes a browser robot and drives it with the keys
-beside an agent program in another language, and in the editor a person writes a JavaScript
-agent that runs as a Web Worker beside the C example agent; what they did is read back from the
-server. Saves screenshots (WWM_UPDATE_SCREENSHOTS=1 also writes docs/tworld_keyboard.png and
-docs/tworld_editor.png)."""
+beside an agent program in another language and a teammate from the editor; in the editor a
+person writes a JavaScript agent that runs as a Web Worker beside the C example agent. What
+they did is read back from the server. Saves screenshots (WWM_UPDATE_SCREENSHOTS=1 also writes
+docs/tworld_keyboard.png and docs/tworld_editor.png)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def save(page: Any, tmp_path: Path, name: str) -> None:
     assert (tmp_path / name).stat().st_size > 10_000
 
 
-def test_a_person_drives_a_robot_with_the_keys_beside_a_python_agent(tmp_path):
+def test_a_person_drives_a_robot_with_the_keys_beside_a_python_agent_and_a_javascript_teammate(tmp_path):
     from playwright.sync_api import sync_playwright
 
     with serve(tmp_path) as server:
@@ -61,9 +61,16 @@ def test_a_person_drives_a_robot_with_the_keys_beside_a_python_agent(tmp_path):
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+                # a teammate: the editor's skeleton agent, waiting to join a game as robot browser:js
+                editor = browser.new_page()
+                editor.goto(server.url + "editor")
+                editor.fill("#name", "js")
+                editor.uncheck("#new-game")
+                editor.click("#run")
+                editor.wait_for_function("document.getElementById('state').textContent.startsWith('waiting for')")
                 page = browser.new_page(viewport={"width": 1100, "height": 900})
                 page.goto(server.url)
-                page.fill("#agents", "browser:me\nproxy:py-k")
+                page.fill("#agents", "browser:me\nbrowser:js\nproxy:py-k")
                 page.fill("#time", "120")
                 page.fill("#speed", "2")
                 page.check("#team")
@@ -88,18 +95,21 @@ def test_a_person_drives_a_robot_with_the_keys_beside_a_python_agent(tmp_path):
                 page.fill("#say", "hello from the keys")
                 page.click("#say-send")
                 page.wait_for_function("document.getElementById('messages').textContent.includes('hello from')")
+                editor.wait_for_function("document.getElementById('log').textContent"
+                                         ".includes('a teammate says: hello from the keys')")  # its Message Event
                 page.wait_for_timeout(300)
                 save(page, tmp_path, "tworld_keyboard.png")
                 view = get(server.url + "api/view")
-                me, other = view["view"]["agents"]
-                assert view["status"] == "running" and view["robots"] == ["browser:me", "proxy:py-k"]
+                me, js, other = view["view"]["agents"]
+                assert view["status"] == "running" and view["robots"] == ["browser:me", "browser:js", "proxy:py-k"]
                 assert view["view"]["environment"]["agents"][0]["location"] != start   # the keys moved it
                 assert me["total_score"] > 0 and me["filled_holes"] + me["filled_cells"] > 0   # and it scored
-                assert me["good_moves"] >= 3 and other["good_moves"] >= 3   # beside the Python agent, live
-                assert {"from": 0, "to": 1, "text": "hello from the keys"}.items() <= \
-                    view["view"]["messages"][-1].items()
+                assert me["good_moves"] >= 3 and js["good_moves"] >= 3 and other["good_moves"] >= 3   # all live
+                said = [(m["from"], m["to"]) for m in view["view"]["messages"] if m["text"] == "hello from the keys"]
+                assert sorted(said) == [(0, 1), (0, 2)]
                 page.click("#stop")
                 page.wait_for_function("document.getElementById('driving').textContent.includes('game is over')")
+                editor.wait_for_function("document.getElementById('state').textContent.startsWith('the game is over')")
                 browser.close()
             out, err = agent.communicate(timeout=20)
             assert agent.returncode == 0, err
