@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .perception import stimulus
+from .perception import stimuli, stimulus
 from .rules import (
     CLEAN, COURT, COVER, DRINK, EAT, FOODS, FREEZE, LOOK, MATE, OPEN, REST, RUN, SLEEP, STEPS, SWAMP,
     WATER, Rules,
@@ -355,9 +355,6 @@ class TyrrellEngine:
             vision = 0
         noise = r.noise * (2.0 if self.fatigue > 0.8 else 1.0)
 
-        def noisy(v: np.ndarray) -> np.ndarray:
-            return np.round(np.maximum(v * (1 + rng.normal(0, noise, 9)), 0.0), 3)
-
         def ready(kind: str) -> np.ndarray:
             return (self.food_ready[kind] <= self.step_count).astype(float)
 
@@ -372,19 +369,26 @@ class TyrrellEngine:
         cats = self.noticed["felines"].astype(float)
         hawks = self.noticed["hawks"].astype(float)
         mates = (self.mate_ready <= self.step_count).astype(float) * (0.0 if self.is_night else 1.0)
-        v = {
-            "fruit": stimulus(self.pos, self.food["fruit"], vision, ready("fruit")),
-            "cereal": stimulus(self.pos, self.food["cereal"], vision, ready("cereal")),
-            "prey": stimulus(self.pos, self.food["prey"], vision, ready("prey")),
-            "water": stimulus(self.pos, self.terrain[WATER], vision),
-            "cover": stimulus(self.pos, self.terrain[COVER], vision),
-            "swamp": stimulus(self.pos, self.terrain[SWAMP], max(vision, 1)),
-            "predator1": stimulus(self.pos, self.felines, vision, cats),
-            "predator2": stimulus(self.pos, self.hawks, vision + 3, hawks),  # a hawk is seen from afar
-            "irrelevantAnimal": stimulus(self.pos, self.animals, vision),
-            "mate": stimulus(self.pos, self.mates, vision, mates),
-        }
-        vectors = {f"{k}PerceptionStimulus": noisy(s) for k, s in v.items()}
+        groups = [  # kind: (cells, radius, weights)
+            ("fruit", self.food["fruit"], vision, ready("fruit")),
+            ("cereal", self.food["cereal"], vision, ready("cereal")),
+            ("prey", self.food["prey"], vision, ready("prey")),
+            ("water", self.terrain[WATER], vision, None),
+            ("cover", self.terrain[COVER], vision, None),
+            ("swamp", self.terrain[SWAMP], max(vision, 1), None),
+            ("predator1", self.felines, vision, cats),
+            ("predator2", self.hawks, vision + 3, hawks),  # a hawk is seen from afar
+            ("irrelevantAnimal", self.animals, vision, None),
+            ("mate", self.mates, vision, mates),
+        ]
+        sizes = [len(g[1]) for g in groups]
+        table = stimuli(self.pos, np.concatenate([g[1] for g in groups]),
+                        np.repeat(np.arange(len(groups)), sizes),
+                        np.repeat([g[2] for g in groups], sizes),
+                        np.concatenate([np.ones(n) if g[3] is None else g[3] for g, n in zip(groups, sizes, strict=True)]),
+                        len(groups))
+        table = np.round(np.maximum(table * (1 + rng.normal(0, noise, table.shape)), 0.0), 3)
+        vectors = {f"{g[0]}PerceptionStimulus": table[i] for i, g in enumerate(groups)}
         # the den is remembered, not seen: exact within the home range, ever fuzzier beyond
         d = self.distance(self.pos, self.den)
         den = stimulus(self.pos, np.array([self.den]), 10 ** 6)
@@ -392,18 +396,15 @@ class TyrrellEngine:
         if lost and rng.random() < min(1.0, lost):
             den = np.roll(den[1:], int(rng.choice([-1, 1]))).tolist()
             den = np.array([0.0, *den])
-        vectors["denPerceptionStimulus"] = noisy(den)
+        vectors["denPerceptionStimulus"] = np.round(np.maximum(den * (1 + rng.normal(0, noise, 9)), 0.0), 3)
         courted = [i for i in self._mates_within(1) if self.courted[i] >= r.courtship]
-        small = lambda x: float(np.clip(x + rng.normal(0, 0.02), 0, 1))  # noqa: E731
-        scalars = {
-            "perceivedFatShortage": small(1 - self.levels[0]),
-            "perceivedCarbohydrateShortage": small(1 - self.levels[1]),
-            "perceivedProteinShortage": small(1 - self.levels[2]),
-            "perceivedWaterShortage": small(1 - self.levels[3]),
-            "perceivedTemperature": small(self.temperature),
-            "perceivedDirtiness": small(self.dirt),
-            "perceivedHealthShortage": small(1 - self.health),
-            "perceivedFatigue": small(self.fatigue),
+        inner = np.clip(np.array([1 - self.levels[0], 1 - self.levels[1], 1 - self.levels[2], 1 - self.levels[3],
+                                  self.temperature, self.dirt, 1 - self.health, self.fatigue])
+                        + rng.normal(0, 0.02, 8), 0.0, 1.0)
+        scalars = dict(zip(("perceivedFatShortage", "perceivedCarbohydrateShortage", "perceivedProteinShortage",
+                            "perceivedWaterShortage", "perceivedTemperature", "perceivedDirtiness",
+                            "perceivedHealthShortage", "perceivedFatigue"), inner.tolist(), strict=True))
+        scalars |= {
             "nightProximity": round(self.night_proximity, 3),
             "night": float(self.is_night),
             "distanceFromDen": round(max(0.0, d * (1 + rng.normal(0, 0.1 * lost))), 2),

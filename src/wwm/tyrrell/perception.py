@@ -40,3 +40,17 @@ def stimulus(origin: tuple[int, int], cells: np.ndarray, radius: int,
 def direction(origin: tuple[int, int], target: tuple[int, int]) -> int:
     """The direction index of ``target`` from ``origin``."""
     return int(sectors(np.array([target[0] - origin[0]]), np.array([target[1] - origin[1]]))[0])
+
+
+def stimuli(origin: tuple[int, int], cells: np.ndarray, kinds: np.ndarray, radius: np.ndarray,
+            weights: np.ndarray, count: int) -> np.ndarray:
+    """:func:`stimulus` for ``count`` kinds of things at once: ``cells`` (n, 2), the kind of
+    each (``kinds``), the radius and weight each is seen with; a (count, 9) array, one
+    bincount over everything (an order of magnitude faster than a call per kind)."""
+    dx = cells[:, 0] - origin[0]
+    dy = cells[:, 1] - origin[1]
+    dist = np.maximum(np.abs(dx), np.abs(dy))
+    seen = (dist <= radius) & (weights > 0)
+    near = weights[seen] / (1.0 + dist[seen])
+    index = kinds[seen] * 9 + sectors(dx[seen], dy[seen])
+    return np.bincount(index, weights=near, minlength=count * 9).reshape(count, 9)

@@ -67,7 +67,7 @@ class Rules:
     feline_sight: int = 4        # by day; doubled at night (cats hunt by night)
     feline_kill: float = 0.25    # a cat's attack kills with this probability (else wounds 0.3)
     hawk_sight: int = 6
-    hawk_kill: float = 0.2
+    hawk_kill: float = 0.15
     alert_steps: int = 8         # looking around keeps the animal alert this long
     detect_alert: float = 0.95   # chance to notice a predator in sight while alert
     detect_idle: float = 0.45    # ... while not

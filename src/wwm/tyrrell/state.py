@@ -28,14 +28,14 @@ VECTORS: tuple[str, ...] = tuple(f"{k}PerceptionStimulus" for k in (
 
 
 def _number(x: float) -> str:
-    return f"{x:.3f}".rstrip("0").rstrip(".") or "0"
+    return f"{x:g}"   # values are rounded to 3 decimals already
 
 
 def format_state(engine: TyrrellEngine) -> str:
     p = engine.perceive()
     parts = [f"step:{engine.step_count}", f"fitness:{engine.fitness}", f"alive:{int(engine.alive)}"]
     parts += [f"{k}:{_number(p.scalars[k])}" for k in SCALARS]
-    parts += [f"{k}:{','.join(_number(float(v)) for v in p.vectors[k])}" for k in VECTORS]
+    parts += [f"{k}:{','.join(map(_number, p.vectors[k].tolist()))}" for k in VECTORS]
     return ";".join(parts) + ";"
 
 
