@@ -35,7 +35,8 @@ async def test_a_hungry_mind_eats_what_is_here_and_heads_for_what_it_needs():
     away = state(perceivedCarbohydrateShortage=0.8, fruit={E: 0.3}, prey={N: 0.5})
     assert (await carb.get_suggestion(away)).action == "move-E"     # fruit holds carbohydrate, prey none
     protein = NutrientMind("protein")
-    assert (await protein.get_suggestion(state(perceivedProteinShortage=0.8, fruit={E: 0.3}, prey={N: 0.2}))).action == "move-N"
+    hunting = state(perceivedProteinShortage=0.8, fruit={E: 0.3}, prey={N: 0.2})
+    assert (await protein.get_suggestion(hunting)).action == "move-N"
     sated = await carb.get_suggestion(state(perceivedCarbohydrateShortage=0.0, fruit={0: 1.0}))
     assert sated.q == 0.0
 

@@ -16,8 +16,23 @@ import numpy as np
 
 from .perception import stimuli, stimulus
 from .rules import (
-    CLEAN, COURT, COVER, DRINK, EAT, FOODS, FREEZE, LOOK, MATE, OPEN, REST, RUN, SLEEP, STEPS, SWAMP,
-    WATER, Rules,
+    CLEAN,
+    COURT,
+    COVER,
+    DRINK,
+    EAT,
+    FOODS,
+    FREEZE,
+    LOOK,
+    MATE,
+    OPEN,
+    REST,
+    RUN,
+    SLEEP,
+    STEPS,
+    SWAMP,
+    WATER,
+    Rules,
 )
 
 Cell = tuple[int, int]
@@ -57,7 +72,7 @@ class TyrrellEngine:
         self._place(cells, picked, COVER, r.cover_cells, clumped=True)
         self._place(cells, picked, SWAMP, r.swamp_cells, clumped=True)
         self._place(cells, picked, WATER, r.water_cells, clumped=True)
-        self.terrain = {kind: np.argwhere(self.ground.T == kind) for kind in (COVER, SWAMP, WATER)}
+        self.terrain = {kind: np.argwhere(kind == self.ground.T) for kind in (COVER, SWAMP, WATER)}
         self.pos: Cell = self.den
         self.levels = np.full(4, 0.7)       # fat, carbohydrate, protein, water (1 = full)
         self.temperature = 0.5               # body temperature, 0.5 ideal
@@ -385,7 +400,8 @@ class TyrrellEngine:
         table = stimuli(self.pos, np.concatenate([g[1] for g in groups]),
                         np.repeat(np.arange(len(groups)), sizes),
                         np.repeat([g[2] for g in groups], sizes),
-                        np.concatenate([np.ones(n) if g[3] is None else g[3] for g, n in zip(groups, sizes, strict=True)]),
+                        np.concatenate([np.ones(n) if g[3] is None else g[3]
+                                        for g, n in zip(groups, sizes, strict=True)]),
                         len(groups))
         table = np.round(np.maximum(table * (1 + rng.normal(0, noise, table.shape)), 0.0), 3)
         vectors = {f"{g[0]}PerceptionStimulus": table[i] for i, g in enumerate(groups)}

@@ -19,7 +19,20 @@ import numpy as np
 from ..protocol.interfaces import CompetingMind
 from ..protocol.results import Suggestion, Values
 from .rules import (
-    ACTIONS, CLEAN, COURT, DRINK, EAT, FOODS, FREEZE, LOOK, MATE, REST, RUN, SLEEP, WALK, parse_action,
+    ACTIONS,
+    CLEAN,
+    COURT,
+    DRINK,
+    EAT,
+    FOODS,
+    FREEZE,
+    LOOK,
+    MATE,
+    REST,
+    RUN,
+    SLEEP,
+    WALK,
+    parse_action,
 )
 from .state import View, parse_state
 
@@ -67,7 +80,8 @@ class GoalMind(CompetingMind):
     title: ClassVar[str] = "Tyrrell world goal mind"
     goal: str = ""
     state_format: ClassVar[str] = "Tyrrell's world's: key:value; pairs (see the world's card)"
-    action_format: ClassVar[str] = "one of the world's 25 action names: move-N .. run-NW, rest, freeze, look, sleep, eat, drink, clean, court, mate"
+    action_format: ClassVar[str] = ("one of the world's 25 action names: move-N .. run-NW, rest, freeze, look, sleep, "
+                                    "eat, drink, clean, court, mate")
 
     def __init__(self, w: str = "q", w_rate: float = 0.2) -> None:
         if w not in ("q", "learned"):
@@ -161,7 +175,7 @@ class NutrientMind(GoalMind):
 
     def preferences(self, x: View, drive: float) -> np.ndarray:
         k = NUTRIENT[self.nutrient]
-        smell = sum(np.asarray(x.vector(food)) * gives[k] for food, gives in FOODS.items())
+        smell = np.sum([np.asarray(x.vector(food)) * gives[k] for food, gives in FOODS.items()], axis=0)
         q = toward(smell, drive * 0.9)
         if smell[0] > 0:
             _consume(q, EAT, drive)
