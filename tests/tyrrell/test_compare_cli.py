@@ -52,3 +52,18 @@ def test_bad_input_is_named(capsys):
             code = exc.code
         assert code == 2
         assert args[0] in capsys.readouterr().err
+
+
+def test_damn_weights_reach_the_votes_and_are_checked(capsys):
+    """Equal votes let the many minds that want a move outvote the one that wants to court;
+    a heavier vote for the mate mind (and the fleeing minds) makes DAMN mate."""
+    equal = run_compare(["damn"], [0, 1], 250)
+    assert main(["tyrrell", "compare", "--methods", "damn", "--seeds", "2", "--lifetime", "250",
+                 "--weights", "mate=5,feline=3,hawk=3", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["weights"]["mate"] == 5 and doc["weights"]["fat"] == 1
+    assert sum(doc["fitness"]["damn"]) > sum(equal.fitness["damn"])
+    assert main(["tyrrell", "compare", "--weights", "lust=3"]) == 2
+    assert "'lust=3' is not goal=number" in capsys.readouterr().err
+    assert main(["tyrrell", "compare", "--weights", "mate=-1"]) == 2
+    assert "mate needs a positive number" in capsys.readouterr().err

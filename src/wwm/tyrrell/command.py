@@ -30,6 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     c.add_argument("--lifetime", type=_positive, default=3000, help="steps before death of old age (default 3000)")
     c.add_argument("--candidates", choices=["suggested", "shared"], default="suggested",
                    help="AS_m methods value the suggested actions (default) or all 25 (shared)")
+    c.add_argument("--weights", default="", metavar="GOAL=W,...",
+                   help="DAMN's vote per goal mind, e.g. mate=5,feline=3 (others 1; goals: fat, carbohydrate, "
+                        "protein, water, temperature, clean, feline, hawk, vigilance, hazard, sleep, mate, home, "
+                        "cover)")
     c.add_argument("--plot", metavar="PNG", help="save bar charts of fitness and lifespan here")
     c.add_argument("--scores", metavar="FILE", help="save every life's result as JSON here")
     c.add_argument("--json", action="store_true", help="print the results as JSON on stdout (the table goes to stderr)")
@@ -80,13 +84,14 @@ def _compare(args: argparse.Namespace) -> int:
     from ..commands import interrupted
     from ..selection.compare import mean_sd
     from ..selection.methods import method_class
-    from .compare import default_methods, plot, run_compare
+    from .compare import default_methods, parse_weights, plot, run_compare
 
     console = Console(stderr=args.json)
     methods = default_methods() if args.methods.strip() in ("", "all") else \
         list(dict.fromkeys(method_class(m.strip()).name for m in args.methods.split(",") if m.strip()))
     if not methods:
         raise ValueError(f"no method named in {args.methods!r}; give method names or 'all'")
+    weights = parse_weights(args.weights) if args.weights else None
     _check_output("--plot", args.plot)
     _check_output("--scores", args.scores)
     seeds = list(range(args.seeds))
@@ -94,11 +99,11 @@ def _compare(args: argparse.Namespace) -> int:
         with Progress(console=console, transient=True, disable=args.quiet) as bar:
             task = bar.add_task("lives", total=len(seeds) * len(methods))
             result = run_compare(methods, seeds, args.lifetime, args.candidates,
-                                 progress=lambda text: bar.update(task, advance=1, description=text))
+                                 progress=lambda text: bar.update(task, advance=1, description=text), weights=weights)
     except KeyboardInterrupt:
         return interrupted("tyrrell", "no scores saved")
     table = Table(title=f"Tyrrell's world: {len(seeds)} lives per method, old age at {args.lifetime} steps, "
-                        f"{args.candidates} candidates")
+                        f"{args.candidates} candidates{', DAMN weights ' + args.weights if weights else ''}")
     for column in ("method", "fitness (matings)", "lifespan (steps)", "commonest end"):
         table.add_column(column, justify="left" if column in ("method", "commonest end") else "right",
                          overflow="fold")

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..client.runner import RunSettings, run
 from ..selection.methods import METHODS, method_class
 from ..selection.mind_as import ActionSelectionMind
-from .minds import society
+from .minds import GOALS, society
 from .rules import ACTIONS
 from .world import TyrrellWorld
 
@@ -24,6 +24,26 @@ LEARNS_W = {"w-learning", "w-learning-full", "w-learning-stochastic", "dynamic-w
 # a method needing arguments this society does not have: sub-space views (each goal mind
 # already reads only its own part of the state, so plain w-learning is that variant here)
 NEEDS_VIEWS = {"w-learning-subspaces"}
+
+
+def parse_weights(text: str) -> list[float]:
+    """``goal=weight,...`` (goals named as in :data:`~.minds.GOALS`, the rest weighing 1) as
+    one weight per goal mind in that order: DAMN's votes (10.14). A ValueError names what is
+    wrong."""
+    weights = dict.fromkeys(GOALS, 1.0)
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        goal, sep, value = part.partition("=")
+        goal = goal.strip()
+        if not sep or goal not in weights:
+            raise ValueError(f"weights: {part!r} is not goal=number with a goal among {', '.join(GOALS)}")
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not number > 0 or number == float("inf"):
+            raise ValueError(f"weights: {goal} needs a positive number, got {value.strip()!r}")
+        weights[goal] = number
+    return list(weights.values())
 
 
 def default_methods() -> list[str]:
@@ -37,6 +57,7 @@ class Lives:
     seeds: list[int]
     lifetime: int
     candidates: str
+    weights: list[float] = field(default_factory=list)
     fitness: dict[str, list[float]] = field(default_factory=dict)
     lifespan: dict[str, list[int]] = field(default_factory=dict)
     causes: dict[str, list[str]] = field(default_factory=dict)
@@ -53,25 +74,29 @@ class Lives:
 
     def as_dict(self) -> dict:
         return {"seeds": self.seeds, "lifetime": self.lifetime, "candidates": self.candidates,
+                "weights": dict(zip(GOALS, self.weights, strict=True)) if self.weights else None,
                 "fitness": self.fitness, "lifespan": self.lifespan, "causes": self.causes,
                 "summary": [dict(zip(("method", "fitness", "fitness_sd", "lifespan", "lifespan_sd"), r, strict=True))
                             for r in self.rows()]}
 
 
-async def one_life(method: str, seed: int, lifetime: int, candidates: str = "suggested") -> tuple[int, int, str]:
-    """(matings, steps lived, cause of death) of one animal under ``method``."""
+async def one_life(method: str, seed: int, lifetime: int, candidates: str = "suggested",
+                   weights: list[float] | None = None) -> tuple[int, int, str]:
+    """(matings, steps lived, cause of death) of one animal under ``method``; ``weights``, one
+    per goal mind, are DAMN's votes (the other methods ignore them)."""
     world = TyrrellWorld(seed=seed, lifetime=lifetime)
     minds = society("learned" if method in LEARNS_W else "q")
     shared = candidates == "shared"
     mind = ActionSelectionMind(minds, method=method, seed=seed, run_length=lifetime, q_temperature=0.05,
-                               candidates=candidates, actions=list(ACTIONS) if shared else "")
+                               candidates=candidates, actions=list(ACTIONS) if shared else "",
+                               weights=weights or "")
     await run(mind, world, RunSettings(steps=lifetime, keepalive=None))
     e = world.engine
     return e.fitness, e.step_count, e.cause or "alive"
 
 
 async def compare(methods: list[str], seeds: list[int], lifetime: int, candidates: str = "suggested",
-                  progress: Callable[[str], None] | None = None) -> Lives:
+                  progress: Callable[[str], None] | None = None, weights: list[float] | None = None) -> Lives:
     if lifetime < 1:
         raise ValueError("lifetime must be at least 1 step")
     if candidates not in ("suggested", "shared"):
@@ -83,10 +108,11 @@ async def compare(methods: list[str], seeds: list[int], lifetime: int, candidate
     if refused:
         raise ValueError(f"{', '.join(refused)} needs one sub-space view per mind; the Tyrrell goal minds "
                          "read their own part of the state already: use w-learning")
-    out = Lives(seeds, lifetime, candidates, {m: [] for m in names}, {m: [] for m in names}, {m: [] for m in names})
+    out = Lives(seeds, lifetime, candidates, list(weights or []), {m: [] for m in names}, {m: [] for m in names},
+                {m: [] for m in names})
     for seed in seeds:
         for m in names:
-            fitness, span, cause = await one_life(m, seed, lifetime, candidates)
+            fitness, span, cause = await one_life(m, seed, lifetime, candidates, weights)
             out.fitness[m].append(float(fitness))
             out.lifespan[m].append(span)
             out.causes[m].append(cause)
@@ -96,8 +122,8 @@ async def compare(methods: list[str], seeds: list[int], lifetime: int, candidate
 
 
 def run_compare(methods: list[str], seeds: list[int], lifetime: int, candidates: str = "suggested",
-                progress: Callable[[str], None] | None = None) -> Lives:
-    return asyncio.run(compare(methods, seeds, lifetime, candidates, progress))
+                progress: Callable[[str], None] | None = None, weights: list[float] | None = None) -> Lives:
+    return asyncio.run(compare(methods, seeds, lifetime, candidates, progress, weights))
 
 
 def plot(result: Lives, path: str | Path) -> Path:
