@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from wwm import Refusal
 from wwm.selection.mind_as import ActionSelectionMind
 from wwm.tyrrell import GOALS, society
 from wwm.tyrrell.compare import default_methods, one_life
@@ -73,6 +74,9 @@ async def test_values_are_q_and_the_loss_and_learned_w_follows_the_losses():
         await carb.get_suggestion(x)
         await carb.inform_winner(x, obeyed=False, action="sleep")
     assert (await carb.get_suggestion(x)).w == pytest.approx(s.q, rel=0.01)
+    with pytest.raises(Refusal) as info:
+        await carb.get_suggestion("n=4")                             # another world's state
+    assert info.value.code == "bad-parameters" and "not a Tyrrell world state" in info.value.text
     with pytest.raises(ValueError, match="w must be"):
         NutrientMind("fat", w="loud")
     with pytest.raises(ValueError, match="nutrient must be"):

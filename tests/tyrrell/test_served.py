@@ -63,6 +63,11 @@ async def test_a_served_society_of_goal_minds_lives_the_same_life_as_in_one_proc
         # the AS asked each goal mind server: its credit trail names them all
         trail = json.loads(get(as_server.url + "trail", "application/json"))
         assert {link["url"] for link in trail["calls"]} >= {p.url for p in minds}
+        async with RemoteMind(minds[0].url) as goal:                 # a goal mind given another world's state
+            await goal.new_run()
+            with pytest.raises(Refusal) as info:
+                await goal.get_action("n=4")
+            assert info.value.code == "bad-parameters" and "not a Tyrrell world state" in info.value.text
     finally:
         for p in [*minds, world_server, as_server]:
             p.stop()

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind
 from ..protocol.results import Suggestion, Values
 from .rules import (
@@ -101,7 +102,10 @@ class GoalMind(CompetingMind):
 
     def qs(self, state: str) -> np.ndarray:
         if self._cache is None or self._cache[0] != state:
-            x = parse_state(state)
+            try:
+                x = parse_state(state)
+            except ValueError as exc:
+                raise Refusal("bad-parameters", f"{type(self).__name__}: {exc}") from None
             drive = float(np.clip(self.drive(x), 0.0, 1.0))
             alive = x.scalars.get("alive", 1.0) > 0
             q = self.preferences(x, drive) if drive > 0 and alive else np.zeros(N)
