@@ -8,6 +8,8 @@ grid World measured the same way:
 - over the network: Execute action queries from one client to a ``wwm serve`` process, over
   HTTP and over the plain TCP binding.
 Actions are random (uniform over each world's suite); a Tyrrell life that ends starts again.
+Then where a Tyrrell step's time goes: CPU microseconds per step (``time.process_time``, so
+the machine's load matters less) of the engine's step, the percept, and the state text.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from wwm.server.process import ServerProcess
 from wwm.tyrrell import TyrrellWorld
 from wwm.tyrrell.engine import TyrrellEngine
 from wwm.tyrrell.rules import ACTIONS as TYRRELL_ACTIONS
+from wwm.tyrrell.rules import Rules
+from wwm.tyrrell.state import format_state
 
 # a long life, so few steps are spent starting again
 TYRRELL_ARGS = {"seed": 0, "lifetime": 10**6}
@@ -88,6 +92,31 @@ async def remote_rate(url: str, transport: str, actions: tuple[str, ...], second
     return result
 
 
+def phases(steps: int = 2000, repeats: int = 3) -> dict[str, float]:
+    """CPU microseconds per step of each phase of a Tyrrell step, the least of ``repeats``."""
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        rng = random.Random(0)
+        e = TyrrellEngine(Rules(lifetime=10**6), seed=0)
+        spent = {"engine step": 0.0, "percept": 0.0, "state text": 0.0}
+        for _ in range(steps):
+            if not e.alive:
+                e = TyrrellEngine(Rules(lifetime=10**6), seed=rng.randrange(10**6))
+            t0 = time.process_time()
+            e.step(rng.randrange(len(TYRRELL_ACTIONS)))
+            t1 = time.process_time()
+            e.perceive()
+            t2 = time.process_time()
+            format_state(e)
+            t3 = time.process_time()
+            spent["engine step"] += t1 - t0
+            spent["percept"] += t2 - t1
+            spent["state text"] += t3 - t2
+        for k, v in spent.items():
+            best[k] = min(best.get(k, float("inf")), v / steps * 1e6)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
@@ -110,6 +139,9 @@ def main() -> None:
     for name, g, t in rows:
         print(f"{name:44} {g:13,.0f} {t:11,.0f} {t / g:12.2f}x")
     print("ratios below 1: Tyrrell's world is that much slower per step than the grid World")
+    print("\nwhere a Tyrrell step's time goes (CPU µs per step):")
+    for name, micros in phases().items():
+        print(f"  {name:12} {micros:7.0f}")
 
 
 if __name__ == "__main__":
