@@ -13,6 +13,10 @@ from .engine import TyrrellEngine
 from .rules import ACTIONS, COVER, SWAMP, WATER, Rules, parse_action
 from .state import SCALARS, VECTORS, format_state
 
+# the display page's looks of the kinds the grid World does not have (wwm.server.drawing)
+LOOKS = {"cover": ["block", "#bbf7d0"], "swamp": ["block", "#a8a29e"], "water": ["block", "#93c5fd"],
+         "prey": ["dot", "#92400e"], "mate": ["disc", "#db2777"], "animal": ["dot", "#7c3aed"]}
+
 _VECTOR_SPACE = {"type": "Box", "low": 0.0, "high": 100.0, "shape": [9]}
 
 
@@ -91,5 +95,5 @@ class TyrrellWorld(World):
         }
         fate = "alive" if e.alive else f"died of {e.cause}"
         return {"columns": e.rules.size, "rows": e.rules.size, "y_up": False,
-                "marks": {k: v for k, v in marks.items() if v},
+                "marks": {k: v for k, v in marks.items() if v}, "looks": LOOKS,
                 "caption": f"step {e.step_count} · {'night' if e.is_night else 'day'} · matings {e.fitness} · {fate}"}
