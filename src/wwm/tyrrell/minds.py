@@ -187,6 +187,8 @@ class NutrientMind(GoalMind):
 
 
 class DrinkMind(GoalMind):
+    """Drink: go to water and drink when thirsty, harder the drier the animal is."""
+
     goal = "drink"
 
     def drive(self, x: View) -> float:
@@ -219,6 +221,8 @@ class TemperatureMind(GoalMind):
 
 
 class CleanMind(GoalMind):
+    """Keep clean: groom when dirty, sooner the dirtier the animal is."""
+
     goal = "clean"
 
     def drive(self, x: View) -> float:
