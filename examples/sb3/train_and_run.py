@@ -43,6 +43,7 @@ MINDS = HERE / "cartpole_minds.py"
 def train(world_url: str, path: Path, steps: int = 5000, seed: int = 0, progress: bool = False) -> Path:
     """PPO trained for ``steps`` steps on the World at ``world_url`` (through WorldEnv),
     saved at ``path``."""
+    import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -59,6 +60,9 @@ def train(world_url: str, path: Path, steps: int = 5000, seed: int = 0, progress
                 self.bar.update(self.task, completed=self.num_timesteps)
             return True
 
+    # one thread: a tiny network gains nothing from more, and on a busy machine they contend
+    # (profiled: 2048 steps took 33 s with torch's 2 threads beside other work, 6 s with one)
+    torch.set_num_threads(1)
     env = WorldEnv(world_url)
     try:
         # small rollouts and a high learning rate: CartPole is learnt in a few thousand steps

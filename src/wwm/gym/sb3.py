@@ -47,6 +47,11 @@ def load_model(algo: str, path: str | Path) -> Any:
         import stable_baselines3
     except ImportError as exc:
         raise PolicyError(f"serving a policy needs the optional extra: pip install 'wwm[sb3]' ({exc})") from None
+    import torch
+
+    # one small forward pass per Get action: more intra-op threads only contend (a server's
+    # process; the same setting made training 5x faster on a busy 2-core machine)
+    torch.set_num_threads(1)
     cls = getattr(stable_baselines3, name.upper())
     try:
         return cls.load(str(file), device="cpu")
