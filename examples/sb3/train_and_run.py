@@ -23,6 +23,7 @@ import contextlib
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -135,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--steps and --episodes must be 1 or more")
     console = Console()
     with tempfile.TemporaryDirectory(prefix="wwm-sb3-") as work, ServerProcess("gym:CartPole-v1") as cartpole:
+        started = time.perf_counter()
         model = train(cartpole.url, args.model or Path(work) / "ppo_cartpole.zip", args.steps, progress=True)
-        console.print(f"saved {model}")
+        console.print(f"saved {model} (trained in {time.perf_counter() - started:.1f} s)")
         with servers(model) as found:
             table = Table(title=f"CartPole through a Mind_AS, {args.episodes} seeded episodes each")
             table.add_column("minds of the AS")
@@ -157,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         fig, ax = plt.subplots(figsize=(7, 3.5))
         ax.barh(list(means), list(means.values()), color="tab:blue")
         ax.set_xlabel("mean episode length (CartPole-v1, max 500)")
-        ax.set_title("A PPO policy trained through the network, as a WWM Mind")
+        ax.invert_yaxis()  # in the table's order
+        ax.set_title("PPO trained through the network, served as a Mind")
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
         console.print(f"plot: {args.plot}")
