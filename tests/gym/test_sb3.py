@@ -133,3 +133,19 @@ def test_a_world_whose_spaces_are_not_the_policy_s_is_refused_by_name(cartpole, 
 def test_serve_sb3_says_what_is_wrong(capsys, argv, says):
     assert main(["serve", *argv, "--port", "0"]) == 2
     assert says in capsys.readouterr().err
+
+
+@pytest.mark.slow
+async def test_a_policy_mind_survives_a_snapshot(model):
+    """Pickled (a server's --state snapshot) as its model file and run, restored on the same class."""
+    import pickle
+
+    from wwm.gym.sb3 import policy_mind
+
+    mind = policy_mind("ppo", str(model))()
+    await mind.new_run("http://me.example/")
+    state = "[0.01, 0.2, -0.03, -0.3]"
+    before = await mind.get_action(state)
+    copy = pickle.loads(pickle.dumps(mind))
+    assert type(copy) is type(mind) and copy.steps == 1
+    assert await copy.get_action(state) == before

@@ -95,6 +95,11 @@ class PolicyMind(Mind):
         self.steps += 1
         return Suggestion(to_text(self.action_form, self.model.action_space, action))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the model's algorithm and file, and the run's own state: a server's
+        snapshot (``--state``) restores the run on the same policy class."""
+        return (_restore, (self.algo, self.model_path, self.__dict__))
+
     def display_details(self) -> dict[str, Any]:
         return {"policy": f"{self.algo.upper()} from {Path(self.model_path).name}", "actions suggested": self.steps,
                 "world": self.world or "(the policy's own spaces, as JSON)"}
@@ -144,6 +149,13 @@ def policy_mind(algo: str, path: str) -> type[PolicyMind]:
         "action_format": f"an action of {_short(model.action_space)} (the card's action_space)",
     }
     return type(f"Policy_{algo.upper()}_{name}", (PolicyMind,), attrs)
+
+
+def _restore(algo: str, path: str, state: dict[str, Any]) -> PolicyMind:
+    cls = policy_mind(algo, path)
+    mind = cls.__new__(cls)
+    mind.__dict__.update(state)
+    return mind
 
 
 def _short(space: gym.Space[Any]) -> str:
