@@ -106,9 +106,10 @@ async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind, cgi_wo
             server.stop()
 
 
-async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind):
+async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind, cgi_work):
     """Mind_M (the region wrapper of 3.5) calls it in every state (region x>=0), else stays."""
     region = ServerProcess("wwm.kit.region:RegionMind").start()
+    refused_before = refused_posts(cgi_work)
     try:
         mind = connect_mind(region.url, minds=[cgi_mind, "action:stay"], region="x>=0")
         result = await run(mind, GridWorld(size=6, seed=2), RunSettings(steps=30, timeout=10))
@@ -119,6 +120,7 @@ async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind):
         assert result.status == "completed" and len(result.steps) == 30
         assert [s.action for s in result.steps] == [s.action for s in direct.steps]  # its actions, not "stay"
         assert result.total_score > 0
+        assert refused_posts(cgi_work) == refused_before   # its card said XML: no JSON query refused first
         called_by = [link["url"] for link in json_card(cgi_mind)["credit_trail"]["called_by"]]
         assert region.url in called_by
     finally:
