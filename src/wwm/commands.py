@@ -45,6 +45,7 @@ for _command in (
     Command("runs", "wwm.cli.runs", "list and show recorded runs"),
     Command("lambdastar", "wwm.lambdastar.command", "the Λ* dynamic intelligence test"),
     Command("compare", "wwm.selection.command", "compare Action Selection methods in one world"),
+    Command("tyrrell", "wwm.tyrrell.command", "Tyrrell's world: the AS benchmark and a picture of a life"),
     Command("broken-links", "wwm.selection.links_command", "a society's score as its mind servers die, over seeds"),
     Command("search", "wwm.search.command", "search over societies of minds for the best one in a World (10.10)"),
     Command("meta", "wwm.meta.command", "meta-execution: Meta(A) and HCH at the terminal"),
