@@ -19,7 +19,7 @@ LAYERS: list[set[str]] = [
     {"wwm.client"},
     {"wwm.kit"},
     {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal", "wwm.search",
-     "wwm.gym", "wwm.mcp"},
+     "wwm.gym", "wwm.mcp", "wwm.people", "wwm.tyrrell", "wwm.soccer"},
     {"wwm.cli"},
 ]
 # A feature that uses another as a library, declared here rather than found by accident.
@@ -29,6 +29,7 @@ BETWEEN_FEATURES = {
     ("wwm.search", "wwm.portal"),        # a search records its candidates as portal combinations
     ("wwm.portal", "wwm.lambdastar"),    # the portal offers the Λ* test as a challenge
     ("wwm.gym", "wwm.tileworld"),        # PettingZoo over the shared T-World, episode after episode
+    ("wwm.tyrrell", "wwm.selection"),    # Tyrrell's world benchmarks the AS methods
 }
 # The package's front door: what users import as ``wwm``.
 ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}

@@ -32,13 +32,15 @@ def free_port() -> int:
 
 
 def config(root: Path, port: int, state: Path, logs: Path) -> str:
-    """A minimal lighttpd.conf: ``*.cgi`` under ``root`` run by Perl, ``WWM_STATE_DIR`` set."""
+    """A minimal lighttpd.conf: ``*.cgi`` under ``root`` run by Perl, ``WWM_STATE_DIR`` set,
+    each request logged to ``logs/access.log`` (common log format: method, path, status)."""
     return "\n".join([
         f'server.document-root = "{root}"',
         f"server.port = {port}",
         'server.bind = "127.0.0.1"',
-        'server.modules = ("mod_cgi", "mod_setenv")',
+        'server.modules = ("mod_cgi", "mod_setenv", "mod_accesslog")',
         f'server.errorlog = "{logs}/error.log"',
+        f'accesslog.filename = "{logs}/access.log"',
         'cgi.assign = (".cgi" => "/usr/bin/perl")',
         f'setenv.add-environment = ("WWM_STATE_DIR" => "{state}")',
         'mimetype.assign = (".html" => "text/html")',

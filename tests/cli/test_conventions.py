@@ -5,12 +5,14 @@ server's ready line, --port 0 and a busy port; --json on stdout alone; Ctrl-C's 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import select
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -204,6 +206,21 @@ def test_run_json_and_runs_json_are_json_alone(capsys, tmp_path, world_and_mind)
     assert status == 0 and json.loads(out)["step_count"] == 5
 
 
+def wait_for_recorded_steps(path, process, timeout: float = 60) -> None:
+    """Until the run's first steps are in its database (a fixed sleep was too short on a loaded
+    machine: the signal came while ``wwm`` was still importing)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+                if db.execute("SELECT count(*) FROM wwm_steps").fetchone()[0]:
+                    return
+        except sqlite3.OperationalError:  # no database or no table yet
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"wwm run recorded no step in {timeout} s (exit code {process.poll()})")
+
+
 def test_ctrl_c_stops_wwm_run_in_one_line_and_records_the_run_as_interrupted(tmp_path, world_and_mind):
     world, mind = world_and_mind
     db = f"sqlite:///{tmp_path / 'runs.db'}"
@@ -211,7 +228,7 @@ def test_ctrl_c_stops_wwm_run_in_one_line_and_records_the_run_as_interrupted(tmp
                                 "--steps", "1000000", "--db", db],
                                env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.5)
+        wait_for_recorded_steps(tmp_path / "runs.db", process)  # Ctrl-C once the run is under way
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=15)
     finally:

@@ -30,9 +30,22 @@ lighttpd = _module.lighttpd
 
 
 @pytest.fixture(scope="module")
-def cgi_mind(tmp_path_factory):
-    with lighttpd(CGI, tmp_path_factory.mktemp("lighttpd")) as base:
+def cgi_work(tmp_path_factory):
+    """Where lighttpd keeps its configuration and logs (access.log: one line a request)."""
+    return tmp_path_factory.mktemp("lighttpd")
+
+
+@pytest.fixture(scope="module")
+def cgi_mind(cgi_work):
+    with lighttpd(CGI, cgi_work) as base:
         yield f"{base}/mind.cgi"
+
+
+def refused_posts(work: Path) -> int:
+    """The POSTs lighttpd has answered 415 (unsupported encoding: JSON sent to the CGI mind)."""
+    log = work / "access.log"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return sum(1 for line in lines if '"POST ' in line and '" 415 ' in line)
 
 
 def test_the_cgi_mind_refuses_json_in_xml_with_415(cgi_mind):
@@ -64,13 +77,14 @@ async def test_the_client_speaks_xml_from_the_card_or_the_first_answer(cgi_mind)
         await blind.aclose()
 
 
-async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind):
+async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind, cgi_work):
     servers = [ServerProcess("wwm.selection.mind_as:ActionSelectionMind"),
                ServerProcess("wwm.kit.random_mind:RandomMind"),
                ServerProcess("wwm.kit.grid:GridWorld")]
     with ThreadPoolExecutor(len(servers)) as pool:
         list(pool.map(lambda s: s.start(), servers))
     as_server, random_mind, grid = servers
+    refused_before = refused_posts(cgi_work)
     try:
         mind = connect_mind(as_server.url, minds=[cgi_mind, random_mind.url], method="rotation", timeout=5)
         world = connect_world(grid.url, size=6, seed=2)
@@ -78,6 +92,9 @@ async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind):
         await mind.aclose()
         await world.aclose()
         assert result.status == "completed" and len(result.steps) == 20
+        # the AS read the member's card (XML only) and spoke XML from the first query: not one
+        # query sent in JSON and refused with 415 (it used to be New run, retried in XML)
+        assert refused_posts(cgi_work) == refused_before
         # both ends of the trail of credit (7.2): the AS calls the CGI mind, which lists the AS
         as_calls = [link["url"] for link in as_server.card()["credit_trail"]["calls"]]
         assert cgi_mind in as_calls and random_mind.url in as_calls
@@ -89,9 +106,10 @@ async def test_the_cgi_mind_is_a_member_of_an_as_society_in_xml(cgi_mind):
             server.stop()
 
 
-async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind):
+async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind, cgi_work):
     """Mind_M (the region wrapper of 3.5) calls it in every state (region x>=0), else stays."""
     region = ServerProcess("wwm.kit.region:RegionMind").start()
+    refused_before = refused_posts(cgi_work)
     try:
         mind = connect_mind(region.url, minds=[cgi_mind, "action:stay"], region="x>=0")
         result = await run(mind, GridWorld(size=6, seed=2), RunSettings(steps=30, timeout=10))
@@ -102,6 +120,7 @@ async def test_the_cgi_mind_is_a_member_of_a_mind_m_in_xml(cgi_mind):
         assert result.status == "completed" and len(result.steps) == 30
         assert [s.action for s in result.steps] == [s.action for s in direct.steps]  # its actions, not "stay"
         assert result.total_score > 0
+        assert refused_posts(cgi_work) == refused_before   # its card said XML: no JSON query refused first
         called_by = [link["url"] for link in json_card(cgi_mind)["credit_trail"]["called_by"]]
         assert region.url in called_by
     finally:

@@ -91,3 +91,25 @@ def test_a_battery_of_worlds_scores_each_candidate_over_every_world_and_seed():
     assert done and all(len(t.user_attrs["scores"]) == 4 for t in done)     # 2 Worlds × 2 seeds
     with pytest.raises(SpaceError, match="world or worlds"):
         build({**BASE, "worlds": battery}, "test")
+
+
+def test_two_workers_that_both_counted_the_last_free_trial_run_only_one(tmp_path, monkeypatch):
+    """Each worker counts the study's trials, then asks for one. When both counted before either
+    asked (forced here: the count is the one both read), the later ask is dropped at once, so
+    the study never runs more than its budget."""
+    from wwm.search import engine
+    from wwm.search.report import OVER_BUDGET, as_dict
+
+    settings = dict(trials=1, sampler="random", seed=0, storage=f"sqlite:///{tmp_path / 's.db'}", study="race")
+    first, second = (engine.Search(space(), SearchSettings(**settings, worker=k)) for k in (0, 1))
+    monkeypatch.setattr(engine, "_finished", lambda study: 0)
+    mine = first._ask_now()
+    assert isinstance(mine, optuna.Trial)
+    assert second._ask_now() == "wait"             # its trial was past the budget, and is dropped
+    dropped = [t for t in first.study.get_trials(deepcopy=False) if t.user_attrs.get(OVER_BUDGET)]
+    assert [(t.number, t.state.name) for t in dropped] == [(mine.number + 1, "FAIL")]
+    assert [t["number"] for t in as_dict(first.study, first.space)["trials"]] == [mine.number]
+    monkeypatch.undo()
+    assert second._ask_now() == "wait"             # the first worker's trial still runs ...
+    first.study.tell(mine, 1.0)
+    assert second._ask_now() is None               # ... and once it is done, the budget is spent

@@ -2,7 +2,8 @@
 ``WWM_FUZZ_URL`` the server's URL and ``WWM_FUZZ_ROLE`` its role): every other generated query
 but New run is sent in a live run of the server, so the fuzzed items reach the run's World or
 Mind instead of stopping at ``unknown-run``. A run is started by a plain New run; after an End run the next query gets a
-fresh one."""
+fresh one. Bodies of the ``application/xml`` request type are written in the XML of section
+11.2.1 (:mod:`xml_bodies`), so the XML reader is fuzzed from the same description."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import urllib.request
 from typing import Any
 
 import schemathesis
+from xml_bodies import to_xml
 
 _turn = itertools.count()
 _runs: dict[str, str] = {}  # the run ID item -> a live run
@@ -53,3 +55,9 @@ def no_server_failure(ctx: Any, response: Any, case: Any) -> None:
     schemathesis's ``not_a_server_error`` would count as failures too."""
     if response.status_code == 500:
         raise AssertionError(f"HTTP 500: {response.text[:300]}")
+
+
+@schemathesis.serializer("application/xml")
+def wwm_xml(ctx: Any, value: Any) -> bytes:
+    """A generated message (valid or not) as the XML of section 11.2.1."""
+    return to_xml(value)

@@ -1,8 +1,10 @@
 """Every server role fuzzed from its own description: a World, a Mind and a Mind_AS, each a
 real ``wwm serve`` process on loopback, serve ``/openapi.json``; schemathesis (fixed seed,
-bounded examples) sends what that description allows and what it forbids, half of its
-queries in a live run (:mod:`fuzz_hooks`). No 500, no hang, every answer as described, every
-refusal a documented code with its documented HTTP status.
+bounded examples) sends what that description allows and what it forbids, in JSON and in
+XML bodies (the description's two request types, :mod:`xml_bodies`), half of its queries in
+a live run (:mod:`fuzz_hooks`). No 500, no hang, every answer as described, every refusal a
+documented code with its documented HTTP status. (The WebSocket and TCP bindings:
+test_wire_fuzz.py.)
 
 Not checked: that the description is exact both ways (schemathesis's
 ``positive_data_acceptance`` / ``negative_data_rejection``): an argument's constructor may
@@ -25,7 +27,9 @@ from typing import Any
 import pytest
 from openapi_spec_validator import validate
 
+from wwm.protocol import xmlcodec
 from wwm.protocol.errors import CODES
+from wwm.protocol.messages import Response
 from wwm.server.process import ServerProcess
 
 # not_a_server_error counts every 5xx as a failure; a 501 (unsupported-query) or a 503 (busy)
@@ -72,18 +76,30 @@ def check_description(url: str, card: dict[str, Any]) -> None:
     assert {m for m in channel if m.endswith("_query")} == {mapping[q].rsplit("/", 1)[1] for q in card["queries"]}
 
 
-def answers_in(har: Path) -> Counter[tuple[str, str | None]]:
-    """(query, refusal code or None) of every JSON answer in the fuzzer's HAR file, each checked:
-    never a 500, every refusal with its documented HTTP status."""
-    answers: Counter[tuple[str, str | None]] = Counter()
+def answers_in(har: Path) -> Counter[tuple[str, str | None, str]]:
+    """(query, refusal code or None, encoding) of every answer to a query in the fuzzer's HAR
+    file, each checked: never a 500, every refusal with its documented HTTP status, an XML
+    query answered in XML."""
+    answers: Counter[tuple[str, str | None, str]] = Counter()
     for entry in json.loads(har.read_text())["log"]["entries"]:
         status, text = entry["response"]["status"], entry["response"]["content"].get("text", "")
         assert status != 500, text
-        if entry["request"]["method"] == "POST" and text.startswith("{"):
+        if entry["request"]["method"] != "POST":
+            continue
+        asked = {h["name"].lower(): h["value"] for h in entry["request"]["headers"]}.get("content-type", "")
+        if text.startswith("{"):
             answer = json.loads(text)
-            code = (answer.get("refusal") or {}).get("code")
-            assert code is None or CODES[code].http_status == status, (code, status)
-            answers[(answer["response"], code)] += 1
+            name, code, encoding = answer["response"], (answer.get("refusal") or {}).get("code"), "json"
+        elif text.startswith("<"):
+            message = xmlcodec.decode(text.encode())
+            assert isinstance(message, Response), text
+            name, code, encoding = message.name, message.refusal.code if message.refusal else None, "xml"
+        else:
+            continue
+        # an XML query is answered in XML (a refusal of an unreadable body in what it declared)
+        assert (encoding == "xml") == ("xml" in asked), (asked, text[:200])
+        assert code is None or CODES[code].http_status == status, (code, status)
+        answers[(name, code, encoding)] += 1
     return answers
 
 
@@ -131,6 +147,9 @@ def test_fuzzed_servers_answer_as_described(tmp_path):
             assert servers[role].alive, role
     for role in SERVERS:
         answers = answers_in(tmp_path / f"{role}.har")
-        # the fuzzer got past the front door: runs started, and queries answered within them
-        assert answers[("New run", None)] > 0, (role, answers)
-        assert sum(n for (name, code), n in answers.items() if name != "New run" and code is None) > 0, (role, answers)
+        # the fuzzer got past the front door: runs started, and queries answered within them;
+        # and XML bodies were read, not only refused
+        assert answers[("New run", None, "json")] > 0, (role, answers)
+        assert sum(n for (name, code, _), n in answers.items() if name != "New run" and code is None) > 0, \
+            (role, answers)
+        assert sum(n for (_, code, enc), n in answers.items() if code is None and enc == "xml") > 0, (role, answers)

@@ -145,3 +145,16 @@ def test_grid_pictures_put_y_up_or_down_and_name_any_kind():
     assert "<b>" not in odd and "&lt;b&gt;ghost&lt;/b&gt;" in odd   # a kind is text, not markup
     with pytest.raises(ValueError):
         grid_svg({"columns": 0, "rows": 3})
+
+
+def test_a_grid_gives_its_own_kinds_a_look_and_a_bad_look_is_named():
+    from wwm.server.drawing import grid_figure, grid_svg
+
+    marks = {"swamp": [[0, 0]], "ghost": [[1, 1]]}
+    svg = grid_svg({"columns": 2, "rows": 2, "marks": marks, "looks": {"swamp": ["block", "#a8a29e"]}})
+    assert re.search(r'<rect class="swamp"[^>]*fill="#a8a29e"', svg)      # its own look: a filled cell
+    assert re.search(r'<circle class="ghost"[^>]*fill="#6b7280"', svg)    # no look given: a grey dot
+    legend = grid_figure({"columns": 2, "rows": 2, "marks": marks, "looks": {"swamp": ["block", "#a8a29e"]}})
+    assert "■" in legend and "#a8a29e" in legend
+    with pytest.raises(ValueError, match="the look of 'swamp' must be"):
+        grid_svg({"columns": 2, "rows": 2, "marks": marks, "looks": {"swamp": ["cloud", "red"]}})

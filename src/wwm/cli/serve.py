@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="the class to serve: a name from `wwm list` (grid, random, ...), "
                                        "module:Class or file.py:Class, or gym:<Gymnasium env id> "
-                                       "(--arg goes to gymnasium.make, but seed)")
+                                       "(--arg goes to gymnasium.make, but seed), or sb3:<algo> MODEL.zip "
+                                       "(a Stable-Baselines3 policy as a Mind: ppo, dqn, a2c, sac, td3, ddpg)")
+    parser.add_argument("model", nargs="?", help="for sb3:<algo>: the model file that model.save wrote")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: loopback only)")
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0: any free port)")
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
@@ -43,8 +45,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         defaults = parse_pairs(args.arg)
         target: object
+        if args.model is not None and not args.target.startswith("sb3:"):
+            raise UsageError(f"a model file ({args.model}) goes with sb3:<algo> only")
         if args.target.startswith("gym:"):  # a Gymnasium environment: --arg goes to gymnasium.make
             target, defaults = gym_target(args.target[4:], defaults)
+        elif args.target.startswith("sb3:"):  # a trained policy: --arg goes to New run (world=URL)
+            target = sb3_target(args.target[4:], args.model)
         else:
             target = named_class(args.target) if ":" not in args.target else load_target(args.target)
         if not (isinstance(target, type) and issubclass(target, (World, Mind))):
@@ -109,3 +115,19 @@ def gym_target(env_id: str, pairs: dict[str, str]) -> tuple[ServedClass, dict[st
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return cls, {k: v for k, v in pairs.items() if k == "seed"}
+
+
+def sb3_target(algo: str, model: str | None) -> ServedClass:
+    """``sb3:<algo> MODEL.zip``: the Mind class serving that saved Stable-Baselines3 policy."""
+    from ..commands import UsageError
+
+    if model is None:
+        raise UsageError(f"sb3:{algo} needs the model file: wwm serve sb3:{algo or 'ppo'} MODEL.zip")
+    try:
+        from ..gym.sb3 import PolicyError, policy_mind
+    except ImportError as exc:
+        raise UsageError(f"sb3: needs the optional extra: pip install 'wwm[sb3]' ({exc})") from None
+    try:
+        return policy_mind(algo, model)
+    except PolicyError as exc:
+        raise UsageError(str(exc)) from None

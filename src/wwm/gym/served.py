@@ -8,13 +8,22 @@ an action its reward. "New run" takes an optional ``seed`` (the run's first ``re
 terminates or is truncated ends the run (``finished`` in Execute action's answer; the card's
 ``max_episode_steps`` lets a client tell a time limit from an end). A run ended refuses more
 actions with ``run-ended`` until Reset.
+
+An environment that renders ``rgb_array`` frames is made with that render mode (unless
+``--arg render_mode=...`` says otherwise): the run's display page shows its current frame,
+served as a PNG at the display URL plus ``.png`` (:meth:`GymWorld.display_frame`; with
+pygame, for the classic-control environments, on SDL's dummy video driver: a server has no
+screen).
 """
 
 from __future__ import annotations
 
+import io
+import os
 from typing import Any, ClassVar
 
 import gymnasium as gym
+import numpy as np
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
@@ -44,6 +53,9 @@ class GymWorld(World):
 
     def _make(self) -> gym.Env[Any, Any]:
         if self.env is None:
+            if self.make_kwargs.get("render_mode") == "rgb_array":
+                os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # pygame draws off screen
+                os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
             self.env = gym.make(self.env_id, **self.make_kwargs)
         return self.env
 
@@ -88,11 +100,34 @@ class GymWorld(World):
     def display_details(self) -> dict[str, Any]:
         return {"environment": self.env_id, "steps in this episode": self.steps, "episode over": self.over}
 
+    @property
+    def draws_frames(self) -> bool:
+        """Whether the display page shows a frame (the environment renders rgb_array ones)."""
+        return self.make_kwargs.get("render_mode") == "rgb_array"
+
+    def display_frame(self) -> bytes | None:
+        """The environment's current frame as a PNG, None when it renders no rgb_array frames."""
+        env = self._make()
+        if env.render_mode != "rgb_array":
+            return None
+        if self.observation is None:
+            self.observation, _ = env.reset(seed=self.seed)
+        frame = env.render()
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] not in (3, 4):
+            raise ValueError(f"{self.env_id} rendered no RGB frame (got {type(frame).__name__})")
+        from PIL import Image  # (matplotlib's own dependency)
+
+        out = io.BytesIO()
+        Image.fromarray(frame.astype(np.uint8)).save(out, format="PNG")
+        return out.getvalue()
+
 
 def gym_world(env_id: str, **make_kwargs: Any) -> type[GymWorld]:
     """A World class serving the registered Gymnasium environment ``env_id`` (made with
     ``make_kwargs``); a ValueError naming the problem for an unknown id or a space with no
     JSON form."""
+    if "render_mode" not in make_kwargs and _renders_rgb(env_id):
+        make_kwargs = {**make_kwargs, "render_mode": "rgb_array"}  # the display page's frame
     try:
         probe = gym.make(env_id, **make_kwargs)
     except gym.error.Error as exc:
@@ -121,6 +156,21 @@ def gym_world(env_id: str, **make_kwargs: Any) -> type[GymWorld]:
         "action_format": f"JSON of a value of {_short(probe.action_space)} (the card's action_space)",
     }
     return type(f"Gym_{name}", (GymWorld,), attrs)
+
+
+def _renders_rgb(env_id: str) -> bool:
+    """Whether the environment ``env_id`` declares the rgb_array render mode (False when
+    it is not registered: gym.make says so next)."""
+    try:
+        spec = gym.spec(env_id)
+    except gym.error.Error:
+        return False
+    try:
+        creator = gym.envs.registration.load_env_creator(spec.entry_point) if isinstance(spec.entry_point, str) \
+            else spec.entry_point
+    except Exception:  # (a module that does not import: gym.make reports it)
+        return False
+    return "rgb_array" in (getattr(creator, "metadata", None) or {}).get("render_modes", [])
 
 
 def _short(space: gym.Space[Any]) -> str:

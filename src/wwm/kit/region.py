@@ -327,9 +327,27 @@ class CallsMinds(Mind):
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None) -> RunStarted | None:
         await super().new_run(client_url, world_display_url, world_run_id)
-        await asyncio.gather(*(m.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
-                               for m in self._distinct()))
+
+        async def start(mind: Mind) -> None:
+            await speak_as_described(mind)
+            await mind.new_run(world_display_url=world_display_url, world_run_id=world_run_id)
+
+        await asyncio.gather(*(start(m) for m in self._distinct()))
         return None
+
+
+async def speak_as_described(mind: Mind) -> None:
+    """A remote mind reached over HTTP speaks an encoding its card lists from the first query
+    on (an XML-only CGI mind gets XML, not a JSON query it refuses first). A card that cannot
+    be had changes nothing: the first answer still shows the server's encoding."""
+    from ..client.remote import RemoteMind
+
+    if not (isinstance(mind, RemoteMind) and mind.url.lower().startswith(("http://", "https://"))):
+        return
+    try:
+        await mind.describe()
+    except Refusal as exc:
+        log.info("%s could not be described (%s): its first answer will show its encoding", mind.url, exc)
 
 
 class RegionMind(CallsMinds):

@@ -8,16 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
-def _ints(text: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated whole numbers, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("expected at least one number")
-    return values
+from .terminal import check_out, progress_bar, whole_numbers
 
 
 def _k_range(text: str) -> tuple[int, int]:
@@ -68,19 +59,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     def a(*names, **kwargs):
         kwargs.setdefault("action", _NotedFlag if kwargs.pop("flag", False) else _Noted)
         parser.add_argument(*names, **kwargs)
-    parser.set_defaults(given=set())
+    parser.set_defaults(given=set(), experiment=None)
+    from .experiments import add_parsers
+
+    add_parsers(parser.add_subparsers(dest="experiment", metavar="EXPERIMENT",
+                                      help="or run one of the experiments (each has --help)"))
     a("--agents", default="random,local,oracle",
       help="comma-separated agent types: random, local, oracle, qlearning, sarsa, stigmergy, woc, "
-           "bidding, dictator, imitative, shared-q, shared-sarsa (default: %(default)s)")
-    a("--sizes", type=_ints, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
+           "bidding, dictator, imitative, shared-q, shared-sarsa, or mixed collectives "
+           "TYPE:COUNT+TYPE:COUNT such as local:2+random:1 (their size is their count; "
+           "default: %(default)s)")
+    a("--sizes", type=whole_numbers, default=[1], help="numbers of agents per test, e.g. 1,2,4 (default: 1)")
     a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
     a("--iterations", "-t", type=int, default=100,
       help="iterations ϑ per episode (default: %(default)s)")
-    a("--grid", type=_ints, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
+    a("--grid", type=whole_numbers, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
     a("--range", dest="observation_range", type=int, default=1, help="observation range k (default: 1)")
     a("--profile", choices=("paper", "original"), default="paper",
       help="paper definitions, or the authors' code's behaviour (default: %(default)s)")
-    a("--seed", type=_ints, default=[0], help="seed(s); the same seed gives the same numbers")
+    a("--seed", type=whole_numbers, default=[0], help="seed(s); the same seed gives the same numbers")
     a("--engine", choices=("vector", "plain"), default="vector", help="default: %(default)s")
     a("--backend", choices=("serial", "ray"), default="serial", help="default: %(default)s")
     a("--ray-address", default=None, help="address of a running Ray cluster (default: a local one)")
@@ -117,13 +114,18 @@ def run(args: argparse.Namespace) -> int:
     from ..commands import fail, interrupted
     from ..protocol.errors import Refusal
 
+    if args.experiment is not None:
+        from .experiments import run as run_experiment
+
+        return run_experiment(args)
+
     # with --json, stdout carries the JSON alone; tables and progress go to stderr
     console = Console(stderr=args.json)
     failures: list = []
     try:
         _check_common(args)
         _check_applies(args)
-        _check_out(args.out)  # before the run, without creating anything yet
+        check_out(args.out)  # before the run, without creating anything yet
     except ValueError as exc:
         return fail("lambdastar", exc, 2)
     try:
@@ -156,15 +158,6 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _check_out(out: Path) -> None:
-    """--out is a folder that exists and is writable, or one that can be made."""
-    import os
-
-    existing = next(p for p in (out, *out.parents) if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"cannot use --out {out}: {existing} is not a folder")
-    if not os.access(existing, os.W_OK):
-        raise ValueError(f"cannot use --out {out}: {existing} is not writable")
 
 
 def _check_common(args) -> None:
@@ -217,19 +210,18 @@ def _title(args) -> str:
             + (", coordination" if args.coordination else ""))
 
 
-def _progress(console, quiet: bool = False):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                    TimeRemainingColumn(), console=console, transient=True, disable=quiet)
 
 
 def _local(args, console):
+    from itertools import product
+
     from . import sweep
     from .agents import TEAMS
+    from .agents.mixed import is_mix, mix_key, mix_size, parse_mix
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
-    unknown = [x for x in agents if x not in TEAMS]
+    mixes = {x: parse_mix(x, lambda a: a in TEAMS) for x in agents if is_mix(x)}
+    unknown = [x for x in agents if x not in TEAMS and x not in mixes]
     if unknown:
         raise ValueError(f"unknown agent type(s) {', '.join(unknown)} (choose from {', '.join(TEAMS)})")
     if not agents:
@@ -238,12 +230,19 @@ def _local(args, console):
         raise ValueError("--sizes must be at least 1")
     if args.environment == "landscape" and args.k_range:
         raise ValueError("--k-range applies to Λ* patterns, not to the fitness landscape")
-    jobs = sweep.jobs(agents, args.sizes, args.grid, args.seed, episodes=args.episodes,
-                      iterations=args.iterations, profile=args.profile,
-                      observation_range=args.observation_range, coordination=args.coordination,
-                      engine=args.engine, environment=args.environment, k_range=args.k_range,
-                      bins=args.bins, gamma=args.gamma, replays=args.replays, drift=args.drift)
-    with _progress(console, args.quiet) as progress:
+    common = dict(episodes=args.episodes, iterations=args.iterations, profile=args.profile,
+                  observation_range=args.observation_range, coordination=args.coordination,
+                  environment=args.environment, k_range=args.k_range, bins=args.bins,
+                  gamma=args.gamma, replays=args.replays, drift=args.drift)
+    jobs = []
+    for grid, seed, agent in product(args.grid, args.seed, agents):
+        if agent in mixes:  # a mix has its own size, and plays on the plain engine
+            parts = mixes[agent]
+            jobs.append(sweep.Job(agent=mix_key(parts), size=mix_size(parts), grid=grid, seed=seed,
+                                  engine="plain", **common))
+        else:
+            jobs += sweep.jobs([agent], args.sizes, [grid], [seed], engine=args.engine, **common)
+    with progress_bar(console, args.quiet) as progress:
         task = progress.add_task(f"{len(jobs)} test(s), {args.backend}", total=len(jobs) * args.episodes)
         return sweep.run(jobs, backend=args.backend, address=args.ray_address,
                          progress=lambda k: progress.advance(task, k))
@@ -261,7 +260,7 @@ def _remote(args, console, failures: list):
     if args.world is None:
         console.print("Λ* world in this process (its state and action formats: "
                       "wwm serve wwm.lambdastar.world:LambdaStarWorld, then its page)")
-    with _progress(console, args.quiet) as progress:
+    with progress_bar(console, args.quiet) as progress:
         task = progress.add_task(f"{len(urls)} mind(s)", total=args.episodes)
         # the settings go with every body's New run, so a --world server set up for
         # another test refuses (naming its settings) instead of playing a different one

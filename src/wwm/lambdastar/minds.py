@@ -92,6 +92,8 @@ class LambdaStarMind(Mind):
 
 
 class RandomMind(LambdaStarMind):
+    """Λ* baseline: one of the nine moves (the eight neighbours or stay) at random each step."""
+
     def choose(self, doc):
         return int(self.rng.integers(0, 9))
 

@@ -12,6 +12,7 @@ from itertools import product
 
 import numpy as np
 
+from .agents.mixed import is_mix
 from .battery import BatterySpec, build
 from .harness import Scores, Setting
 from .harness import play as play_plain
@@ -88,7 +89,8 @@ def battery_of(job: Job):
 def run_job(job: Job, progress: Callable[[int], None] | None = None) -> JobResult:
     """Play one test and summarise it."""
     episodes = battery_of(job)
-    use_vector = job.engine == "vector" and job.environment == "lambdastar"
+    # a mixed collective plays on the plain engine (the vectorised one has pure teams only)
+    use_vector = job.engine == "vector" and job.environment == "lambdastar" and not is_mix(job.agent)
     if job.engine not in ("vector", "plain"):
         raise ValueError(f"unknown engine {job.engine!r} (choose 'vector' or 'plain')")
     with phase("agents"):

@@ -1,7 +1,8 @@
 """Meta(A) as a WWM Mind: ``wwm serve wwm.meta.mind:MetaMind --port N``.
 
 Each "Get action" is one act of Meta(HCH(A, n)) on the state x; Meta's state message carries
-over between steps of a run. A is the scripted policy or any Mind server (``amplify=URL``).
+over between steps of a run. A is the scripted policy or any Mind server (``amplify=URL``), a person at a web page
+included: ``amplify=`` the URL of a ``wwm.people:PersonMind``.
 ``amplify=scripted-listener`` makes a patient listener for ``wwm.kit.eliza_world``.
 When Meta cannot read the tree's answer as a string the mind says "Cannot suggest action"
 with the reason. :class:`ScriptedMind` serves the scripted policy itself as a Mind, so a
@@ -47,7 +48,8 @@ class MetaMind(Mind):
                  retries: int = 3) -> None:
         if amplify == "human" or amplify.startswith("lines:"):
             raise Refusal("bad-parameters", f"amplify={amplify!r} cannot serve a mind: use 'scripted', "
-                                            f"'scripted-listener' or a Mind server URL")
+                                            f"'scripted-listener' or a Mind server URL (for a person, the URL "
+                                            f"of a person-mind: wwm serve wwm.people:PersonMind)")
         self.settings = Settings(amplify, budget, memo, store or None, budget_display, split, retries)
         try:
             self.settings.check()

@@ -41,6 +41,9 @@ _RETURN_TYPES: dict[str, dict[str, Any]] = {
 }
 _CLIENT_URL = {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"},
                          {"type": "string", "pattern": r"^\s*(https?://|wss?://|urn:|mailto:)"}]}
+_XML_FORM = ("The message of the schema, in the XML of section 11.2.1 (schemas/wwm-protocol.xsd): "
+             "<xml><query name=\"QUERY\"><data name=\"ITEM\">text</data>...</query></xml>, one <data> "
+             "element per item (repeated for a list); numbers and true/false as their text.")
 _DESCRIPTIONS_PATHS = {"/openapi.json": "This server's HTTP binding, described in OpenAPI 3.1.",
                        "/asyncapi.json": "This server's WebSocket and TCP bindings, described in AsyncAPI 3.0."}
 
@@ -162,7 +165,10 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
                         + ". The same messages are accepted in the XML encoding (section 11.2.1, "
                           "Content-Type application/xml, schemas/wwm-protocol.xsd) and answered in it."),
         "requestBody": {"required": True,
-                        "content": {"application/json": {"schema": query_body}}},
+                        "content": {"application/json": {"schema": query_body},
+                                    # the same message in XML: the schema names its items, which
+                                    # XML carries as <data name="..."> elements (x-wwm-xml)
+                                    "application/xml": {"schema": query_body, "x-wwm-xml": _XML_FORM}}},
         "responses": responses,
     }
     json_object = {"type": "object"}
@@ -182,11 +188,15 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
                                  "responses": {"200": {"description": "An SVG image.",
                                                        "content": {"image/svg+xml": {"schema": {"type": "string"}}}}}}},
         "/display/{token}": {"get": {
-            "operationId": "display", "summary": "A run's display page (its display URL); `.json` for programs.",
+            "operationId": "display", "summary": ("A run's display page (its display URL); `.json` for programs, "
+                                                  "`.png` for the frame a run draws (a Gymnasium World's)."),
             "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],
             "responses": {status: {"description": text,
                                    "content": {"application/json": {"schema": json_object},
-                                               "text/html": {"schema": {"type": "string"}}}}
+                                               "text/html": {"schema": {"type": "string"}},
+                                               **({"image/png": {"schema": {"type": "string",
+                                                                            "contentMediaType": "image/png"}}}
+                                                  if status == "200" else {})}}
                           for status, text in (("200", "The run's display."),
                                                ("404", "No run is on display under this token."))}}},
     }

@@ -32,6 +32,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from .candidates import Proposal, TooFewMembers, propose
 from .evaluation import Evaluation, evaluate
+from .report import OVER_BUDGET
 from .space import Space
 
 SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
@@ -154,10 +155,14 @@ def open_study(space: Space, settings: SearchSettings) -> optuna.Study:
     return study
 
 
+def _spends_budget(trial: FrozenTrial) -> bool:
+    """Every trial asked spends the budget, but one failed for a dead worker (no reason of ours)
+    and one dropped for being asked past the budget."""
+    return not (trial.state == TrialState.FAIL and trial.user_attrs.get("reason") is None)
+
+
 def _finished(study: optuna.Study) -> int:
-    """Trials the budget has spent: every trial asked, but those failed for a dead worker."""
-    return sum(1 for t in study.get_trials(deepcopy=False)
-               if not (t.state == TrialState.FAIL and t.user_attrs.get("reason") is None))
+    return sum(1 for t in study.get_trials(deepcopy=False) if _spends_budget(t))
 
 
 class Search:
@@ -206,6 +211,14 @@ class Search:
             return "wait" if time.monotonic() - self._waiting_since < 3 * GRACE_SECONDS else None
         self._waiting_since = None
         trial = self.study.ask()
+        # Workers count, then ask, each on its own: two that both counted the last free trial
+        # both get one. The trial numbers order the asks, so the later one drops its trial.
+        earlier = sum(1 for t in self.study.get_trials(deepcopy=False)
+                      if t.number < trial.number and _spends_budget(t))
+        if earlier >= self.settings.trials:
+            trial.set_user_attr(OVER_BUDGET, True)
+            self.study.tell(trial, state=TrialState.FAIL)
+            return "wait"   # the budget is spent, but a running trial may yet go stale
         beat = getattr(self.study._storage, "record_heartbeat", None)
         if beat is not None and getattr(self.study._storage, "get_heartbeat_interval", lambda: None)():
             beat(trial._trial_id)  # at once: a worker killed before its first beat is found stale too

@@ -15,6 +15,13 @@ from rich.table import Table
 
 from .space import Space
 
+OVER_BUDGET = "over_budget"  # a trial asked past the budget in a race between workers, never run
+
+
+def trials_of(study: optuna.Study) -> list[FrozenTrial]:
+    """The study's trials, but those dropped at once for being asked past the budget."""
+    return [t for t in study.get_trials(deepcopy=False) if not t.user_attrs.get(OVER_BUDGET)]
+
 
 def score_of(trial: FrozenTrial) -> float | None:
     return trial.values[0] if trial.values else None
@@ -28,7 +35,7 @@ def ranked(study: optuna.Study) -> list[FrozenTrial]:
 
 def best_table(study: optuna.Study, space: Space, top: int = 10) -> Table:
     counts = {state: 0 for state in ("COMPLETE", "PRUNED", "FAIL", "RUNNING")}
-    for t in study.get_trials(deepcopy=False):
+    for t in trials_of(study):
         counts[t.state.name] = counts.get(t.state.name, 0) + 1
     seeds = len(space.seeds)
     table = Table(title=f"{space.name}: the best of {sum(counts.values())} trials "
@@ -51,7 +58,7 @@ def best_table(study: optuna.Study, space: Space, top: int = 10) -> Table:
 def as_dict(study: optuna.Study, space: Space) -> dict[str, Any]:
     """Every trial, for ``--json`` and for scripts."""
     trials = []
-    for t in study.get_trials(deepcopy=False):
+    for t in trials_of(study):
         trials.append({"number": t.number, "state": t.state.name.lower(), "values": t.values,
                        "params": t.params, "members": t.user_attrs.get("members"),
                        "scores": t.user_attrs.get("scores"), "servers": t.user_attrs.get("servers"),
@@ -65,7 +72,7 @@ def best_so_far(study: optuna.Study) -> list[float]:
     """After each trial (in trial order), the best score any completed trial had reached."""
     out: list[float] = []
     best = -math.inf
-    for t in sorted(study.get_trials(deepcopy=False), key=lambda t: t.number):
+    for t in sorted(trials_of(study), key=lambda t: t.number):
         if t.state == TrialState.COMPLETE and (s := score_of(t)) is not None:
             best = max(best, s)
         out.append(best)
@@ -77,7 +84,7 @@ def plot_history(study: optuna.Study, path: str | Path, title: str = "") -> Path
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
+    trials = sorted(trials_of(study), key=lambda t: t.number)
     fig, ax = plt.subplots(figsize=(8, 4.5))
     done = [(t.number, t.values[0]) for t in trials if t.state == TrialState.COMPLETE and t.values]
     pruned = [(t.number, max(t.intermediate_values.values())) for t in trials

@@ -237,6 +237,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             if role != "mind":
                 raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
             check_trail(m.url, card)
+            if isinstance(m.mind, RemoteMind):  # an encoding its card lists, from the first query on
+                m.mind.speak_as(card)
             self._offer(m, card)
             await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
             home = home_url()

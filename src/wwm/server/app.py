@@ -245,17 +245,37 @@ class ServerApp:
 
     async def display(self, request: Request) -> HTTPResponse:
         token = request.path_params["token"]
+        as_png = token.endswith(".png") or _wants_png(request)
         as_json = token.endswith(".json") or _wants_json(request)
-        token = token.removesuffix(".json")
+        token = token.removesuffix(".json").removesuffix(".png")
         run = self.dispatcher.runs.by_token.get(token)
         if run is None:
-            if as_json:
+            if as_json or as_png:
                 return JSONResponse({"error": "no run is on display here (it ended or never was)"}, 404)
             return HTMLResponse(pages.gone_page(), 404)
+        if as_png:
+            return self._frame(run)
         view = pages.run_view(self.dispatcher, run)
         if as_json:
             return JSONResponse(view)
         return HTMLResponse(pages.display_page(view))
+
+    def _frame(self, run: Any) -> HTTPResponse:
+        """The run's current frame (PNG), from its object's optional ``display_frame()``."""
+        hook = getattr(run.obj, "display_frame", None)
+        try:
+            frame = hook() if callable(hook) else None
+        except Exception as exc:  # the world failed to draw: say so, the run goes on
+            return JSONResponse({"error": f"display_frame() failed: {type(exc).__name__}: {exc}"}, 500)
+        if not frame:
+            return JSONResponse({"error": "this run offers no frame image"}, 404)
+        return HTTPResponse(frame, media_type="image/png", headers={"cache-control": "no-store"})
+
+
+def _wants_png(request: Request) -> bool:
+    """An image asked for by type alone (``Accept: image/png``, not a browser's page load)."""
+    accept = request.headers.get("accept", "")
+    return "image/png" in accept and "text/html" not in accept
 
 
 def _declared(content_type: str | None) -> Codec:

@@ -5,12 +5,14 @@ A run's object offers a picture with an optional ``display_grid()`` returning a 
 
     {"columns": 10, "rows": 10, "y_up": true,
      "marks": {"food": [[1, 2], [6, 6]], "hazard": [[2, 1]], "agent": [[5, 5]]},
-     "caption": "step 3 of 100 · score 1"}
+     "caption": "step 3 of 100 · score 1",
+     "looks": {"swamp": ["block", "#a3b18a"]}}
 
 Cells are ``[x, y]``, x counted from the left, y from the bottom when ``y_up`` (else from the
 top). Marks are drawn in the order given, so the last kind is on top. The kinds in
 :data:`LOOKS` have their own look (``wall`` and ``obstacle`` fill their cell); any other kind
-is a grey dot, named in the legend all the same.
+is a grey dot, named in the legend all the same, unless the grid's optional ``looks`` gives it
+a shape (``disc``, ``dot``, ``diamond`` or ``block``) and a colour.
 
 Here is the geometry (:func:`layout`, :func:`figure`); the markup is in the templates
 ``grid.svg`` and ``figure.html``.
@@ -18,9 +20,12 @@ Here is the geometry (:func:`layout`, :func:`figure`); the markup is in the temp
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .templates import render
+
+_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 
 # kind -> (shape, colour): "disc" a circle filling most of the cell, "dot" a small circle,
 # "diamond" a square on its point, "block" the whole cell
@@ -39,10 +44,24 @@ MAX_SIDE = 480  # pixels: the picture's longer side, unless cells would be under
 MIN_CELL, MAX_CELL = 6, 48
 
 
-def _mark(kind: str, x: int, y: int, left: float, top: float, cell: float) -> dict[str, Any]:
+def looks_of(grid: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each kind's (shape, colour): the grid's own ``looks`` first, then :data:`LOOKS`. A
+    ValueError names a look that is not a known shape and a colour."""
+    looks = dict(LOOKS)
+    for kind, look in (grid.get("looks") or {}).items():
+        if not (isinstance(look, (list, tuple)) and len(look) == 2 and look[0] in GLYPHS
+                and isinstance(look[1], str) and _COLOUR.fullmatch(look[1])):
+            raise ValueError(f"the look of {kind!r} must be [shape, '#rrggbb'] with a shape of "
+                             f"{', '.join(GLYPHS)}, got {look!r}")
+        looks[str(kind)] = (look[0], look[1])
+    return looks
+
+
+def _mark(kind: str, x: int, y: int, left: float, top: float, cell: float,
+          looks: dict[str, tuple[str, str]]) -> dict[str, Any]:
     """One mark in the cell whose top left corner is (left, top): its kind, grid
     coordinates, look, and the numbers its shape is drawn with."""
-    shape, colour = LOOKS.get(kind, OTHER)
+    shape, colour = looks.get(kind, OTHER)
     mark: dict[str, Any] = {"kind": kind, "x": x, "y": y, "shape": shape, "colour": colour}
     cx, cy, half = left + cell / 2, top + cell / 2, cell / 2
     if shape == "block":
@@ -65,17 +84,19 @@ def layout(grid: dict[str, Any]) -> dict[str, Any]:
     lines = "".join(f"M{i * cell} 0V{height}" for i in range(1, columns)) + \
         "".join(f"M0 {j * cell}H{width}" for j in range(1, rows))
     marks = []
+    looks = looks_of(grid)
     for kind, cells in grid.get("marks", {}).items():
         for x, y in cells:
             x, y = int(x), int(y)
             row = rows - 1 - y if grid.get("y_up") else y
-            marks.append(_mark(str(kind), x, y, x * cell, row * cell, cell))
+            marks.append(_mark(str(kind), x, y, x * cell, row * cell, cell, looks))
     return {"columns": columns, "rows": rows, "width": width, "height": height, "lines": lines, "marks": marks}
 
 
 def figure(grid: dict[str, Any]) -> dict[str, Any]:
     """A grid's layout with its caption and a legend of the kinds of mark it shows."""
-    looks = {str(kind): LOOKS.get(str(kind), OTHER) for kind in grid.get("marks", {})}
+    known = looks_of(grid)
+    looks = {str(kind): known.get(str(kind), OTHER) for kind in grid.get("marks", {})}
     legend = [{"kind": kind, "glyph": GLYPHS[shape], "colour": colour} for kind, (shape, colour) in looks.items()]
     return {"svg": layout(grid), "caption": grid.get("caption", ""), "legend": legend}
 

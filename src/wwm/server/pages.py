@@ -83,7 +83,15 @@ def run_view(d: Dispatcher, run: Run) -> dict[str, Any]:
         "client_url": run.client_url,
         **({"details": details} if (details := _offered(run.obj, "display_details")) is not None else {}),
         **({"grid": grid} if (grid := _offered(run.obj, "display_grid")) is not None else {}),
+        # a frame image (PNG) beside the page, from the object's optional display_frame()
+        **({"frame": f"{run.display_token}.png"} if _draws_frames(run.obj) else {}),
     }
+
+
+def _draws_frames(obj: Any) -> bool:
+    """Whether a run's object offers frame images: a ``display_frame()`` method, and (when it
+    says) ``draws_frames`` true."""
+    return callable(getattr(obj, "display_frame", None)) and bool(getattr(obj, "draws_frames", True))
 
 
 def _offered(obj: Any, hook_name: str) -> Any:

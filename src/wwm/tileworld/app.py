@@ -4,7 +4,10 @@ recordings.
 ``GET /`` is the page (static HTML and script, ``static/index.html``; what it shows it asks
 for by ``/api/...``), ``GET /favicon.ico`` the icon every wwm server shows;
 ``POST /api/start`` starts a configured game whose robots are built-in
-agents or agent programs attached through the proxy by magic string; ``POST /api/pause``
+agents, agent programs attached through the proxy by magic string, or robots driven from a
+browser page (``browser``: a person's keys on this page, or the JavaScript agent of the editor
+page ``GET /editor``, run as a Web Worker; the page takes its robot over the
+``/api/robot/{name}`` WebSocket, :mod:`.seats`); ``POST /api/pause``
 pauses and resumes it; ``GET /api/view`` and the ``/api/live`` WebSocket give the observer
 view, and with ``?agent=ID`` also what robot ID sees (``seen``: the last full percept it was
 sent, its partial window under partial observability), which the page draws instead of the
@@ -37,8 +40,10 @@ from .engine import Engine
 from .links import BuiltinLink, Link, LinkClosed, ProxyLink
 from .live import Game
 from .recording import Recording, RecordingError, frames
+from .seats import WAITING, Page, Seats, check_seat, error_line
 
 PAGE = resources.files(__package__) / "static" / "index.html"   # shipped in the package, found wherever it is
+EDITOR = resources.files(__package__) / "static" / "editor.html"
 _NAME = re.compile(r"^[\w.-]+\.json$")
 
 
@@ -53,6 +58,7 @@ class Hub:
         self.saved: str | None = None
         self.version = 0
         self.changed = asyncio.Event()
+        self.seats = Seats()
 
     def touch(self, _game: Game | None = None) -> None:
         self.version += 1
@@ -76,7 +82,7 @@ class Hub:
     def links(self, specs: Any, config: Config) -> list[Link]:
         if not isinstance(specs, list) or len(specs) != config.agents:
             raise ValueError(f"give one agent per robot: {config.agents} expected")
-        out: list[Link] = []
+        out: list[Link | str] = []   # a str: the seat of a browser robot, made once all are checked
         for i, spec in enumerate(specs):
             kind = spec.get("kind") if isinstance(spec, dict) else None
             if kind == "builtin":
@@ -88,18 +94,32 @@ class Hub:
                 if not self.proxy_url:
                     raise ValueError("this server runs without a proxy: start it with --proxy-port")
                 out.append(ProxyLink(self.proxy_url, magic))
+            elif kind == "browser":
+                try:
+                    seat = check_seat(spec.get("name"))
+                except ValueError as exc:
+                    raise ValueError(f"robot {i}: {exc}") from None
+                if seat in out:
+                    raise ValueError(f"robot {i}: two browser robots are named {seat!r}; give each its own name")
+                out.append(seat)
             else:
-                raise ValueError(f"robot {i}: kind must be 'builtin' (name: {', '.join(BUILTIN)}) or 'proxy' (magic)")
-        return out
+                raise ValueError(f"robot {i}: kind must be 'builtin' (name: {', '.join(BUILTIN)}), 'proxy' (magic) "
+                                 f"or 'browser' (name: the seat a page takes)")
+        return [self.seats.robot(link) if isinstance(link, str) else link for link in out]
 
     async def start(self, body: dict[str, Any]) -> None:
         """Check the new game completely, then stop the one running and start it."""
         config = Config.from_dict(body.get("config") or {})
         links = self.links(body.get("agents"), config)
-        interval = _number(body, "interval", None)
-        game = Game(config, links, mode=body.get("mode", "realtime"), speed=_number(body, "speed", 1.0),
-                    action_timeout=_number(body, "action_timeout", 10.0), on_change=self.touch,
-                    interval=interval / 1000 if interval else None)
+        try:
+            interval = _number(body, "interval", None)
+            game = Game(config, links, mode=body.get("mode", "realtime"), speed=_number(body, "speed", 1.0),
+                        action_timeout=_number(body, "action_timeout", 10.0), on_change=self.touch,
+                        interval=interval / 1000 if interval else None)
+        except (TypeError, ValueError):
+            for link in links:   # browser robots give their seats back
+                await link.close()
+            raise
         await self.stop()
         self.game, self.saved = game, None
         self.task = asyncio.create_task(self._play(game))
@@ -165,6 +185,9 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
 
     async def page(_: Request) -> Response:
         return HTMLResponse(PAGE.read_text(encoding="utf-8"))
+
+    async def editor(_: Request) -> Response:
+        return HTMLResponse(EDITOR.read_text(encoding="utf-8"))
 
     async def favicon(_: Request) -> Response:
         return Response(icon(), media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
@@ -242,6 +265,41 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         finally:
             gone.cancel()
 
+    async def robot(ws: WebSocket) -> None:
+        """A page takes a browser robot's seat: percept lines out, action strings in."""
+        await ws.accept()
+        try:
+            page = Page(check_seat(ws.path_params["name"]))
+            hub.seats.arrive(page)
+        except ValueError as exc:
+            await ws.send_text(error_line(str(exc)))
+            await ws.close(1008)
+            return
+        if page.link is None:
+            await ws.send_text(WAITING)
+
+        async def pump() -> None:   # the robot's lines to the page, in order; None closes
+            while (line := await page.outgoing.get()) is not None:
+                await ws.send_text(line)
+
+        async def listen() -> None:   # the page's actions to the robot
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                page.take(message.get("text") or (message.get("bytes") or b"").decode("utf-8", "replace"))
+
+        tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(listen())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hub.seats.leave(page)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+                await ws.close(1000)
+
     async def recordings_list(_: Request) -> Response:
         names = sorted((p.name for p in hub.recordings.glob("*.json")), reverse=True) if hub.recordings.exists() else []
         return JSONResponse({"recordings": names})
@@ -256,11 +314,13 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         except (RecordingError, ConfigError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=422)
 
-    routes = [Route("/", page), Route("/favicon.ico", favicon), Route("/api/defaults", defaults),
+    routes = [Route("/", page), Route("/editor", editor), Route("/favicon.ico", favicon),
+              Route("/api/defaults", defaults),
               Route("/api/start", start, methods=["POST"]),
               Route("/api/stop", stop, methods=["POST"]), Route("/api/pause", pause, methods=["POST"]),
               Route("/api/view", view),
               Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),
+              WebSocketRoute("/api/robot/{name}", robot),
               Route("/api/recordings", recordings_list), Route("/api/recordings/{name}", recording)]
     app = Starlette(routes=routes)
     app.state.hub = hub

@@ -67,6 +67,8 @@ class Team:
 
 
 class RandomTeam(Team):
+    """The baseline: each agent takes one of the nine moves at random each iteration."""
+
     key, label = "random", "Random"
 
     def act(self, observations, draws):
@@ -74,6 +76,8 @@ class RandomTeam(Team):
 
 
 class LocalSearchTeam(Team):
+    """Each agent steps towards the observed cell with the highest reward now (ties at random)."""
+
     key, label = "local", "Local search"
 
     def act(self, observations, draws):

@@ -16,6 +16,8 @@ from .base import Team, pick_best
 
 
 class QLearningTeam(Team):
+    """Each agent learns its own Q-table over (iteration, cell) by Q-learning."""
+
     key, label = "qlearning", "Q-learning"
     shared = False
     alpha, gamma = 0.3, 0.3
@@ -69,6 +71,8 @@ class QLearningTeam(Team):
 
 
 class SharedQTeam(QLearningTeam):
+    """The Q-learning collective: every agent reads and updates one shared Q-table."""
+
     key, label = "shared-q", "Shared Q-table collective"
     shared, collective, isolated_form = True, True, "qlearning"
 
@@ -110,5 +114,7 @@ class SarsaTeam(QLearningTeam):
 
 
 class SharedSarsaTeam(SarsaTeam):
+    """The SARSA collective: every agent reads and updates one shared table."""
+
     key, label = "shared-sarsa", "Shared SARSA collective"
     shared, collective, isolated_form = True, True, "sarsa"

@@ -1,0 +1,285 @@
+"""The person's page: where a person answers for a :class:`~.mind.PersonMind` or a
+:class:`~.world.PersonWorld` (seed 000, 10.1.1: "how a *human* could become part of the
+response of a World server or a Mind server").
+
+One :class:`Desk` per host and port in a process: a small web server on a thread of its own
+(Starlette on uvicorn), so it answers whatever the WWM server's event loop is doing, and it
+is up from the moment the first person-mind or person-world is built. Each run of a
+person-mind or person-world takes a :class:`Seat` at the desk; a seat asks one
+:class:`Question` at a time and waits for the person's answer until its time-out.
+
+Routes of the desk:
+
+- ``GET /``: the page, with every seat; ``GET /seat/{token}``: the page of one seat (the
+  run's display URL, returned at New run).
+- ``GET /api/seats``, ``GET /api/seat/{token}``: what the page shows, as JSON.
+- ``POST /api/seat/{token}``: an answer, a JSON object naming the question it answers
+  (``question``) and the form's fields; 400 with the reason when the answer is not allowed,
+  409 when the question is no longer waiting (timed out, or answered already).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import json
+import secrets
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, ClassVar, Literal
+
+Kind = Literal["action", "opening", "outcome"]
+Reader = Callable[[dict[str, Any]], Any]
+
+HISTORY = 200       # lines a seat keeps to show
+ENDED_SEATS = 50    # ended seats the desk keeps showing
+
+
+@dataclass
+class Question:
+    """One question put to the person: what they are shown, what they may answer, and until
+    when. ``read`` turns the page's form into the answer, or raises ValueError saying what
+    is wrong with it (shown on the page)."""
+
+    number: int
+    kind: Kind
+    shown: str
+    allowed: tuple[str, ...]
+    timeout: float
+    read: Reader
+    asked: float = field(default_factory=time.monotonic)
+    answer: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+
+    def seconds_left(self) -> float:
+        return max(0.0, self.timeout - (time.monotonic() - self.asked))
+
+    def as_json(self) -> dict[str, Any]:
+        return {"number": self.number, "kind": self.kind, "shown": self.shown, "allowed": list(self.allowed),
+                "timeout": self.timeout, "seconds_left": round(self.seconds_left(), 2)}
+
+
+class Seat:
+    """One run's place at the desk: a person acting as a mind or as a world."""
+
+    def __init__(self, desk: Desk, role: Literal["mind", "world"], title: str) -> None:
+        self.desk = desk
+        self.token = secrets.token_urlsafe(9)
+        self.role = role
+        self.title = title
+        self.started = time.time()
+        self.question: Question | None = None
+        self.history: deque[dict[str, str]] = deque(maxlen=HISTORY)
+        self.ended = False
+        self.answered = 0
+        self.timed_out = 0
+
+    @property
+    def url(self) -> str:
+        return f"{self.desk.url}seat/{self.token}"
+
+    def note(self, what: str, text: str) -> None:
+        """A line of the seat's history, shown under the question."""
+        with self.desk.lock:
+            self.history.append({"what": what, "text": text})
+
+    async def ask(self, kind: Kind, shown: str, allowed: tuple[str, ...], timeout: float, read: Reader) -> Any:
+        """The person's answer to one question; TimeoutError when none came within ``timeout``
+        seconds. A question the asker stops waiting for (cancelled) is withdrawn from the page."""
+        if self.ended:
+            raise RuntimeError("this seat's run has ended")
+        question = Question(next(self.desk.numbers), kind, shown, allowed, timeout, read)
+        with self.desk.lock:
+            self.question = question
+        try:
+            answer = await asyncio.wait_for(asyncio.wrap_future(question.answer), timeout)
+        except TimeoutError:
+            if question.answer.done() and not question.answer.cancelled():  # answered as time ran out
+                answer = question.answer.result()
+            else:
+                self.timed_out += 1
+                self.note("timed out", f"nobody answered within {timeout:g} s")
+                raise
+        finally:
+            question.answer.cancel()  # (no effect once answered)
+            with self.desk.lock:
+                if self.question is question:
+                    self.question = None
+        self.answered += 1
+        return answer
+
+    def end(self) -> None:
+        with self.desk.lock:
+            if self.ended:
+                return
+            self.ended = True
+            if self.question is not None:
+                self.question.answer.cancel()
+        self.desk.retire(self)
+
+    def as_json(self) -> dict[str, Any]:
+        with self.desk.lock:
+            question = self.question
+            return {"token": self.token, "url": self.url, "role": self.role, "title": self.title,
+                    "started": self.started, "ended": self.ended, "answered": self.answered,
+                    "timed_out": self.timed_out, "history": list(self.history),
+                    "question": question.as_json() if question is not None else None}
+
+
+class AnswerError(Exception):
+    """An answer the desk does not take: ``status`` is the HTTP status, the text the reason."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Desk:
+    """The person's page on ``host:port`` (port 0: any free port), served from a thread."""
+
+    _open: ClassVar[dict[tuple[str, int], Desk]] = {}
+    _opening: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, host: str, port: int) -> None:
+        from ..server import listen
+
+        self.lock = threading.RLock()
+        self.numbers = itertools.count(1)
+        self.seats: dict[str, Seat] = {}
+        self.ended: deque[str] = deque()
+        self.socket = listen(host, port)
+        self.host = host
+        self.port: int = self.socket.getsockname()[1]
+        shown_host = f"[{host}]" if ":" in host else host
+        self.url = f"http://{shown_host}:{self.port}/"
+        self._serve()
+
+    @classmethod
+    def open(cls, host: str = "127.0.0.1", port: int = 0) -> Desk:
+        """The process's desk on ``host:port``, opened on first use; ``port=0`` takes the desk
+        already open on ``host`` if there is one, else one on any free port. A port that
+        cannot be had is a ValueError naming it."""
+        with cls._opening:
+            if port == 0:
+                for (h, _), desk in cls._open.items():
+                    if h == host:
+                        return desk
+            known = cls._open.get((host, port))
+            if known is None:
+                try:
+                    desk = cls(host, port)
+                except OSError as exc:  # a busy port, an address not of this machine
+                    raise ValueError(f"the person's page cannot be served at {host}:{port} (page_port, host): "
+                                     f"{str(exc.strerror or exc).split(' (while')[0]}") from None
+                cls._open[(host, port)] = desk
+                if port == 0:
+                    cls._open[(host, desk.port)] = desk
+                print(f"wwm: the person's page is at {desk.url}", file=sys.stderr, flush=True)
+                return desk
+            return known
+
+    def seat(self, role: Literal["mind", "world"], title: str) -> Seat:
+        seat = Seat(self, role, title)
+        with self.lock:
+            self.seats[seat.token] = seat
+        return seat
+
+    def retire(self, seat: Seat) -> None:
+        """An ended seat stays on the page until ENDED_SEATS later ones have ended."""
+        with self.lock:
+            self.ended.append(seat.token)
+            while len(self.ended) > ENDED_SEATS:
+                self.seats.pop(self.ended.popleft(), None)
+
+    def answer(self, token: str, form: dict[str, Any]) -> None:
+        """Hand the person's answer to the question it names (the desk's thread)."""
+        with self.lock:
+            seat = self.seats.get(token)
+            if seat is None:
+                raise AnswerError(404, "no seat with this token at this desk")
+            question = seat.question
+        number = form.get("question")
+        if question is None or question.number != number:
+            raise AnswerError(409, f"question {number} is no longer waiting for an answer (it timed out, "
+                                   f"was answered, or its run ended): wait for the next one")
+        try:
+            value = question.read(form)
+        except ValueError as exc:
+            raise AnswerError(400, str(exc)) from None
+        try:
+            question.answer.set_result(value)
+        except concurrent.futures.InvalidStateError:
+            raise AnswerError(409, f"question {number} timed out before the answer came "
+                                   f"({question.timeout:g} s): wait for the next one") from None
+
+    # ---- the web server ------------------------------------------------------------------
+    def _serve(self) -> None:
+        import uvicorn
+
+        app = self._app()
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                                timeout_keep_alive=30)
+        self.server = uvicorn.Server(config)
+        # uvicorn installs no signal handlers off the main thread: the WWM server keeps its own
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]},
+                                       name=f"wwm-person-page-{self.port}", daemon=True)
+        self.thread.start()
+
+    def _app(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.requests import Request
+        from starlette.responses import HTMLResponse, JSONResponse, Response
+        from starlette.routing import Route
+
+        from ..server.pages import icon
+
+        page = resources.files("wwm.people").joinpath("static/person.html").read_text(encoding="utf-8")
+
+        async def show(request: Request) -> Response:
+            token = request.path_params.get("token")
+            if token is not None and token not in self.seats:
+                return HTMLResponse("<!doctype html><title>No seat</title><p>No seat with this token at this "
+                                    "desk: its run ended long ago, or the server was restarted.</p>", 404)
+            return HTMLResponse(page)
+
+        async def seats(request: Request) -> Response:
+            with self.lock:
+                listed = list(self.seats.values())
+            return JSONResponse({"desk": self.url, "seats": [s.as_json() for s in listed]})
+
+        async def one(request: Request) -> Response:
+            seat = self.seats.get(request.path_params["token"])
+            if seat is None:
+                return JSONResponse({"error": "no seat with this token at this desk"}, 404)
+            return JSONResponse(seat.as_json())
+
+        async def post(request: Request) -> Response:
+            try:
+                form = json.loads(await request.body())
+            except (ValueError, UnicodeDecodeError):
+                return JSONResponse({"error": "the answer must be a JSON object"}, 400)
+            if not isinstance(form, dict):
+                return JSONResponse({"error": "the answer must be a JSON object"}, 400)
+            try:
+                self.answer(request.path_params["token"], form)
+            except AnswerError as exc:
+                return JSONResponse({"error": exc.reason}, exc.status)
+            return JSONResponse({"ok": True})
+
+        async def favicon(request: Request) -> Response:
+            return Response(icon(), media_type="image/svg+xml")
+
+        return Starlette(routes=[
+            Route("/", show, methods=["GET"]),
+            Route("/seat/{token}", show, methods=["GET"]),
+            Route("/api/seats", seats, methods=["GET"]),
+            Route("/api/seat/{token}", one, methods=["GET"]),
+            Route("/api/seat/{token}", post, methods=["POST"]),
+            Route("/favicon.ico", favicon, methods=["GET"]),
+        ])
