@@ -48,6 +48,19 @@ def _spec(role: str, method: str) -> Q.QuerySpec:
     return _BY_METHOD[(role, method)]
 
 
+_ROWS: dict[tuple[str, str], tuple[Q.QuerySpec, str | None]] = {}
+
+
+def _row(role: str, method: str) -> tuple[Q.QuerySpec, str | None]:
+    """The query ``method`` sends, and the name of the run ID item it carries (None for New
+    run), worked out once per method."""
+    row = _ROWS.get((role, method))
+    if row is None:
+        spec = _spec(role, method)
+        row = _ROWS[(role, method)] = (spec, None if spec.method == "new_run" else spec.run_id_field)
+    return row
+
+
 _WIRE_NAMES: dict[tuple[str, str], dict[str, str]] = {}
 
 
@@ -182,12 +195,12 @@ class _Remote:
                 for (spec, _), reply in zip(built, replies, strict=True)]
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
-        spec = _spec(self.role, method)
+        spec, run_id_field = _row(self.role, method)
         data: dict[str, Q.Wire] = {}
-        if spec.method != "new_run":
+        if run_id_field is not None:
             if self.run_id is None:
                 raise Refusal("unknown-run", f"no run in progress with {self.url}: call new_run() first")
-            data[spec.run_id_field] = self.run_id
+            data[run_id_field] = self.run_id
         trail = current_server.get()
         caller = trail.url if trail is not None else self.client_url
         if caller:

@@ -131,7 +131,7 @@ class Dispatcher:
                 or type(version) is not str or version not in _VERSIONS):
             return None
         spec = plan.spec
-        run_id = data.get(spec.run_id_field)
+        run_id = data.get(plan.run_id_field)
         client = data.get("client URL")
         if type(run_id) is not str or (client is not None and type(client) is not str):
             return None
@@ -334,10 +334,11 @@ class _Takes:
 class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
-    __slots__ = ("spec", "known", "changes_run", "items", "conversions", "_fits")
+    __slots__ = ("spec", "run_id_field", "known", "changes_run", "items", "conversions", "_fits")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec = spec
+        self.run_id_field = spec.run_id_field  # (a property that formats the name each time)
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
         self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
         self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
