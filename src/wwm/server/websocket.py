@@ -5,9 +5,10 @@ The WebSocket protocol itself (handshake, framing, pings, closing) is the ``webs
 library's Sans-I/O :class:`~websockets.server.ServerProtocol`; the answering is the TCP
 binding's (:class:`~.connection.InOrder`). Under uvicorn this class takes the connection over
 from uvicorn's HTTP protocol at the upgrade (uvicorn's ``ws`` setting names the protocol class
-to hand upgraded connections to): no ASGI event dicts, queue or task per message, which cost
-uvicorn's own WebSocket 63-67 µs of CPU per query against the TCP binding's 36-43. Servers
-that are not uvicorn (Granian) answer ``/ws`` through the ASGI app (``ServerApp``) instead.
+to hand upgraded connections to): no ASGI event dicts, queue or task per message. With
+uvicorn's own WebSocket the server spent 67-92 µs of CPU per query, with this 52-69
+(``docs/benchmarks.md``). Servers that are not uvicorn (Granian) answer ``/ws`` through the
+ASGI app (``ServerApp``) instead.
 """
 
 from __future__ import annotations
