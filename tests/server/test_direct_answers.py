@@ -86,4 +86,9 @@ async def test_tcp_answers_every_message_as_http_does():
                 by_tcp = comparable(await over_tcp(with_run(message, tcp_run)), tcp_run, server.url)
                 by_http = comparable(await over_http(with_run(message, http_run)), http_run, server.url)
                 assert by_tcp == by_http, message
+            async with session.get(server.url + "trail") as reply:
+                trail = await reply.json()
         writer.close()
+    # the credit trail counted each caller on both ways in: once over TCP, once over HTTP
+    # (the general way takes a number as a caller's URL by its text)
+    assert [(c["url"], c["queries"]) for c in trail["called_by"]] == [("7", 2), ("http://127.0.0.1:9/", 2)]
