@@ -167,3 +167,29 @@ def test_a_page_port_that_cannot_be_had_is_refused_by_name():
         with pytest.raises(ValueError, match=rf"the person's page cannot be served at 127.0.0.1:{port} "
                                              r"\(page_port, host\): Address already in use$"):
             PersonMind(page_port=port)
+
+
+@pytest.mark.slow
+async def test_a_served_person_mind_has_its_page_at_the_server_s_own_url():
+    """``wwm serve`` mounts the desk under the server's URL + ``pages/``: no second port."""
+    from wwm.client.remote import connect_mind
+    from wwm.server.process import ServerProcess
+
+    with ServerProcess("wwm.people:PersonMind", args={"actions": "left,right", "timeout": 20}) as person, \
+            ServerProcess("wwm.kit.random_mind:RandomMind") as plain:
+        mind = connect_mind(person.url)
+        started = await mind.new_run()
+        assert started.display_url.startswith(person.url + "pages/seat/")
+        async with aiohttp.ClientSession() as http:
+            async with http.get(person.url + "pages/") as reply:
+                assert reply.status == 200 and "<!doctype html>" in (await reply.text()).lower()
+            asked = asyncio.ensure_future(mind.get_action("x=1"))
+            q = (await waiting(http, started.display_url))["question"]
+            assert q["shown"] == "x=1" and q["allowed"] == ["left", "right"]
+            assert (await answer(http, started.display_url, question=q["number"], action="up"))[0] == 400
+            assert await answer(http, started.display_url, question=q["number"], action="Right") == (200, {"ok": True})
+            assert (await asked).action == "right"
+            async with http.get(plain.url + "pages/") as reply:
+                assert reply.status == 404                   # a class with no pages of its own has none
+        await mind.end_run()
+        await mind.aclose()

@@ -47,11 +47,9 @@ async def test_a_person_in_chromium_is_the_mind_of_a_grid_run(tmp_path):
     from playwright.async_api import async_playwright
 
     failures: list[str] = []
-    page_port = free_port()
     with ServerProcess("wwm.kit.grid:GridWorld", args={"size": 6, "seed": 4}) as grid, \
-            ServerProcess("wwm.people:PersonMind", args={"actions": ACTIONS, "timeout": 20, "page_port": page_port,
-                                                         "title": "Ann"}) as person:
-        desk = f"http://127.0.0.1:{page_port}/"
+            ServerProcess("wwm.people:PersonMind", args={"actions": ACTIONS, "timeout": 20, "title": "Ann"}) as person:
+        desk = person.url + "pages/"                # the person's page is one of the server's own
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             try:

@@ -2,9 +2,11 @@
 :class:`~.world.PersonWorld` (seed 000, 10.1.1: "how a *human* could become part of the
 response of a World server or a Mind server").
 
-One :class:`Desk` per host and port in a process: a small web server on a thread of its own
-(Starlette on uvicorn), so it answers whatever the WWM server's event loop is doing, and it
-is up from the moment the first person-mind or person-world is built. Each run of a
+Served by ``wwm serve``, the desk is one of the server's own pages, at its URL + ``pages/``
+(the class's ``web_pages``, mounted before any instance is built). Used in a process of its
+own making (no server), or given a ``page_port``, it is a small web server on a thread of its
+own (Starlette on uvicorn), one per host and port, up from the moment the first person-mind or
+person-world is built. Each run of a
 person-mind or person-world takes a :class:`Seat` at the desk; a seat asks one
 :class:`Question` at a time and waits for the person's answer until its time-out.
 
@@ -25,6 +27,7 @@ import concurrent.futures
 import itertools
 import json
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -141,45 +144,62 @@ class AnswerError(Exception):
 
 
 class Desk:
-    """The person's page on ``host:port`` (port 0: any free port), served from a thread."""
+    """The person's page: served by the WWM server itself under its URL + ``pages/`` (see
+    :meth:`host`), or by a small web server of its own on ``host:port``, from a thread."""
 
     _open: ClassVar[dict[tuple[str, int], Desk]] = {}
+    _hosted: ClassVar[Desk | None] = None
     _opening: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, host: str, port: int) -> None:
-        from ..server import listen
-
+    def __init__(self, url: str, sock: socket.socket | None = None) -> None:
         self.lock = threading.RLock()
         self.numbers = itertools.count(1)
         self.seats: dict[str, Seat] = {}
         self.ended: deque[str] = deque()
-        self.socket = listen(host, port)
-        self.host = host
-        self.port: int = self.socket.getsockname()[1]
-        shown_host = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown_host}:{self.port}/"
-        self._serve()
+        self.url = url
+        self.socket = sock
+        self.port: int | None = sock.getsockname()[1] if sock is not None else None
+        self.app = self._app()
+        if sock is not None:
+            self._serve()
+
+    @classmethod
+    def host(cls, base_url: str) -> Desk:
+        """The process's desk served by the WWM server itself at ``base_url`` (its
+        :meth:`~wwm.protocol.interfaces.Mind.web_pages`): the server mounts :attr:`app`."""
+        with cls._opening:
+            if cls._hosted is None:
+                cls._hosted = cls(base_url)
+                print(f"wwm: the person's page is at {base_url}", file=sys.stderr, flush=True)
+            return cls._hosted
 
     @classmethod
     def open(cls, host: str = "127.0.0.1", port: int = 0) -> Desk:
-        """The process's desk on ``host:port``, opened on first use; ``port=0`` takes the desk
-        already open on ``host`` if there is one, else one on any free port. A port that
-        cannot be had is a ValueError naming it."""
+        """The desk a person-mind or person-world takes: with ``port=0``, the one its server
+        hosts when it is served (:meth:`host`), else the desk already open on ``host``, else
+        one on any free port; with a port, the desk on ``host:port``, opened on first use. A
+        port that cannot be had is a ValueError naming it."""
+        from ..server import listen
+
         with cls._opening:
             if port == 0:
+                if cls._hosted is not None:
+                    return cls._hosted
                 for (h, _), desk in cls._open.items():
                     if h == host:
                         return desk
             known = cls._open.get((host, port))
             if known is None:
                 try:
-                    desk = cls(host, port)
+                    sock = listen(host, port)
                 except OSError as exc:  # a busy port, an address not of this machine
                     raise ValueError(f"the person's page cannot be served at {host}:{port} (page_port, host): "
                                      f"{str(exc.strerror or exc).split(' (while')[0]}") from None
+                shown_host = f"[{host}]" if ":" in host else host
+                desk = cls(f"http://{shown_host}:{sock.getsockname()[1]}/", sock)
                 cls._open[(host, port)] = desk
                 if port == 0:
-                    cls._open[(host, desk.port)] = desk
+                    cls._open[(host, sock.getsockname()[1])] = desk
                 print(f"wwm: the person's page is at {desk.url}", file=sys.stderr, flush=True)
                 return desk
             return known
@@ -222,8 +242,7 @@ class Desk:
     def _serve(self) -> None:
         import uvicorn
 
-        app = self._app()
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off",
                                 timeout_keep_alive=30)
         self.server = uvicorn.Server(config)
         # uvicorn installs no signal handlers off the main thread: the WWM server keeps its own

@@ -1,8 +1,8 @@
 """A person as a Mind (seed 000, 10.1.1): "Get action" is answered by a person at a page.
 
-``wwm serve wwm.people:PersonMind --arg actions=north,south,east,west,stay --arg page_port=8100``
-serves it; the person opens the page (``http://127.0.0.1:8100/``, or the run's display URL
-that New run returns) and sees the state, the allowed actions and a countdown. What they pick
+``wwm serve wwm.people:PersonMind --port 8002 --arg actions=north,south,east,west,stay``
+serves it; the person opens the page (``http://127.0.0.1:8002/pages/``, or the run's display
+URL that New run returns) and sees the state, the allowed actions and a countdown. What they pick
 or type is the action; an action not among the allowed ones is refused on the page by name.
 When nobody answers within ``timeout`` seconds, or the person presses "Cannot suggest
 action", the mind says "Cannot suggest action" with the reason, which is not "Do nothing".
@@ -32,7 +32,7 @@ def check_page(timeout: float, page_port: int) -> None:
     if not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout}")
     if not 0 <= page_port <= 65535:
-        raise ValueError(f"page_port must be a port number (0: any free port), got {page_port}")
+        raise ValueError(f"page_port must be a port number (0: the server's own, or any free port), got {page_port}")
 
 
 class PersonMind(KeepsScore, Mind):
@@ -40,10 +40,9 @@ class PersonMind(KeepsScore, Mind):
 
     ``actions``: the allowed actions, separated by commas (empty: any line of text);
     ``timeout``: seconds the person has for each answer (keep it below the asker's own
-    time-out); ``page_port``/``host``: where the person's page is served (port 0: any free
-    port, printed at start and returned as the run's display URL); ``title``: the name the
-    page shows. The page opens with the first instance built (``wwm serve`` builds one at
-    start when given arguments), before any run."""
+    time-out); ``page_port``/``host``: where the person's page is served (0: at the serving
+    server's URL + ``pages/``, or, with no server, on any free port, printed when it opens;
+    each run's seat is its display URL); ``title``: the name the page shows."""
 
     state_format: ClassVar[str] = "any text: the person reads it on their page as it is"
     action_format: ClassVar[str] = ("what the person picks or types: one of the 'actions' argument when it is "
@@ -58,6 +57,11 @@ class PersonMind(KeepsScore, Mind):
         self.desk = Desk.open(host, page_port)
         self.seat: Seat | None = None
         self.score = 0.0
+
+    @classmethod
+    def web_pages(cls, base_url: str) -> Any:
+        """Served by ``wwm serve``, the person's page is the server's own, at ``base_url``."""
+        return Desk.host(base_url).app
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("a person's page holds no state to snapshot: a restarted server seats the person again")

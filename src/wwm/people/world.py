@@ -1,7 +1,7 @@
 """A person as a World (seed 000, 10.1.1): the person at a page says what the state is and
 what each action scored.
 
-``wwm serve wwm.people:PersonWorld --arg page_port=8100``: at the first "Get state" the page
+``wwm serve wwm.people:PersonWorld``: at the first "Get state" the page
 asks the person for the opening state (unless ``opening`` gives it); at each "Execute action"
 it shows the action and asks for the new state, the score (blank: none) and whether the run
 ends there. The Eliza test with a person on the world side is ``wwm run --mind URL-of-eliza
@@ -66,6 +66,11 @@ class PersonWorld(World):
         self.seat: Seat | None = None
         self.state: str | None = self.opening or None
         self.finished = False
+
+    @classmethod
+    def web_pages(cls, base_url: str) -> Any:
+        """Served by ``wwm serve``, the person's page is the server's own, at ``base_url``."""
+        return Desk.host(base_url).app
 
     def __getstate__(self) -> dict[str, Any]:
         raise TypeError("a person's page holds no state to snapshot: a restarted server seats the person again")

@@ -76,6 +76,12 @@ class World:
     def query_sets(cls) -> frozenset[str]:
         return frozenset({"World"})
 
+    @classmethod
+    def web_pages(cls, base_url: str) -> Any:
+        """Pages of this class's own (an ASGI app), which a server serving it offers under
+        ``base_url``, its own URL + ``pages/``; None (the default): it has none."""
+        return None
+
     async def new_run(self, client_url: str | None = None) -> RunStarted | None:
         self.client_url = client_url
         return None
@@ -138,6 +144,12 @@ class Mind:
             if issubclass(cls, base):
                 sets.add(name)
         return frozenset(sets)
+
+    @classmethod
+    def web_pages(cls, base_url: str) -> Any:
+        """Pages of this class's own (an ASGI app), which a server serving it offers under
+        ``base_url``, its own URL + ``pages/``; None (the default): it has none."""
+        return None
 
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None) -> RunStarted | None:

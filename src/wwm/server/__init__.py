@@ -31,7 +31,9 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
-    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body, tcp=tcp)
+    pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
+    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body, tcp=tcp,
+                     pages=pages)
 
 
 def listen(host: str, port: int) -> socket.socket:

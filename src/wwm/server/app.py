@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.responses import Response as HTTPResponse
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
@@ -56,7 +56,7 @@ class ServerApp:
     """ASGI callable: the query endpoint plus the description, display and WebSocket routes."""
 
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
-                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None) -> None:
+                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None) -> None:
         self.dispatcher = dispatcher
         self.tcp = tcp  # (host, port) of the TCP binding, if offered (port 0: any free port)
         if tcp is not None:
@@ -73,6 +73,8 @@ class ServerApp:
                 Route("/display/{token}", self.display, methods=["GET"]),
                 Route("/openapi.json", self.described, methods=["GET"]),
                 Route("/asyncapi.json", self.described, methods=["GET"]),
+                # the served class's own pages (Mind.web_pages / World.web_pages), if it has any
+                *([Mount("/pages", app=pages)] if pages is not None else []),
             ],
             lifespan=self.lifespan,
         )
