@@ -50,7 +50,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     an import of ``pkg.mod`` when that is a module."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parse(path)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -62,6 +62,20 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
             found.add(target)
             found |= {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in known}
     return {t for t in found if t == "wwm" or t.startswith("wwm.")} - {name}
+
+
+def parse(path: Path, tries: int = 5) -> ast.Module:
+    """The module's syntax tree. CPython 3.11 counts the depth of every AST it builds in one
+    counter per interpreter, so a tree built at the same moment in another thread of this test
+    process can fail ours with "AST constructor recursion depth mismatch" (python/cpython#106905,
+    seen once in CI): the same source parses on the next try."""
+    for attempt in range(tries):
+        try:
+            return ast.parse(path.read_text())
+        except SystemError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def graph() -> dict[str, set[str]]:
