@@ -5,6 +5,9 @@ between by another test running in parallel."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 from probes import probe_server
@@ -49,3 +52,39 @@ def test_a_port_given_is_the_one_served_on():
     port = free_port()
     with probe_server("ProbeWorld", port=port) as server:
         assert server.url == f"http://127.0.0.1:{port}/" and server.card()["role"] == "world"
+
+
+def test_servers_of_a_process_killed_by_sigkill_stop_too(tmp_path):
+    """A test run killed outright (a CI time-out, a helper's ``timeout``) leaves no servers:
+    each ``wwm`` command started by ServerProcess ends when its parent's pipe does."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from wwm.server.process import ServerProcess\n"
+        "servers = [ServerProcess('wwm.kit.grid:GridWorld').start(),\n"
+        "           ServerProcess('x', command=[sys.executable, '-m', 'wwm.cli.main', 'serve', 'random',\n"
+        "                                       '--port', '0'], port=0).start()]\n"
+        "print(' '.join(str(s.process.pid) for s in servers), flush=True)\n"
+        "time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(p) for p in parent.stdout.readline().split()]
+        assert len(pids) == 2 and all(alive(pid) for pid in pids)
+        parent.kill()
+        parent.wait(5)
+        deadline = time.monotonic() + 15
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in pids if alive(pid)], "a server outlived the process that started it"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie, ended but not yet reaped by init, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

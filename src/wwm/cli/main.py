@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
+import os
+import signal
 import sys
+import threading
 from typing import NoReturn
 
 from ..commands import COMMANDS, interrupted
@@ -85,8 +88,29 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def exit_with_parent() -> None:
+    """Started by :class:`wwm.server.process.ServerProcess` (``WWM_EXIT_WITH_PARENT=1``), this
+    process's stdin is a pipe its parent holds open: when the parent dies, even by SIGKILL, the
+    pipe ends and this process stops as on SIGTERM, so a killed test run leaves no servers
+    behind. (The variable is taken out of the environment: this process's own children are not
+    watched this way.)"""
+    if os.environ.pop("WWM_EXIT_WITH_PARENT", None) != "1":
+        return
+
+    def watch() -> None:
+        try:  # the raw descriptor: a daemon thread in a buffered read aborts interpreter shutdown
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="exit with parent", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    exit_with_parent()
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(only=first if first in COMMANDS else None)
     args, extra = parser.parse_known_args(argv)

@@ -85,6 +85,10 @@ class ServerProcess:
                 command += ["--state", self.state]
         self.command = command + list(extra or [])
         self.env = {**os.environ, **(env or {})}
+        # a wwm command stops when this process dies (its stdin, a pipe held here, ends)
+        self._stdin = subprocess.PIPE if "wwm.cli.main" in self.command else subprocess.DEVNULL
+        if self._stdin == subprocess.PIPE:
+            self.env["WWM_EXIT_WITH_PARENT"] = "1"
         self.log = Path(log) if log else None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -112,7 +116,7 @@ class ServerProcess:
         else:
             # the child keeps its own copy of the log's descriptor; this process closes its own
             with open(self.log, "ab") if self.log else nullcontext(subprocess.DEVNULL) as out:
-                self.process = subprocess.Popen(self.command, stdout=out,
+                self.process = subprocess.Popen(self.command, stdin=self._stdin, stdout=out,
                                                 stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL,
                                                 env=self.env, start_new_session=True)
         wait_until_up(self.url, timeout, self.process)
@@ -122,8 +126,8 @@ class ServerProcess:
         """Start the server on port 0 and learn its port from the URL on its ready line. Its
         output goes on being read (into the log, if any) so it never blocks on a full pipe."""
         self.process = process = subprocess.Popen(
-            self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL,
-            env=self.env, start_new_session=True)
+            self.command, stdin=self._stdin, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if self.log else subprocess.DEVNULL, env=self.env, start_new_session=True)
         assert process.stdout is not None
         found: list[str] = []
         ready = threading.Event()
@@ -158,6 +162,7 @@ class ServerProcess:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(5)
+        self._let_go()
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -166,6 +171,12 @@ class ServerProcess:
                 self.process.wait(5)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Close this end of an ended server's stdin pipe (one descriptor a start)."""
+        if self.process is not None and self.process.stdin is not None and self.process.poll() is not None:
+            self.process.stdin.close()
 
     def restart(self, timeout: float = 20.0) -> ServerProcess:
         self.kill()
