@@ -152,3 +152,28 @@ async def test_remote_objects_pickle_as_url_and_run(probe_world):
         assert await world.get_state() == "n=4"          # the same run on the server
         await copy.aclose()
         await world.end_run()
+
+
+async def test_a_body_dropped_for_idleness_leaves_its_shared_world():
+    """A shared world keeps no place for a client that went quiet: when the server drops its
+    run, the body ends as on End run (here the one robot of a shared Tileworld, which would
+    otherwise refuse the next client ``busy`` until the game's time ran out)."""
+    from wwm.protocol.messages import Query
+    from wwm.server import make_app
+    from wwm.tileworld.shared_world import SharedTileworld
+
+    app = make_app(SharedTileworld, url="http://127.0.0.1:1/", idle_seconds=0.05,
+                   defaults={"robots": 1, "time": 600, "seed": 1})
+    runs = app.dispatcher.runs
+    try:
+        first = await app.dispatcher.answer(Query("New run"))
+        assert first.refusal is None
+        second = await app.dispatcher.answer(Query("New run"))
+        assert second.refusal is not None and second.refusal.code == "busy"   # the one robot is taken
+        await asyncio.sleep(0.1)
+        assert runs.expire_idle() == 1
+        await asyncio.sleep(0.05)                                            # its End run, in the loop
+        third = await app.dispatcher.answer(Query("New run"))
+        assert third.refusal is None                                         # the place is free again
+    finally:
+        runs.close()

@@ -58,6 +58,7 @@ class RunTable:
         self.runs: dict[str, Run] = {}
         self.by_token: dict[str, Run] = {}
         self.shared: World | None = None  # the one instance of a shared or exclusive world
+        self._leaving: set[asyncio.Task[None]] = set()  # End run of bodies dropped for idleness
         self.shared_clock: asyncio.Task[None] | None = None
         self.holder: str | None = None   # run ID holding an exclusive world
         self.ended = 0
@@ -161,11 +162,32 @@ class RunTable:
 
     def expire_idle(self) -> int:
         now = time.monotonic()
-        stale = [r.run_id for r in self.runs.values() if now - r.last_seen > self.idle_seconds]
-        for run_id in stale:
-            self.end(run_id)
+        stale = [r for r in self.runs.values() if now - r.last_seen > self.idle_seconds]
+        for run in stale:
+            self.end(run.run_id)
+            if self.sharing == "shared":
+                self._leave(run)
         self._free_if_lease_lapsed()
         return len(stale)
+
+    def _leave(self, run: Run) -> None:
+        """A body of a shared world whose client went quiet leaves as on End run, so the world
+        keeps no place for it (a player a soccer match waits for, a robot that blocks the next
+        game)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # (called outside the server's loop: nothing to tell)
+            return
+
+        async def leave() -> None:
+            try:
+                await run.obj.end_run()
+            except Exception:  # the body's own End run failing must not stop the sweep
+                log.warning("ending idle run %s of the shared world failed", run.run_id, exc_info=True)
+
+        task = loop.create_task(leave())
+        self._leaving.add(task)
+        task.add_done_callback(self._leaving.discard)
 
     def _start_clock(self, obj: World | Mind, run: Run | None = None) -> None:
         if not self.asynchronous or self.world_cls is None or not isinstance(obj, World):
