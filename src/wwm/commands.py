@@ -88,6 +88,19 @@ def port_number(text: str) -> int:
     return port
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a count, a limit)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
+    return value
+
+
 def ready_line(what: str, url: str) -> None:
     """The line a serving command prints once its port is bound: what it serves and where
     (printed even with --quiet: with --port 0 it is the only way to learn the URL)."""

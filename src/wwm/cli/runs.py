@@ -9,6 +9,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..commands import whole_number
+
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
@@ -28,28 +30,19 @@ def _steps_arg(text: str) -> int | None:
     return value
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", metavar="URL", default=argparse.SUPPRESS, help=DB_HELP)
     listing = argparse.ArgumentParser(add_help=False)
-    listing.add_argument("--limit", type=_positive, default=argparse.SUPPRESS, metavar="N",
+    listing.add_argument("--limit", type=whole_number, default=argparse.SUPPRESS, metavar="N",
                          help="show the latest N runs (default 20)")
     listing.add_argument("--status", default=argparse.SUPPRESS,
                          help='only runs with this status ("completed", "interrupted", "running", ...)')
     listing.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                          help="print the list as JSON instead")
     parser.add_argument("--db", metavar="URL", default=None, help=DB_HELP)
-    parser.add_argument("--limit", type=_positive, default=20, metavar="N", help="show the latest N runs (default 20)")
+    parser.add_argument("--limit", type=whole_number, default=20, metavar="N",
+                        help="show the latest N runs (default 20)")
     parser.add_argument("--status", default=None, help="only runs with this status")
     parser.add_argument("--json", action="store_true", help="print the list as JSON instead")
     sub = parser.add_subparsers(dest="action", metavar="ACTION")

@@ -11,23 +11,15 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
+from ..commands import whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True, metavar="{compare,picture}")
     c = sub.add_parser("compare", help="every AS method over the same seeds: fitness and lifespan, table and plot")
     c.add_argument("--methods", default="all", help="comma-separated AS method names, or 'all' (default)")
-    c.add_argument("--seeds", type=_positive, default=5, help="how many lives per method (default 5)")
-    c.add_argument("--lifetime", type=_positive, default=3000, help="steps before death of old age (default 3000)")
+    c.add_argument("--seeds", type=whole_number, default=5, help="how many lives per method (default 5)")
+    c.add_argument("--lifetime", type=whole_number, default=3000, help="steps before death of old age (default 3000)")
     c.add_argument("--candidates", choices=["suggested", "shared"], default="suggested",
                    help="AS_m methods value the suggested actions (default) or all 25 (shared)")
     c.add_argument("--weights", default="", metavar="GOAL=W,...",
@@ -41,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("out", metavar="PNG", help="the file to write")
     p.add_argument("--method", default="negotiated-w", help="the AS method (default negotiated-w)")
     p.add_argument("--seed", type=int, default=0, help="the world's seed (default 0)")
-    p.add_argument("--steps", type=_positive, default=600, help="steps to run at most (default 600)")
+    p.add_argument("--steps", type=whole_number, default=600, help="steps to run at most (default 600)")
 
 
 def _check_output(option: str, path: str | None) -> None:
