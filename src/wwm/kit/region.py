@@ -335,6 +335,26 @@ class CallsMinds(Mind):
         await asyncio.gather(*(start(m) for m in self._distinct()))
         return None
 
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        """Every mind hears of the new state ("Inform it about state"), whichever acted; one that
+        fails is logged, not fatal."""
+        minds = self._distinct()
+        answers = await asyncio.gather(*(m.inform(state, score) for m in minds), return_exceptions=True)
+        for mind, answer in zip(minds, answers, strict=True):
+            if isinstance(answer, BaseException):
+                log.warning("informing %r failed: %s", mind, answer)
+        return None
+
+    async def end_run(self, score: float | None = None) -> float | None:
+        """End run on every mind, then let go of the remote ones' connections."""
+        minds = self._distinct()
+        await asyncio.gather(*(m.end_run(score) for m in minds), return_exceptions=True)
+        for mind in minds:
+            close = getattr(mind, "aclose", None)
+            if close is not None:
+                await close()
+        return None
+
 
 async def speak_as_described(mind: Mind) -> None:
     """A remote mind reached over HTTP speaks an encoding its card lists from the first query
@@ -399,22 +419,7 @@ class RegionMind(CallsMinds):
         mind = self.minds[index]
         return await (mind.get_action(state, **step) if step else mind.get_action(state))
 
-    async def inform(self, state: str, score: float | None = None) -> float | None:
-        minds = self._distinct()
-        answers = await asyncio.gather(*(m.inform(state, score) for m in minds), return_exceptions=True)
-        for mind, answer in zip(minds, answers, strict=True):
-            if isinstance(answer, BaseException):
-                log.warning("informing %r failed: %s", mind, answer)
-        return None
 
     async def no_operation(self) -> None:
         await asyncio.gather(*(m.no_operation() for m in self._distinct()), return_exceptions=True)
 
-    async def end_run(self, score: float | None = None) -> float | None:
-        minds = self._distinct()
-        await asyncio.gather(*(m.end_run(score) for m in minds), return_exceptions=True)
-        for mind in minds:
-            close = getattr(mind, "aclose", None)
-            if close is not None:
-                await close()
-        return None

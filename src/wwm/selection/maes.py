@@ -197,18 +197,6 @@ class MaesNetwork(CallsMinds):
         self.ran[index] += 1
         return await self.minds[index].get_action(state)
 
-    async def inform(self, state: str, score: float | None = None) -> float | None:
-        await asyncio.gather(*(m.inform(state, score) for m in self.minds), return_exceptions=True)
-        return None
-
-    async def end_run(self, score: float | None = None) -> float | None:
-        await asyncio.gather(*(m.end_run(score) for m in self.minds), return_exceptions=True)
-        for mind in self.minds:
-            close = getattr(mind, "aclose", None)
-            if close is not None:
-                await close()
-        return None
-
     def display_details(self) -> dict[str, Any]:
         """For the run display page: each mind's links, activation and how often it ran."""
         rows = []

@@ -8,7 +8,6 @@ themselves know their preconditions and when their goal is done (e.g. the step m
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -71,21 +70,6 @@ class SerialMind(CallsMinds):
             self.current = index
         self.ran[index] += 1
         return await self.minds[index].get_action(state)
-
-    async def inform(self, state: str, score: float | None = None) -> float | None:
-        answers = await asyncio.gather(*(m.inform(state, score) for m in self.minds), return_exceptions=True)
-        for mind, answer in zip(self.minds, answers, strict=True):
-            if isinstance(answer, BaseException):
-                log.warning("informing %r failed: %s", mind, answer)
-        return None
-
-    async def end_run(self, score: float | None = None) -> float | None:
-        await asyncio.gather(*(m.end_run(score) for m in self.minds), return_exceptions=True)
-        for mind in self.minds:
-            close = getattr(mind, "aclose", None)
-            if close is not None:
-                await close()
-        return None
 
     def display_details(self) -> dict[str, Any]:
         """For the run display page: the chain, which mind runs now and how often each ran."""
