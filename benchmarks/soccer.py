@@ -18,7 +18,9 @@ import random
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+
+from timing import arate, print_rates, rate
 
 import wwm
 from wwm.kit.grid import GridEngine
@@ -30,15 +32,6 @@ from wwm.soccer.sensing import see
 
 MOVES = ("north", "south", "east", "west")
 COMMANDS = [parse(t)[0] for t in ("(dash 80)", "(dash 100)", "(turn 30)", "(turn -30)", "(kick 100 0)")]
-
-
-def rate(body: Callable[[], None], seconds: float) -> float:
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(50):
-            body()
-        steps += 50
-    return steps / (time.perf_counter() - start)
 
 
 def match_cycle(players: int, sensing: bool) -> Callable[[], None]:
@@ -64,19 +57,11 @@ def match_cycle(players: int, sensing: bool) -> Callable[[], None]:
     return cycle
 
 
-async def timed(seconds: float, one: Callable[[], Awaitable[object]]) -> float:
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        await one()
-        n += 1
-    return n / (time.perf_counter() - start)
-
-
 async def grid_over_http(url: str, seconds: float) -> float:
     world = wwm.connect(url, steps=10**9)
     await world.new_run()
-    await timed(0.3, lambda: world.execute_action("north"))
-    return await timed(seconds, lambda: world.execute_action(random.choice(MOVES)))
+    await arate(lambda: world.execute_action("north"), 0.3, batch=1)
+    return await arate(lambda: world.execute_action(random.choice(MOVES)), seconds, batch=1)
 
 
 async def soccer_over_http(url: str, seconds: float) -> float:
@@ -86,8 +71,8 @@ async def soccer_over_http(url: str, seconds: float) -> float:
 
     async def both() -> None:
         await asyncio.gather(*(b.execute_action("(dash 50)") for b in bodies))
-    await timed(0.3, both)
-    return await timed(seconds, both)
+    await arate(both, 0.3, batch=1)
+    return await arate(both, seconds, batch=1)
 
 
 def soccer_over_udp(port: int, seconds: float) -> float:
@@ -137,10 +122,8 @@ def main() -> None:
         port = int(server.card()["bindings"]["udp"].rsplit(":", 1)[1])
         network.append(("soccer over UDP, 2 text-protocol clients, synch", soccer_over_udp(port, args.seconds)))
     for title, table in (("in process", rows), ("over the network", network)):
-        base = table[0][1]
-        print(f"\n{title}\n{'measure':50} {'cycles/s':>12} {'vs baseline':>12}")
-        for name, value in table:
-            print(f"{name:50} {value:12,.0f} {value / base:11.3f}x")
+        print(f"\n{title}")
+        print_rates(table, "cycles/s", width=50, digits=3)
     print("\nreference: the soccer server runs 10 cycles a second (100 ms); synchronous mode as fast as its players")
 
 

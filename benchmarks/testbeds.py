@@ -18,7 +18,9 @@ import argparse
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+
+from timing import arate, rate
 
 from wwm.client import RemoteWorld
 from wwm.kit.grid import ACTIONS as GRID_ACTIONS
@@ -32,24 +34,6 @@ from wwm.tyrrell.state import format_state
 
 # a long life, so few steps are spent starting again
 TYRRELL_ARGS = {"seed": 0, "lifetime": 10**6}
-
-
-def rate(body: Callable[[], None], seconds: float) -> float:
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(50):
-            body()
-        steps += 50
-    return steps / (time.perf_counter() - start)
-
-
-async def arate(body: Callable[[], Awaitable[None]], seconds: float) -> float:
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(20):
-            await body()
-        steps += 20
-    return steps / (time.perf_counter() - start)
 
 
 def engine_rates(seconds: float) -> tuple[float, float]:

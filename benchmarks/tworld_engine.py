@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
+
+from timing import print_rates, rate
 
 from wwm.kit.grid import GridEngine
 from wwm.tileworld import percepts
@@ -22,15 +23,6 @@ from wwm.tileworld.config import Config, Range
 from wwm.tileworld.engine import Engine
 
 MOVES = ("north", "south", "east", "west")
-
-
-def rate(body, seconds: float) -> float:
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(200):
-            body()
-        steps += 200
-    return steps / (time.perf_counter() - start)
 
 
 def fresh(config: Config):
@@ -69,10 +61,7 @@ def main() -> None:
     rows.append(("tileworld step + reactive agent", rate(with_agent, args.seconds)))
     big = fresh(Config(rows=50, columns=50, num_holes=Range(10, 15), end={"neutral": {"time": 300}}))
     rows.append(("tileworld 50x50 step, random moves", rate(lambda: big().step({0: rng.choice(MOVES)}), args.seconds)))
-    base = rows[0][1]
-    print(f"{'measure':40} {'steps/s':>12} {'vs baseline':>12}")
-    for name, value in rows:
-        print(f"{name:40} {value:12,.0f} {value / base:11.2f}x")
+    print_rates(rows, "steps/s")
     print("reference: T-World runs about 2.9 moves per world second per robot (350 ms a move)")
 
 
