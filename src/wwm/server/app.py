@@ -39,6 +39,7 @@ from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from . import pages
 from .dispatch import Dispatcher
+from .trail import current_server
 
 log = logging.getLogger("wwm.server")
 
@@ -201,6 +202,7 @@ class ServerApp:
         if event["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
+        current_server.set(self.dispatcher.trail)  # what answer_payload expects
         while True:
             event = await receive()
             if event["type"] != "websocket.receive":

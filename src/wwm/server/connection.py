@@ -24,6 +24,7 @@ from collections.abc import Coroutine, Generator
 from typing import Any, cast
 
 from .dispatch import Dispatcher
+from .trail import current_server
 
 
 class InOrder(asyncio.Protocol):
@@ -55,9 +56,13 @@ class InOrder(asyncio.Protocol):
         raise NotImplementedError
 
     def received(self, message: bytes, as_text: bool = False) -> None:
-        """One query arrived (answered by :meth:`answer_waiting`, which the binding calls once
-        it has cut every message out of what it read)."""
-        self.messages.append((message, as_text, False))
+        """One query arrived: answered now when nothing is ahead of it, else in its turn (by
+        :meth:`answer_waiting`, which the binding calls once it has cut every message out of
+        what it read)."""
+        if self.messages or self.waiting is not None or not self.open:
+            self.messages.append((message, as_text, False))
+        else:
+            self._answer(message, as_text)
 
     def answered(self, payload: bytes, as_text: bool = False) -> None:
         """A message refused on reading it (``payload``, its answer), to be written in its turn."""
@@ -75,28 +80,35 @@ class InOrder(asyncio.Protocol):
         in a task, which comes back here when done), then the last words, if any."""
         if self.waiting is not None:
             return
-        answer = self.dispatcher.answer_payload
         messages = self.messages
-        while messages and self.open:
+        while messages and self.open and self.waiting is None:
             message, as_text, ready = messages.popleft()
             if ready:
                 self.write_answer(message, as_text)
-                continue
-            context = contextvars.copy_context()  # the answer's context, kept if it goes on in a task
-            answering = answer(message)
-            try:
-                awaited = context.run(answering.send, None)
-            except StopIteration as done:
-                self.write_answer(done.value, as_text)
-                continue
-            self.waiting = asyncio.get_running_loop().create_task(
-                self._finish(answering, awaited, as_text), context=context)
+            else:
+                self._answer(message, as_text)
+        if self.waiting is not None:
             return
         if self.last_words is not None and self.open:
             self.write(self.last_words)
             if self.transport is not None:
                 self.transport.close()
             self.open = False
+
+    def _answer(self, message: bytes, as_text: bool) -> None:
+        """Answer one message, written as soon as it is ready: at once, unless its answer has to
+        wait (then a task finishes it, and :attr:`waiting` holds the messages behind it)."""
+        if current_server.get() is not self.dispatcher.trail:  # (set once in the connection's context)
+            current_server.set(self.dispatcher.trail)
+        context = contextvars.copy_context()  # the answer's context, kept if it goes on in a task
+        answering = self.dispatcher.answer_payload(message)
+        try:
+            awaited = context.run(answering.send, None)
+        except StopIteration as done:
+            self.write_answer(done.value, as_text)
+            return
+        self.waiting = asyncio.get_running_loop().create_task(
+            self._finish(answering, awaited, as_text), context=context)
 
     async def _finish(self, answering: Coroutine[Any, Any, bytes], awaited: Any, as_text: bool) -> None:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+from time import monotonic
 from typing import Any
 
 import orjson
@@ -18,6 +19,7 @@ from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
+from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
 from .arguments import Arguments
 from .runs import Run, RunTable
@@ -85,38 +87,34 @@ class Dispatcher:
         :class:`Query` is made, and what its row needs was worked out once (:class:`_Plan`).
         Anything else (another encoding, a bad message, New run, End run, open-ended or
         unknown items, a method that does not take them) goes the general way, which refuses
-        by name what is wrong; both give the same answers."""
-        direct = self._direct_call(raw) if raw[:1] == b"{" else None
-        if direct is None:
+        by name what is wrong; both give the same answers. The caller has :data:`current_server`
+        set to this server's trail (each binding sets it once per connection).
+
+        The short way is written out in one function: it is what a persistent binding's round
+        trip spends on the protocol, and every call it saves counts about three times over
+        between processes (code and data cold after each wake-up; ``benchmarks/network.py``)."""
+        call = self._usual_call(raw) if raw[:1] == b"{" else None
+        if call is None:
             codec, response = await self.answer_bytes(raw)
             return codec.encode(response)
-        plan, run, method, kwargs, client = direct
-        spec = plan.spec
-        if client:
-            self.trail.called_by(client.strip())
-        token = current_server.set(self.trail)
+        plan, run, method, kwargs = call
         try:
-            self.runs.seen(run)
-            for item, py, as_is in plan.conversions:
-                if py in kwargs and not (as_is and type(kwargs[py]) is str):
-                    kwargs[py] = Q.read_value(item, kwargs[py], spec.name)
             result = await method(**kwargs)
-            out = Q.encode_result(spec, result)
-            self._observe(run, spec, kwargs, result, out)
-            if plan.changes_run:
-                self.runs.save(run)
-            return jsoncodec.encode(Response(spec.name, out))
+            out = plan.encode(plan.spec, result)
         except Refusal as refusal:
-            return jsoncodec.encode(Response.refused(spec.name, refusal))
+            return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:
-            return jsoncodec.encode(Response.refused(spec.name, self._failed(spec, exc)))
-        finally:
-            current_server.reset(token)
+            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+        self._observe(run, plan.spec, kwargs, result, out)
+        if plan.changes_run and self.runs.snapshots is not None:
+            self.runs.save(run)
+        return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
+                            else {"wwm": PROTOCOL_VERSION, "response": plan.name})
 
-    def _direct_call(self, raw: bytes) -> tuple[_Plan, Run, Any, dict[str, Any], str | None] | None:
-        """For :meth:`answer_payload`'s short way: the query's plan, its run, the method and
-        its keyword arguments (values as received) and the client URL; None when the query
-        must go the general way (decided before anything is done)."""
+    def _usual_call(self, raw: bytes) -> tuple[_Plan, Run, Any, dict[str, Any]] | None:
+        """For :meth:`answer_payload`'s short way: the query's plan, its run (counted as seen),
+        the method and its keyword arguments, converted; None when the query must go the
+        general way (decided before anything is done)."""
         try:
             doc = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -126,21 +124,20 @@ class Dispatcher:
         name = doc.get("query")
         plan = self._direct.get(name) if type(name) is str else None
         data = doc.get("data", _EMPTY)
-        version = doc.get("wwm", "1.0")
+        version = doc.get("wwm", PROTOCOL_VERSION)
         if (plan is None or type(data) is not dict or len(doc) != 1 + ("wwm" in doc) + ("data" in doc)
                 or type(version) is not str or version not in _VERSIONS):
             return None
-        spec = plan.spec
         run_id = data.get(plan.run_id_field)
         client = data.get("client URL")
         if type(run_id) is not str or (client is not None and type(client) is not str):
             return None
         kwargs: dict[str, Any] = {}
         found = 1 if client is None else 2
-        for item, py in plan.items:
-            value = data.get(item.wire, _EMPTY)
+        for wire, py, optional, _, _ in plan.conversions:
+            value = data.get(wire, _EMPTY)
             if value is _EMPTY:
-                if not item.optional:
+                if not optional:
                     return None
             elif type(value) in _SCALARS:
                 kwargs[py] = value
@@ -152,10 +149,24 @@ class Dispatcher:
         run = self.runs.runs.get(run_id.strip())
         if run is None:
             return None
-        method = getattr(run.obj, spec.method)
-        if not plan.fits(self._takes(method)):
+        method = getattr(run.obj, plan.method)
+        fits = plan.fits_of.get(getattr(method, "__func__", method))
+        if fits is None:
+            fits = plan.fits_of[getattr(method, "__func__", method)] = plan.fits(self._takes(method))
+        if not fits:
             return None
-        return plan, run, method, kwargs, client
+        for _, py, _, item, as_is in plan.conversions:
+            if py in kwargs and not (as_is and type(kwargs[py]) is str):
+                try:
+                    kwargs[py] = Q.read_value(item, kwargs[py], plan.name)
+                except Refusal:  # refused the general way, by name
+                    return None
+        # from here on the query is answered the short way
+        if client:
+            self.trail.called_by(client.strip())
+        run.last_seen = monotonic()  # (RunTable.seen, written out)
+        run.queries += 1
+        return plan, run, method, kwargs
 
     def _plan(self, spec: Q.QuerySpec) -> _Plan:
         plan = self._plans.get(spec.name)
@@ -334,16 +345,23 @@ class _Takes:
 class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
-    __slots__ = ("spec", "run_id_field", "known", "changes_run", "items", "conversions", "_fits")
+    __slots__ = ("spec", "name", "method", "run_id_field", "known", "changes_run", "items", "conversions",
+                 "encode", "fits_of", "_fits")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec = spec
+        self.name = spec.name
+        self.method = spec.method
+        self.encode = Q.encode_result
+        self.fits_of: dict[Any, bool] = {}  # by method function: whether it takes the short way
         self.run_id_field = spec.run_id_field  # (a property that formats the name each time)
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
         self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
         self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
-        # each item with whether a str passes read_value unchanged (text), to skip the call
-        self.conversions = tuple((item, py, item.kind is Q.Kind.TEXT) for item, py in self.items)
+        # each item by wire name and keyword, whether it may be left out, and whether a str
+        # passes read_value unchanged (text), to skip the call
+        self.conversions = tuple((item.wire, py, item.optional, item, item.kind is Q.Kind.TEXT)
+                                 for item, py in self.items)
         self._fits: dict[_Takes, bool] = {}
 
     def fits(self, takes: _Takes) -> bool:
