@@ -16,7 +16,7 @@ server shows it reads XML only: its card's ``encodings`` (:meth:`_Remote.speak_a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
@@ -48,29 +48,19 @@ def _spec(role: str, method: str) -> Q.QuerySpec:
     return _BY_METHOD[(role, method)]
 
 
-_ROWS: dict[tuple[str, str], tuple[Q.QuerySpec, str | None]] = {}
+_ROWS: dict[tuple[str, str], tuple[Q.QuerySpec, str | None, dict[str, str]]] = {}
 
 
-def _row(role: str, method: str) -> tuple[Q.QuerySpec, str | None]:
-    """The query ``method`` sends, and the name of the run ID item it carries (None for New
-    run), worked out once per method."""
+def _row(role: str, method: str) -> tuple[Q.QuerySpec, str | None, dict[str, str]]:
+    """The query ``method`` sends, the name of the run ID item it carries (None for New
+    run), and the wire name of each of its declared items by Python keyword, worked out once
+    per method."""
     row = _ROWS.get((role, method))
     if row is None:
         spec = _spec(role, method)
-        row = _ROWS[(role, method)] = (spec, None if spec.method == "new_run" else spec.run_id_field)
+        row = _ROWS[(role, method)] = (spec, None if spec.method == "new_run" else spec.run_id_field,
+                                       {f.py: f.wire for f in spec.arguments})
     return row
-
-
-_WIRE_NAMES: dict[tuple[str, str], dict[str, str]] = {}
-
-
-def _wire_names(spec: Q.QuerySpec) -> dict[str, str]:
-    """Python keyword -> wire name of a query's declared items (worked out once per query)."""
-    key = (spec.role, spec.name)
-    names = _WIRE_NAMES.get(key)
-    if names is None:
-        names = _WIRE_NAMES[key] = {f.py: f.wire for f in spec.arguments}
-    return names
 
 
 def _to_wire(value: Any) -> Q.Wire:
@@ -105,6 +95,9 @@ class _Remote:
         self.client_url = client_url
         self.run_id: str | None = None
         self.display_url: str | None = None
+        # the transport's short way for the usual query (persistent bindings): name, data -> data
+        self._asks: Callable[[str, dict[str, Q.Wire]], Awaitable[dict[str, Q.Wire]]] | None = \
+            getattr(self.transport, "ask", None)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r}, run_id={'set' if self.run_id else None})"
@@ -162,9 +155,17 @@ class _Remote:
         return self._result(spec, await self.transport.exchange(query))
 
     async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
-        """:meth:`query` for a method whose row says what it returns: that value, checked."""
-        spec, query = self._build(method, kwargs)  # (query's body, written out: a coroutine fewer)
-        return self._checked(kind, method, self._result(spec, await self.transport.exchange(query)))
+        """:meth:`query` for a method whose row says what it returns: that value, checked.
+        A query of a run in progress goes by the transport's ``ask`` where it has one (the
+        persistent bindings: no :class:`Query` or :class:`Response` made)."""
+        spec, run_id_field, wire_of = _row(self.role, method)
+        if run_id_field is None or method == "end_run" or self._asks is None:
+            spec, query = self._build(method, kwargs)  # (query's body, written out: a coroutine fewer)
+            return self._checked(kind, method, self._result(spec, await self.transport.exchange(query)))
+        result = Q.decode_result(spec, await self._asks(spec.name, self._data(run_id_field, wire_of, kwargs)))
+        if type(result) is not kind and not isinstance(result, kind):
+            raise self._misread(kind, method, result)
+        return result
 
     async def _number(self, method: str, /, **kwargs: Any) -> float | None:
         """:meth:`query` for a method that returns a number or nothing."""
@@ -173,9 +174,12 @@ class _Remote:
 
     def _checked(self, kind: type[T], method: str, result: object) -> T:
         if not isinstance(result, kind):  # decode_result gives each row's type: a bug otherwise
-            raise Refusal("server-error", f"{method} of {self.url} decoded as {type(result).__name__}, "
-                          f"not {kind.__name__}")
+            raise self._misread(kind, method, result)
         return result
+
+    def _misread(self, kind: type, method: str, result: object) -> Refusal:
+        return Refusal("server-error", f"{method} of {self.url} decoded as {type(result).__name__}, "
+                       f"not {kind.__name__}")
 
     @property
     def pipelines(self) -> bool:
@@ -195,7 +199,13 @@ class _Remote:
                 for (spec, _), reply in zip(built, replies, strict=True)]
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
-        spec, run_id_field = _row(self.role, method)
+        spec, run_id_field, wire_of = _row(self.role, method)
+        return spec, Query(spec.name, self._data(run_id_field, wire_of, kwargs))
+
+    def _data(self, run_id_field: str | None, wire_of: dict[str, str], kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
+        """The data items of a query with these arguments: the run ID (in ``run_id_field``),
+        the caller's URL (recording the call in the caller's credit trail), and each argument
+        by its wire name (``wire_of``)."""
         data: dict[str, Q.Wire] = {}
         if run_id_field is not None:
             if self.run_id is None:
@@ -207,15 +217,14 @@ class _Remote:
             data["client URL"] = caller
         if trail is not None:
             trail.calls(self.url)
-        wire_of = _wire_names(spec)
         for key, value in kwargs.items():
             if value is None:
                 continue
             if key == "wire_items" and isinstance(value, dict):  # open items by their wire names
                 data.update({name: _to_wire(v) for name, v in value.items() if v is not None})
                 continue
-            data[wire_of.get(key, key)] = _to_wire(value)
-        return spec, Query(spec.name, data)
+            data[wire_of.get(key, key)] = value if type(value) is str else _to_wire(value)
+        return data
 
     def _result(self, spec: Q.QuerySpec, response: Response) -> Any:
         if spec.method == "new_run":

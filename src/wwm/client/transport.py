@@ -21,6 +21,7 @@ import asyncio
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 import orjson
@@ -223,14 +224,24 @@ def decode_response(url: str, query: Query, content_type: str | None, payload: b
 
 
 def _usual_response(query: Query, payload: bytes) -> Response | None:
-    """The usual answer read in few steps: a JSON response to ``query`` by its name, no
+    """The usual answer read in few steps (:func:`usual_document`); None for anything else,
+    which :func:`decode_message` reads."""
+    doc = usual_document(query.name, payload)
+    if doc is None:
+        return None
+    data = doc.get("data")
+    return Response(query.name, data if data is not None else {}, version=doc.get("wwm", PROTOCOL_VERSION))
+
+
+def usual_document(name: str, payload: bytes) -> dict[str, Any] | None:
+    """The usual answer to the query ``name``, parsed: a JSON response to it by its name, no
     refusal, only plain values (what :func:`jsoncodec.decode` accepts and gives alike, in
-    about a third of its time); None for anything else, which :func:`decode_message` reads."""
+    about a third of its time); None for anything else."""
     try:
         doc = orjson.loads(payload)
     except orjson.JSONDecodeError:
         return None
-    if type(doc) is not dict or doc.get("response") != query.name:
+    if type(doc) is not dict or doc.get("response") != name:
         return None
     data = doc.get("data", _NO_DATA)
     version = doc.get("wwm", PROTOCOL_VERSION)
@@ -240,7 +251,7 @@ def _usual_response(query: Query, payload: bytes) -> Response | None:
     for value in data.values():
         if type(value) not in _PLAIN:
             return None
-    return Response(query.name, data if data is not _NO_DATA else {}, version=version)
+    return doc
 
 
 _NO_DATA: dict[str, Wire] = {}

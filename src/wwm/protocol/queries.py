@@ -301,13 +301,24 @@ def read_bool(value: Any) -> bool:
 
 
 def write_number(value: float) -> float | int:
+    if type(value) is int and -2**53 < value < 2**53:
+        return value
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 
 def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
     """The return data of a query as named items (the run ID of New run is added by the server)."""
     r = spec.returns
-    out: dict[str, Wire] = {}
+    if r is Returns.OUTCOME and type(value) is Outcome and type(value.state) is str:  # a run's every step
+        score = value.score
+        if score is None:
+            out: dict[str, Wire] = {"state": value.state}
+        else:
+            out = {"state": value.state, "score": write_number(score)}
+        if value.finished:
+            out["run finished"] = True
+        return out
+    out = {}
     if r is Returns.CONFIRM:
         return out
     if r is Returns.RUN:
@@ -358,41 +369,48 @@ def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
 
 
 def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
-    """The Python value of a query's return data, as a local object would have returned it."""
+    """The Python value of a query's return data, as a local object would have returned it.
+    (The rows of a run's every step come first, each read in few steps when its items are
+    of the usual JSON types: a client pays this on every step.)"""
     r = spec.returns
-
-    def number(name: str) -> float | None:
-        if name not in data:
-            return None
-        value = data[name]
-        if type(value) is float or type(value) is int:  # the usual case on the JSON wire
-            return float(value)
-        return read_number(_NUMBERS.get(name) or Field(name, Kind.NUMBER), value, spec.name)
-
-    if r is Returns.CONFIRM:
-        return None
-    if r is Returns.RUN:
-        return RunStarted(display_url=data.get(f"{spec.role} display URL"))
-    if r is Returns.STATE:
-        return read_value(STATE, data.get("state", ""), spec.name)
     if r is Returns.OUTCOME:
-        finished = read_bool(data["run finished"]) if "run finished" in data else False
-        return Outcome(state=read_value(STATE, data.get("state", ""), spec.name),
-                       score=number("score"), finished=finished)
-    if r is Returns.DISPLAY_URL:
-        return data.get(f"{spec.role} display URL")
-    if r is Returns.READY:
-        return read_bool(data.get("ready", False))
+        state, score = data.get("state", ""), data.get("score")
+        if type(score) is not float and type(score) is not int:
+            score = _returned_number(spec, data, "score")
+        return Outcome(state if type(state) is str else read_value(STATE, state, spec.name),
+                       None if score is None else float(score),
+                       read_bool(data["run finished"]) if "run finished" in data else False)
+    if r is Returns.STATE:
+        state = data.get("state", "")
+        return state if type(state) is str else read_value(STATE, state, spec.name)
     if r is Returns.SUGGESTION:
         if "cannot suggest action" in data:
             reason = data["cannot suggest action"]
             return Suggestion.cannot(str(reason).strip() or None)
         action = data.get("action")
-        return Suggestion(action=action if action is None else str(action),
-                          q=number("Q"), w=number("W"), mind_url=data.get("mind URL"))
+        return Suggestion(action=action if action is None else str(action), q=_returned_number(spec, data, "Q"),
+                          w=_returned_number(spec, data, "W"), mind_url=data.get("mind URL"))
+    if r is Returns.CONFIRM:
+        return None
+    if r is Returns.RUN:
+        return RunStarted(display_url=data.get(f"{spec.role} display URL"))
+    if r is Returns.DISPLAY_URL:
+        return data.get(f"{spec.role} display URL")
+    if r is Returns.READY:
+        return read_bool(data.get("ready", False))
     if r is Returns.VALUES:
-        return Values(q=number("Q"), w=number("W"))
-    return number(r.value)
+        return Values(q=_returned_number(spec, data, "Q"), w=_returned_number(spec, data, "W"))
+    return _returned_number(spec, data, r.value)
+
+
+def _returned_number(spec: QuerySpec, data: dict[str, Any], name: str) -> float | None:
+    """The number item ``name`` of a query's return data (None when absent)."""
+    if name not in data:
+        return None
+    value = data[name]
+    if type(value) is float or type(value) is int:  # the usual case on the JSON wire
+        return float(value)
+    return read_number(_NUMBERS.get(name) or Field(name, Kind.NUMBER), value, spec.name)
 
 
 _NUMBERS = {name: Field(name, Kind.NUMBER) for name in ("score", "Q", "W", *(r.value for r in Returns))}

@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections import deque
-from collections.abc import Coroutine, Generator
+from collections.abc import Coroutine
 from typing import Any, cast
 
 from .dispatch import Dispatcher
 from .trail import current_server
+from .unfinished import Resumed
 
 
 class InOrder(asyncio.Protocol):
@@ -98,21 +99,29 @@ class InOrder(asyncio.Protocol):
     def _answer(self, message: bytes, as_text: bool) -> None:
         """Answer one message, written as soon as it is ready: at once, unless its answer has to
         wait (then a task finishes it, and :attr:`waiting` holds the messages behind it)."""
-        if current_server.get() is not self.dispatcher.trail:  # (set once in the connection's context)
-            current_server.set(self.dispatcher.trail)
+        dispatcher = self.dispatcher
+        if current_server.get() is not dispatcher.trail:  # (set once in the connection's context)
+            current_server.set(dispatcher.trail)
         context = contextvars.copy_context()  # the answer's context, kept if it goes on in a task
-        answering = self.dispatcher.answer_payload(message)
-        try:
-            awaited = context.run(answering.send, None)
-        except StopIteration as done:
-            self.write_answer(done.value, as_text)
+        answer = context.run(dispatcher.answer_at_once, message)
+        if type(answer) is bytes:
+            self.write_answer(answer, as_text)
             return
-        self.waiting = asyncio.get_running_loop().create_task(
-            self._finish(answering, awaited, as_text), context=context)
+        if answer is None:  # not the usual query: the general way, as far as it goes at once
+            answering = dispatcher.answer_in_general(message)
+            try:
+                awaited = context.run(answering.send, None)
+            except StopIteration as done:
+                self.write_answer(done.value, as_text)
+                return
+            finishing: Coroutine[Any, Any, bytes] = _carry_on(answering, awaited)
+        else:
+            finishing = dispatcher.finish(answer)
+        self.waiting = asyncio.get_running_loop().create_task(self._finish(finishing, as_text), context=context)
 
-    async def _finish(self, answering: Coroutine[Any, Any, bytes], awaited: Any, as_text: bool) -> None:
+    async def _finish(self, finishing: Coroutine[Any, Any, bytes], as_text: bool) -> None:
         try:
-            self.write_answer(await _Resumed(answering, awaited), as_text)
+            self.write_answer(await finishing, as_text)
         finally:
             self.waiting = None
         self.answer_waiting()
@@ -122,31 +131,6 @@ class InOrder(asyncio.Protocol):
             self.transport.write(data)
 
 
-class _Resumed:
-    """Awaiting this carries on a coroutine already started by hand, which stopped to wait for
-    ``awaited`` (what its first ``send`` gave): the task awaiting it waits for that in its
-    place, and what the task is sent or thrown (a cancellation) goes on to the coroutine."""
-
-    __slots__ = ("coroutine", "awaited")
-
-    def __init__(self, coroutine: Coroutine[Any, Any, Any], awaited: Any) -> None:
-        self.coroutine, self.awaited = coroutine, awaited
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        coroutine, awaited = self.coroutine, self.awaited
-        while True:
-            try:
-                sent = yield awaited
-            except GeneratorExit:  # closed unfinished (its task was dropped): the coroutine too
-                coroutine.close()
-                raise
-            except BaseException as exc:  # thrown into the task (a cancellation): the coroutine's to handle
-                try:
-                    awaited = coroutine.throw(exc)
-                except StopIteration as done:
-                    return done.value
-                continue
-            try:
-                awaited = coroutine.send(sent)
-            except StopIteration as done:
-                return done.value
+async def _carry_on(answering: Coroutine[Any, Any, bytes], awaited: Any) -> bytes:
+    """The rest of an answer whose coroutine was started by hand and had to wait."""
+    return await Resumed(answering, awaited)

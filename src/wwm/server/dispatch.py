@@ -24,6 +24,7 @@ from ..protocol.results import Outcome, RunStarted
 from .arguments import Arguments
 from .runs import Run, RunTable
 from .trail import CreditTrail, current_server
+from .unfinished import Resumed, Unfinished
 
 log = logging.getLogger("wwm.server")
 
@@ -80,32 +81,83 @@ class Dispatcher:
 
     async def answer_payload(self, raw: bytes) -> bytes:
         """:meth:`answer_bytes` for a binding without content types (TCP frames, WebSocket
-        messages): the answer encoded, in the encoding of the question.
+        messages): the answer encoded, in the encoding of the question. The usual query goes
+        the short way (:meth:`answer_at_once`), anything else the general way; both give the
+        same answers. The caller has :data:`current_server` set to this server's trail (each
+        binding sets it once per connection)."""
+        answer = self.answer_at_once(raw)
+        if answer is None:
+            return await self.answer_in_general(raw)
+        if isinstance(answer, Unfinished):
+            return await self.finish(answer)
+        return answer
 
-        The usual query (a JSON object naming a query of a run in progress, with the items its
-        row declares and nothing else) is answered straight from the parsed JSON: no
-        :class:`Query` is made, and what its row needs was worked out once (:class:`_Plan`).
-        Anything else (another encoding, a bad message, New run, End run, open-ended or
-        unknown items, a method that does not take them) goes the general way, which refuses
-        by name what is wrong; both give the same answers. The caller has :data:`current_server`
-        set to this server's trail (each binding sets it once per connection).
+    async def answer_in_general(self, raw: bytes) -> bytes:
+        """The answer to a message that does not go the short way, in the encoding of the
+        question (a refusal naming what is wrong with it, if anything)."""
+        codec, response = await self.answer_bytes(raw)
+        return codec.encode(response)
 
-        The short way is written out in one function: it is what a persistent binding's round
-        trip spends on the protocol, and every call it saves counts about three times over
-        between processes (code and data cold after each wake-up; ``benchmarks/network.py``)."""
+    def answer_at_once(self, raw: bytes) -> bytes | Unfinished | None:
+        """The short way for the usual query (a JSON object naming a query of a run in
+        progress, with the items its row declares and nothing else): its answer, worked out
+        without waiting, straight from the parsed JSON (no :class:`Query` made; what its row
+        needs was worked out once, :class:`_Plan`); an :class:`Unfinished` answer when the
+        method has to wait (:meth:`finish` it); None for any other message, decided before
+        anything is done (answered by :meth:`answer_in_general`, which refuses by name what is
+        wrong).
+
+        Not a coroutine, and written out in few functions: this is what a persistent
+        binding's round trip spends on the protocol, and each object and function it touches
+        costs several times over between processes, where the code and data are cold after
+        every wake-up (``benchmarks/binding_phases.py`` measures it both ways)."""
         call = self._usual_call(raw) if raw[:1] == b"{" else None
         if call is None:
-            codec, response = await self.answer_bytes(raw)
-            return codec.encode(response)
+            return None
         plan, run, method, kwargs = call
         try:
-            result = await method(**kwargs)
-            out = plan.encode(plan.spec, result)
+            coroutine = method(**kwargs)
+            awaited = coroutine.send(None)
+        except StopIteration as done:
+            return self.usual_answer(plan, run, kwargs, done.value)
         except Refusal as refusal:
             return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        self._observe(run, plan.spec, kwargs, result, out)
+        return Unfinished(coroutine, awaited, plan, run, kwargs)
+
+    async def finish(self, unfinished: Unfinished) -> bytes:
+        """The answer of a method that had to wait, once it has returned."""
+        plan = unfinished.plan
+        try:
+            result = await Resumed(unfinished.coroutine, unfinished.awaited)
+        except Refusal as refusal:
+            return jsoncodec.encode(Response.refused(plan.name, refusal))
+        except Exception as exc:
+            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+        return self.usual_answer(plan, unfinished.run, unfinished.kwargs, result)
+
+    def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> bytes:
+        """What a method returned to the short way, encoded; the run's display fields noted
+        (:meth:`_observe`; an Outcome's written out) and its snapshot saved."""
+        if plan.returns is Q.Returns.OUTCOME and type(result) is Outcome and type(result.state) is str:
+            state, score = result.state, result.score
+            if score is None:
+                out: dict[str, Q.Wire] = {"state": state}
+            else:
+                out = {"state": state, "score": Q.write_number(score)}
+                run.score = (run.score or 0.0) + float(score)
+            if result.finished:
+                out["run finished"] = True
+            run.last_state = state
+            if "action" in kwargs:
+                run.last_action = kwargs["action"]
+        else:
+            try:
+                out = Q.encode_result(plan.spec, result)
+            except Exception as exc:  # a method that returned the wrong kind of value
+                return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+            self._observe(run, plan.spec, kwargs, result, out)
         if plan.changes_run and self.runs.snapshots is not None:
             self.runs.save(run)
         return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
@@ -134,33 +186,34 @@ class Dispatcher:
             return None
         kwargs: dict[str, Any] = {}
         found = 1 if client is None else 2
-        for wire, py, optional, _, _ in plan.conversions:
+        for wire, py, optional, item, as_is in plan.conversions:
             value = data.get(wire, _EMPTY)
             if value is _EMPTY:
                 if not optional:
                     return None
-            elif type(value) in _SCALARS:
+                continue
+            if as_is and type(value) is str:
                 kwargs[py] = value
-                found += 1
+            elif type(value) in _SCALARS:
+                try:
+                    kwargs[py] = Q.read_value(item, value, plan.name)
+                except Refusal:  # refused the general way, by name
+                    return None
             else:
                 return None
+            found += 1
         if found != len(data):  # items its row does not declare: open-ended, or refused
             return None
         run = self.runs.runs.get(run_id.strip())
         if run is None:
             return None
         method = getattr(run.obj, plan.method)
-        fits = plan.fits_of.get(getattr(method, "__func__", method))
+        function = getattr(method, "__func__", method)
+        fits = plan.fits_of.get(function)
         if fits is None:
-            fits = plan.fits_of[getattr(method, "__func__", method)] = plan.fits(self._takes(method))
+            fits = plan.fits_of[function] = plan.fits(self._takes(method))
         if not fits:
             return None
-        for _, py, _, item, as_is in plan.conversions:
-            if py in kwargs and not (as_is and type(kwargs[py]) is str):
-                try:
-                    kwargs[py] = Q.read_value(item, kwargs[py], plan.name)
-                except Refusal:  # refused the general way, by name
-                    return None
         # from here on the query is answered the short way
         if client:
             self.trail.called_by(client.strip())
@@ -346,13 +399,13 @@ class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
     __slots__ = ("spec", "name", "method", "run_id_field", "known", "changes_run", "items", "conversions",
-                 "encode", "fits_of", "_fits")
+                 "returns", "fits_of", "_fits")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec = spec
         self.name = spec.name
         self.method = spec.method
-        self.encode = Q.encode_result
+        self.returns = spec.returns
         self.fits_of: dict[Any, bool] = {}  # by method function: whether it takes the short way
         self.run_id_field = spec.run_id_field  # (a property that formats the name each time)
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time

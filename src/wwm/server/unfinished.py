@@ -1,0 +1,55 @@
+"""A coroutine started by hand that stopped to wait: what a persistent binding's short way
+(:meth:`~.dispatch.Dispatcher.answer_at_once`) hands on when a method has to wait, to be
+carried on in a task."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine, Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .dispatch import _Plan
+    from .runs import Run
+
+
+@dataclass(slots=True)
+class Unfinished:
+    """The usual query's method, started, waiting for ``awaited`` (what its first ``send``
+    gave); with what its answer needs once it returns."""
+
+    coroutine: Coroutine[Any, Any, Any]
+    awaited: Any
+    plan: _Plan
+    run: Run
+    kwargs: dict[str, Any]
+
+
+class Resumed:
+    """Awaiting this carries on a coroutine already started by hand, which stopped to wait for
+    ``awaited`` (what its first ``send`` gave): the task awaiting it waits for that in its
+    place, and what the task is sent or thrown (a cancellation) goes on to the coroutine."""
+
+    __slots__ = ("coroutine", "awaited")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], awaited: Any) -> None:
+        self.coroutine, self.awaited = coroutine, awaited
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coroutine, awaited = self.coroutine, self.awaited
+        while True:
+            try:
+                sent = yield awaited
+            except GeneratorExit:  # closed unfinished (its task was dropped): the coroutine too
+                coroutine.close()
+                raise
+            except BaseException as exc:  # thrown into the task (a cancellation): the coroutine's to handle
+                try:
+                    awaited = coroutine.throw(exc)
+                except StopIteration as done:
+                    return done.value
+                continue
+            try:
+                awaited = coroutine.send(sent)
+            except StopIteration as done:
+                return done.value
