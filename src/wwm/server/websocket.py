@@ -19,8 +19,17 @@ import asyncio
 import logging
 from typing import Any
 
-from picows import (WSAutoPingStrategy, WSCloseCode, WSFrame, WSListener, WSMsgType, WSTransport,
-                    WSUpgradeRequest, WSUpgradeResponse, WSUpgradeResponseWithListener)
+from picows import (
+    WSAutoPingStrategy,
+    WSCloseCode,
+    WSFrame,
+    WSListener,
+    WSMsgType,
+    WSTransport,
+    WSUpgradeRequest,
+    WSUpgradeResponse,
+    WSUpgradeResponseWithListener,
+)
 from picows.picows import WSProtocol  # type: ignore[attr-defined]  # (what picows's own servers use)
 
 from ..protocol import jsoncodec
