@@ -142,3 +142,23 @@ async def test_wss_carries_queries_over_tls(tmp_path, monkeypatch):
             assert (await transport.exchange(Query("Echo", {"text": "tls"}))).data == {"size": "3", "secure": "true"}
         finally:
             await transport.close()
+
+
+async def test_a_server_that_never_answers_the_handshake_is_a_time_out_and_is_let_go():
+    gone = asyncio.Event()
+
+    class Silent(asyncio.Protocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            gone.set()
+
+    server = await asyncio.get_running_loop().create_server(Silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    transport = WebSocketTransport(f"http://127.0.0.1:{port}/", timeout=0.3)
+    try:
+        with pytest.raises(Refusal) as refused:
+            await transport.exchange(Query("Echo", {}))
+        assert refused.value.code == "timeout" and "did not accept a WebSocket within 0.3 s" in refused.value.text
+        await asyncio.wait_for(gone.wait(), 5)  # the connection was closed, not left open
+    finally:
+        await transport.close()
+        server.close()
