@@ -30,6 +30,7 @@ _TEXT, _BINARY, _CONT, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONT
 _MEDIUM = struct.Struct(">BBH")  # a header with a 16-bit length
 _LARGE = struct.Struct(">BBQ")  # with a 64-bit length
 _FIN_BINARY, _MASKED = 0x82, 0x80
+_SMALL = [bytes((_FIN_BINARY, _MASKED | size)) for size in range(126)]  # the headers with a 7-bit length
 _MASKS = 4096  # bytes of masks drawn from the system's random source at a time
 log = logging.getLogger("wwm.client.ws")
 
@@ -82,12 +83,10 @@ class Messages(Connection, WSListener):
         self.at = at + 4
         size = len(payload)
         if size < 126:
-            header = bytes((_FIN_BINARY, _MASKED | size))
-        elif size < 65536:
-            header = _MEDIUM.pack(_FIN_BINARY, _MASKED | 126, size)
-        else:
-            header = _LARGE.pack(_FIN_BINARY, _MASKED | 127, size)
-        return header + mask + apply_mask(payload, mask)
+            return _SMALL[size] + mask + apply_mask(payload, mask)
+        if size < 65536:
+            return _MEDIUM.pack(_FIN_BINARY, _MASKED | 126, size) + mask + apply_mask(payload, mask)
+        return _LARGE.pack(_FIN_BINARY, _MASKED | 127, size) + mask + apply_mask(payload, mask)
 
     def close(self) -> None:
         """Say goodbye (a close frame) and close; queries still waiting fail."""

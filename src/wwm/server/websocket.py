@@ -83,7 +83,7 @@ class Answers(InOrder, WSListener):
             transport.send_close(WSCloseCode.OK if code == WSCloseCode.NO_INFO else code)
             transport.disconnect()
             return
-        if frame.last_in_buffer:
+        if self.messages and frame.last_in_buffer:  # (messages wait only behind another)
             self.answer_waiting()
 
     def _fragment(self, transport: WSTransport, frame: WSFrame) -> None:
