@@ -9,8 +9,8 @@ a fresh mask, the payload masked by websockets' C ``apply_mask``. Pipelining, ti
 cancelled callers are :mod:`.persistent`'s, as for the TCP binding.
 
 With websockets' Sans-I/O protocol here (a generator-based parser and frame writer) the
-client spent about 57 µs of CPU per query between processes; with picows about 49, the TCP
-binding's cost (``benchmarks/network.py --only bindings``).
+client spent 60 µs of CPU per query between processes; with picows 47-50, no more than the
+TCP binding's 48-56 in the same runs (``benchmarks/network.py --only bindings``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ The WebSocket protocol itself (the opening handshake, framing, unmasking, pongs)
 over from uvicorn's HTTP protocol at the upgrade (uvicorn's ``ws`` setting names the protocol
 class to hand upgraded connections to; it hands over the upgrade request's bytes): no ASGI
 event dicts, queue or task per message. With websockets' Sans-I/O protocol here the server
-spent about 57 µs of CPU per query between processes, with picows about 42, less than the TCP
-binding's 46 (``benchmarks/network.py --only bindings``: picows parses and unmasks in C and
+spent 53-57 µs of CPU per query between processes, with picows 42-43, less than the TCP
+binding's 45-49 (``benchmarks/network.py --only bindings``: picows parses and unmasks in C and
 writes with one ``send`` call). Servers that are not uvicorn (Granian) answer ``/ws`` through
 the ASGI app (``ServerApp``) instead.
 """
