@@ -8,7 +8,11 @@ classes (the server's :class:`~wwm.server.tcp.TcpBinding`, the client's
 :class:`~wwm.client.tcp_transport.TcpTransport`) on the event loop, turns of the loop included,
 and the two "floor" rows the same for the least JSON request/response of
 ``json_floor_server.py`` (parse, count, answer: no protocol), what any binding costs at least.
-``network.py`` measures the same queries over real sockets, with the CPU each process spent.
+The two "loopback" rows put the real client and server of each persistent binding (TCP, and
+WebSocket: picows's protocol on both sides, the client's own frames) in this one thread over a
+loopback socket: a whole round trip's CPU, system calls included, with no wake-ups between
+processes, so their difference is what the WebSocket's framing costs over the TCP binding's.
+``network.py`` measures the same queries between processes, with the CPU each process spent.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ from json_floor_server import FloorClient, FloorServer
 from wwm.client.remote import RemoteWorld
 from wwm.client.tcp_transport import Frames, TcpTransport
 from wwm.client.transport import decode_response
+from wwm.client.ws_transport import Messages, WebSocketTransport
 from wwm.protocol import encoding, jsoncodec
 from wwm.protocol.messages import Query
-from wwm.server import make_app
+from wwm.server import make_app, tcp
 from wwm.server.tcp import HEADER, TcpBinding
+from wwm.server.websocket import WebSocketBinding
 
 BATCHES, BATCH = 30, 2000
 
@@ -92,6 +98,7 @@ def main() -> None:
     client.run_id = run_id
     spec, built = client._build("execute_action", {"action": "go"})
     decoded = decode_response("tcp://127.0.0.1:1", built, None, payload)
+    ws_frames = Messages()
     rows = [
         ("server", "decode the query (codec choice + JSON)", best(lambda: encoding.choose(None, raw).decode(raw))),
         ("server", "the handler alone (CounterWorld.execute_action)",
@@ -103,6 +110,8 @@ def main() -> None:
         ("server", "encode and frame the reply", best(lambda: framed(jsoncodec.encode(reply)))),
         ("client", "build the query", best(lambda: client._build("execute_action", {"action": "go"}))),
         ("client", "encode and frame it", best(lambda: framed(jsoncodec.encode(built)))),
+        ("client", "frame it for TCP (length header)", best(lambda: framed(raw))),
+        ("client", "frame it for WebSocket (header, mask, masked payload)", best(lambda: ws_frames.frame([raw]))),
         ("client", "decode the reply", best(lambda: decode_response("tcp://127.0.0.1:1", built, None, payload))),
         ("client", "the Outcome from the reply", best(lambda: client._result(spec, decoded))),
     ]
@@ -143,11 +152,38 @@ def main() -> None:
             out = min(out, (time.thread_time() - start) / BATCH * 1e6)
         return out
 
+    async def loopback(binding: str) -> float:
+        """CPU per Execute action round trip, client and server of ``binding`` in this thread."""
+        loop = asyncio.get_running_loop()
+        if binding == "tcp":
+            server = await tcp.start(dispatcher, "127.0.0.1", 0, 1 << 20)
+            port = server.sockets[0].getsockname()[1]
+            remote = RemoteWorld(TcpTransport(f"tcp://127.0.0.1:{port}"))
+        else:  # picows's server side, as under uvicorn once the connection is upgraded
+            server = await loop.create_server(lambda: WebSocketBinding(dispatcher, 1 << 20, set()), "127.0.0.1", 0)
+            port = server.sockets[0].getsockname()[1]
+            remote = RemoteWorld(WebSocketTransport(f"http://127.0.0.1:{port}/"))
+        remote.run_id = run_id
+        out = float("inf")
+        try:
+            await remote.execute_action("go")  # connected
+            for _ in range(BATCHES // 3):
+                start = time.thread_time()
+                for _ in range(BATCH):
+                    await remote.execute_action("go")
+                out = min(out, (time.thread_time() - start) / BATCH * 1e6)
+        finally:
+            await remote.aclose()
+            server.close()
+        return out
+
     rows.append(("server", "all: frame in, reply written", run(server_all())))
     rows.append(("client", "all: execute_action called to returned", run(client_all())))
     rows.append(("floor", "the least JSON server: frame in, reply written", run(server_all(floor=True))))
     rows.append(("floor", "the least JSON client: execute_action called to returned", run(client_all(floor=True))))
-    table = Table(title="CPU per Execute action query over the TCP binding, by phase (µs, in process)")
+    rows.append(("loopback", "TCP: execute_action called to returned, client and server here", run(loopback("tcp"))))
+    rows.append(("loopback", "WebSocket: the same", run(loopback("ws"))))
+    table = Table(title="CPU per Execute action query over the persistent bindings, by phase (µs, in process)")
     table.add_column("side")
     table.add_column("phase")
     table.add_column("µs", justify="right")

@@ -1,6 +1,7 @@
 """The WebSocket binding on the wire, driven by a plain WebSocket client (the ``websockets``
 library's, not wwm's): answers in kind and in order, an oversized message refused in its turn
-with the connection kept, the binding only at /ws, pings answered, and a server that stops
+with the connection kept, a message in fragments answered as one, one too large for the
+server closed with 1009, the binding only at /ws, pings answered, and a server that stops
 saying so; and, for both persistent bindings, an answer still being worked out is cancelled
 when its client goes away."""
 
@@ -71,6 +72,26 @@ async def test_an_oversized_message_is_refused_in_its_turn_and_the_connection_go
         first, refused, third = [json.loads(await ws.recv()) for _ in range(3)]
     assert first["data"]["state"] == "n=1" and third["data"]["state"] == "n=3"
     assert refused["refusal"]["code"] == "too-large" and "1048578 bytes" in refused["refusal"]["text"]
+
+
+async def test_a_message_in_fragments_is_one_query_answered_in_kind(uvicorn_ws_url):
+    async with connect(uvicorn_ws_url) as ws:
+        run_id = await new_run(ws)
+        message = json.dumps(query("Execute action", **{"world run ID": run_id, "action": "+4"}))
+        await ws.send([message[:10], message[10:30], message[30:]])  # three frames, one message
+        await ws.send([message[:7].encode(), message[7:].encode()])
+        answers = [await ws.recv() for _ in range(2)]
+    assert [type(a) for a in answers] == [str, bytes]
+    assert [json.loads(a)["data"]["state"] for a in answers] == ["n=4", "n=8"]
+
+
+async def test_a_message_over_the_largest_in_fragments_closes_the_connection_with_1009(uvicorn_ws_url):
+    async with connect(uvicorn_ws_url, max_size=None) as ws:
+        chunk = b" " * (4 << 20)
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.send([b"{"] + [chunk] * 5 + [b"}"])  # 20 MiB, over the 16 MiB a message may have
+            await asyncio.wait_for(ws.recv(), 10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
 async def test_the_binding_is_only_at_ws_and_pings_are_answered(uvicorn_ws_url):

@@ -1,14 +1,16 @@
 """The WebSocket binding (``ws://host:port/ws``, on the server's own port): each message one
 query, answered in its encoding and in kind (text for text, bytes for bytes), in order.
 
-The WebSocket protocol itself (handshake, framing, pings, closing) is the ``websockets``
-library's Sans-I/O :class:`~websockets.server.ServerProtocol`; the answering is the TCP
-binding's (:class:`~.connection.InOrder`). Under uvicorn this class takes the connection over
-from uvicorn's HTTP protocol at the upgrade (uvicorn's ``ws`` setting names the protocol class
-to hand upgraded connections to): no ASGI event dicts, queue or task per message. With
-uvicorn's own WebSocket the server spent 67-92 µs of CPU per query, with this 52-69
-(``docs/benchmarks.md``). Servers that are not uvicorn (Granian) answer ``/ws`` through the
-ASGI app (``ServerApp``) instead.
+The WebSocket protocol itself (the opening handshake, framing, unmasking, pongs) is picows's
+(:class:`picows.picows.WSProtocol`, written in Cython); the answering is the TCP binding's
+(:class:`~.connection.InOrder`). Under uvicorn, :class:`WebSocketBinding` takes the connection
+over from uvicorn's HTTP protocol at the upgrade (uvicorn's ``ws`` setting names the protocol
+class to hand upgraded connections to; it hands over the upgrade request's bytes): no ASGI
+event dicts, queue or task per message. With websockets' Sans-I/O protocol here the server
+spent 53-57 µs of CPU per query between processes, with picows 42-43, less than the TCP
+binding's 45-49 (``benchmarks/network.py --only bindings``: picows parses and unmasks in C and
+writes with one ``send`` call). Servers that are not uvicorn (Granian) answer ``/ws`` through
+the ASGI app (``ServerApp``) instead.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ import asyncio
 import logging
 from typing import Any
 
-from websockets.exceptions import InvalidState
-from websockets.frames import CloseCode, Frame, Opcode
-from websockets.http11 import Request
-from websockets.protocol import State
-from websockets.server import ServerProtocol
+from picows import (
+    WSAutoPingStrategy,
+    WSCloseCode,
+    WSFrame,
+    WSListener,
+    WSMsgType,
+    WSTransport,
+    WSUpgradeRequest,
+    WSUpgradeResponse,
+    WSUpgradeResponseWithListener,
+)
+from picows.picows import WSProtocol  # type: ignore[attr-defined]  # (what picows's own servers use)
 
 from ..protocol import jsoncodec
 from ..protocol.errors import Refusal
@@ -29,25 +38,97 @@ from ..protocol.messages import Response
 from .connection import InOrder
 from .dispatch import Dispatcher
 
-log = logging.getLogger("wwm.server")
+log = logging.getLogger("wwm.server.ws")
 
 PATH = "/ws"
 MAX_MESSAGE = 16 * 1024 * 1024  # larger messages close the connection (1009); over max_body are refused
-_DATA = (Opcode.BINARY, Opcode.TEXT, Opcode.CONT)
+_TEXT, _BINARY, _CONT, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION, WSMsgType.CLOSE
 
 
-class WebSocketBinding(InOrder):
-    """One client connection, from its opening handshake (the HTTP upgrade request) on.
+class Answers(InOrder, WSListener):
+    """One client connection's messages, from the handshake on: each a query, answered in turn
+    (picows calls it with each frame read)."""
 
-    ``connections`` is the server's set of open connections (uvicorn's, so that a shutdown
-    closes this one too: :meth:`shutdown`)."""
-
-    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any] | None = None) -> None:
-        super().__init__(dispatcher, max_body)
-        self.ws = ServerProtocol(max_size=MAX_MESSAGE, logger=log)
-        self.connections = connections if connections is not None else set()
+    def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
+        InOrder.__init__(self, dispatcher, max_body)
+        self.ws: WSTransport | None = None
         self.fragments: list[bytes] = []
         self.fragments_text = False
+        self.size = 0  # of the fragments kept
+
+    def on_ws_connected(self, transport: WSTransport) -> None:
+        self.ws = transport
+        self.connection_made(transport.underlying_transport)
+
+    def on_ws_disconnected(self, transport: WSTransport) -> None:
+        self.connection_lost(None)
+
+    def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        kind = frame.msg_type
+        if kind is _BINARY or kind is _TEXT:
+            if frame.fin:
+                message = frame.get_payload_as_bytes()
+                if len(message) > self.max_body:
+                    self._too_large(len(message), kind is _TEXT)
+                else:
+                    self.received(message, kind is _TEXT)
+            else:  # the first of a message in fragments: kept until its last
+                self.fragments = [frame.get_payload_as_bytes()]
+                self.fragments_text = kind is _TEXT
+                self.size = frame.payload_size
+        elif kind is _CONT:
+            self._fragment(transport, frame)
+        elif kind is _CLOSE:  # the client's goodbye: answered, then closed
+            code = frame.get_close_code()
+            transport.send_close(WSCloseCode.OK if code == WSCloseCode.NO_INFO else code)
+            transport.disconnect()
+            return
+        if self.messages and frame.last_in_buffer:  # (messages wait only behind another)
+            self.answer_waiting()
+
+    def _fragment(self, transport: WSTransport, frame: WSFrame) -> None:
+        self.size += frame.payload_size
+        if self.size > MAX_MESSAGE:
+            transport.send_close(WSCloseCode.MESSAGE_TOO_BIG, f"a message over {MAX_MESSAGE} bytes".encode())
+            transport.disconnect()
+            return
+        self.fragments.append(frame.get_payload_as_bytes())
+        if frame.fin:
+            message, self.fragments = b"".join(self.fragments), []
+            if len(message) > self.max_body:
+                self._too_large(len(message), self.fragments_text)
+            else:
+                self.received(message, self.fragments_text)
+
+    def _too_large(self, size: int, as_text: bool) -> None:
+        """Refused in its turn, after the answers before it; the connection goes on."""
+        payload = jsoncodec.encode(Response.refused("?", Refusal(
+            "too-large", f"the message is {size} bytes; this server accepts at most {self.max_body}")))
+        self.answered(payload, as_text)
+
+    def write_answer(self, payload: bytes, as_text: bool) -> None:
+        ws = self.ws
+        if ws is not None:  # (picows drops what is sent once the close frame is)
+            ws.send(_TEXT if as_text else _BINARY, payload)
+
+
+class WebSocketBinding(WSProtocol):  # type: ignore[misc]
+    """An upgraded connection under uvicorn: picows's protocol, given the upgrade request's
+    bytes by uvicorn (:meth:`data_received`, called once, before the transport is handed
+    over), and closed with 1012 (service restart) when the server stops (:meth:`shutdown`).
+
+    ``connections`` is the server's set of open connections (uvicorn's)."""
+
+    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any]) -> None:
+        super().__init__(
+            None, None, False,  # host, path (a client's), is the client side
+            lambda request: _route(request, dispatcher, max_body),
+            log, True,  # the logger; disconnect when answering raises (it does not: refusals are answers)
+            None,  # no handshake time-out: uvicorn read the whole request already
+            False, 20, 20, WSAutoPingStrategy.PING_WHEN_IDLE,  # no pings of its own
+            True,  # pings answered
+            MAX_MESSAGE, None, 16 * 1024)  # the largest frame, extra headers, first buffer size
+        self.connections = connections
 
     @classmethod
     def for_uvicorn(cls, dispatcher: Dispatcher, max_body: int) -> Any:
@@ -65,67 +146,29 @@ class WebSocketBinding(InOrder):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        ws = self.ws
-        ws.receive_data(data)
-        for event in ws.events_received():
-            if isinstance(event, Frame):
-                if event.opcode in _DATA:
-                    self._message(event)
-            elif isinstance(event, Request):
-                self._handshake(event)
-        self.answer_waiting()
-        self._flush()  # the handshake's answer, pongs, the reply to a close
-        if ws.close_expected() and self.transport is not None:
-            self.transport.close()
-
-    def _handshake(self, request: Request) -> None:
-        ws = self.ws
-        path = request.path.split("?", 1)[0]
-        if path != PATH:
-            response = ws.reject(404, f"the WebSocket binding is at {PATH}, not {path}\n")
-        else:
-            response = ws.accept(request)
-        ws.send_response(response)
-
-    def _message(self, frame: Frame) -> None:
-        if frame.opcode is not Opcode.CONT:
-            self.fragments_text = frame.opcode is Opcode.TEXT
-        if not frame.fin:  # a message in fragments: kept until its last
-            self.fragments.append(bytes(frame.data))
-            return
-        if self.fragments:
-            self.fragments.append(bytes(frame.data))
-            message, self.fragments = b"".join(self.fragments), []
-        else:
-            message = bytes(frame.data)
-        if len(message) > self.max_body:
-            payload = jsoncodec.encode(Response.refused("?", Refusal(
-                "too-large", f"the message is {len(message)} bytes; this server accepts at most {self.max_body}")))
-            self.answered(payload, self.fragments_text)  # in its turn, after the answers before it
-            return
-        self.received(message, self.fragments_text)
-
-    def write_answer(self, payload: bytes, as_text: bool) -> None:
-        ws = self.ws
-        if ws.state is not State.OPEN:
-            return
-        if as_text:
-            ws.send_text(payload)
-        else:
-            ws.send_binary(payload)
-        self._flush()
-
-    def _flush(self) -> None:
-        pending = self.ws.data_to_send()
-        if pending:
-            self.write(b"".join(pending))
+        """Bytes read for this protocol by another (the upgrade request, from uvicorn's);
+        picows reads into its own buffer, which grows as it fills."""
+        view = memoryview(data)
+        while view:
+            space = self.get_buffer(-1)
+            n = min(len(space), len(view))
+            space[:n] = view[:n]
+            view = view[n:]
+            self.buffer_updated(n)
 
     def shutdown(self) -> None:
         """The server is stopping: say so (1012, service restart) and close."""
-        try:
-            self.ws.send_close(CloseCode.SERVICE_RESTART)
-        except InvalidState:
-            pass
-        self._flush()
-        if self.transport is not None:
-            self.transport.close()
+        if self.transport is not None and not self.transport.is_disconnected:
+            self.transport.send_close(WSCloseCode.SERVICE_RESTART)
+            self.transport.disconnect()
+
+
+def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int
+           ) -> Answers | WSUpgradeResponseWithListener:
+    path = request.path.split(b"?", 1)[0].decode("latin-1")
+    if path != PATH:
+        response = WSUpgradeResponse.create_error_response(
+            404, f"the WebSocket binding is at {PATH}, not {path}\n".encode(),
+            {"Content-Type": "text/plain; charset=utf-8"})
+        return WSUpgradeResponseWithListener(response, None)
+    return Answers(dispatcher, max_body)
