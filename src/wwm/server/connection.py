@@ -104,7 +104,7 @@ class InOrder(asyncio.Protocol):
             current_server.set(dispatcher.trail)
         context = contextvars.copy_context()  # the answer's context, kept if it goes on in a task
         answer = context.run(dispatcher.answer_at_once, message)
-        if type(answer) is bytes:
+        if isinstance(answer, bytes):
             self.write_answer(answer, as_text)
             return
         if answer is None:  # not the usual query: the general way, as far as it goes at once
@@ -133,4 +133,5 @@ class InOrder(asyncio.Protocol):
 
 async def _carry_on(answering: Coroutine[Any, Any, bytes], awaited: Any) -> bytes:
     """The rest of an answer whose coroutine was started by hand and had to wait."""
-    return await Resumed(answering, awaited)
+    answer: bytes = await Resumed(answering, awaited)
+    return answer
