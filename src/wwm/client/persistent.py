@@ -38,6 +38,10 @@ class Connection(Pipeline[bytes]):
         """These messages, framed for the wire, in one string of bytes."""
         raise NotImplementedError
 
+    def frame_one(self, payload: bytes) -> bytes:
+        """One message, framed for the wire."""
+        return self.frame([payload])
+
     def close(self) -> None:
         """Let go of the connection; queries still waiting fail."""
         self.fail(ConnectionResetError("the transport was closed"))
@@ -96,9 +100,7 @@ class PersistentTransport:
             payload = orjson.dumps({"wwm": PROTOCOL_VERSION, "query": name, "data": data})
         except TypeError:  # a value JSON cannot hold: refused by the codec, by name
             return (await self.exchange(Query(name, data))).data
-        waiter = conn.send_one(conn.frame([payload]))
-        if self.timeout is not None:
-            conn.watch(waiter, self.timeout)
+        waiter = conn.send_watched(conn.frame_one(payload), self.timeout)
         try:
             frame = await waiter
         except TimeoutError:

@@ -60,6 +60,23 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         self.transport.write(data)
         return waiter
 
+    def send_watched(self, data: bytes, timeout: float | None) -> asyncio.Future[Answer]:
+        """:meth:`send_one` and :meth:`watch` in one (a query's every step, written out)."""
+        if self.transport is None:
+            raise ConnectionError("not connected")
+        waiter = self.loop.create_future()
+        self.waiters.append(waiter)
+        self.transport.write(data)
+        if timeout is not None:
+            deadline = self.loop.time() + timeout
+            watched = self.watched
+            while watched and watched[0][1].done():
+                watched.popleft()
+            watched.append((deadline, waiter))
+            if self.alarm is None or deadline < self.alarm_at:
+                self._set_alarm(deadline)
+        return waiter
+
     def deliver(self, answer: Answer) -> None:
         """Hand one answer read off the wire to the oldest asker."""
         if not self.waiters:  # an answer nobody asked for: the stream is out of step

@@ -25,6 +25,11 @@ class Frames(Connection):
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
+        if not buffer and not self.closed:  # the usual read: one whole answer
+            (length,) = HEADER.unpack_from(data) if len(data) >= 4 else (-1,)
+            if len(data) == 4 + length:
+                self.deliver(data[4:])
+                return
         buffer += data
         while len(buffer) >= 4 and not self.closed:
             (length,) = HEADER.unpack_from(buffer)
@@ -33,6 +38,9 @@ class Frames(Connection):
             frame = bytes(buffer[4:4 + length])
             del buffer[:4 + length]
             self.deliver(frame)
+
+    def frame_one(self, payload: bytes) -> bytes:
+        return HEADER.pack(len(payload)) + payload
 
     def frame(self, payloads: list[bytes]) -> bytes:
         if len(payloads) == 1:

@@ -74,6 +74,9 @@ class Messages(Connection, WSListener):
             return self._frame(payloads[0])
         return b"".join([self._frame(p) for p in payloads])
 
+    def frame_one(self, payload: bytes) -> bytes:
+        return self._frame(payload)
+
     def _frame(self, payload: bytes) -> bytes:
         """One binary message's frame: header, mask, masked payload (RFC 6455 section 5.2)."""
         at = self.at
