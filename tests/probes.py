@@ -5,6 +5,7 @@ so a test can tell that each argument crossed the wire. Served with ``wwm serve 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 import time
@@ -305,3 +306,29 @@ class HostileWorld(World):
 
     def display_grid(self) -> dict:
         return {"columns": 2, "rows": 2, "marks": {HOSTILE: [[1, 1]]}, "caption": HOSTILE}
+
+
+_noted: contextvars.ContextVar[str] = contextvars.ContextVar("probe_noted", default="nothing")
+
+
+class TaskMindedWorld(World):
+    """A world whose actions need what a task gives: "timeout" waits under ``asyncio.timeout``,
+    "group" in a ``TaskGroup``, "sleep" a moment; every action first notes itself in a context
+    variable, and the state says what the variable held before (another query's note, if the
+    server let one answer's context leak into the next)."""
+
+    async def execute_action(self, action: str) -> Outcome:
+        before = _noted.get()
+        _noted.set(action)
+        if action == "timeout":
+            async with asyncio.timeout(5):
+                await asyncio.sleep(0.01)
+        elif action == "group":
+            async with asyncio.TaskGroup() as group:
+                group.create_task(asyncio.sleep(0.01))
+        elif action == "sleep":
+            await asyncio.sleep(0.01)
+        elif action == "late":  # its own time-out expires: refused as its failure, the run goes on
+            async with asyncio.timeout(0.01):
+                await asyncio.sleep(5)
+        return Outcome(f"{action} after {before}", 1.0)

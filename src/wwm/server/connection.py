@@ -7,9 +7,12 @@ slower: 2,060-2,370 against 2,280-2,500 full TCP steps/s.
 A message is answered at once, inside the callback that read it, as far as its answer goes
 without waiting (a World or Mind whose method returns without awaiting anything, the usual
 case): no task is woken for it, which saved a turn of the event loop and about 2 µs of CPU
-per query. An answer that has to wait goes on in a task of its own, in the same context, and
-the messages behind it wait their turn. When the client goes away, an answer still being
-worked out is cancelled (nobody is left to read it).
+per query. It runs as the connection's own task all the same (entered for the while), so a
+method sees a current task (``asyncio.timeout``, ``TaskGroup`` and ``current_task`` work as
+over HTTP), and each answer runs in a context of its own (a context variable set while
+answering one query is not seen by the next). An answer that has to wait goes on in that
+task, and the messages behind it wait their turn. When the client goes away, an answer still
+being worked out is cancelled (nobody is left to read it).
 
 A binding is a subclass that cuts messages out of what it receives (calling
 :meth:`InOrder.received`) and frames each answer (:meth:`InOrder.write_answer`).
@@ -27,6 +30,8 @@ from .dispatch import Dispatcher
 from .trail import current_server
 from .unfinished import Resumed
 
+_enter_task, _leave_task = asyncio.tasks._enter_task, asyncio.tasks._leave_task  # (what a task's step does)
+
 
 class InOrder(asyncio.Protocol):
     """One client connection of a persistent binding; ``as_text`` of a message says whether
@@ -41,7 +46,10 @@ class InOrder(asyncio.Protocol):
         self.messages: deque[tuple[bytes, bool, bool]] = deque()
         self.open = True
         self.last_words: bytes | None = None  # written after the answers before it, then closed
-        self.waiting: asyncio.Task[None] | None = None  # an answer that had to wait, still going
+        self.waiting = False  # an answer had to wait: the task finishes it and answers the rest
+        self.task: asyncio.Task[None] | None = None  # the connection's own, started when first needed
+        self.loop: asyncio.AbstractEventLoop  # the task's (set with it)
+        self.wake: asyncio.Future[tuple[bytes | None, Any, contextvars.Context, bool]] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
@@ -49,8 +57,8 @@ class InOrder(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.open = False
-        if self.waiting is not None:  # nobody is left to read it
-            self.waiting.cancel()
+        if self.task is not None:  # an answer still being worked out: nobody is left to read it
+            self.task.cancel()
 
     def write_answer(self, payload: bytes, as_text: bool) -> None:
         """Frame and write one answer (the binding's own)."""
@@ -60,7 +68,7 @@ class InOrder(asyncio.Protocol):
         """One query arrived: answered now when nothing is ahead of it, else in its turn (by
         :meth:`answer_waiting`, which the binding calls once it has cut every message out of
         what it read)."""
-        if self.messages or self.waiting is not None or not self.open:
+        if self.messages or self.waiting or not self.open:
             self.messages.append((message, as_text, False))
         else:
             self._answer(message, as_text)
@@ -77,61 +85,109 @@ class InOrder(asyncio.Protocol):
             self.transport.pause_reading()
 
     def answer_waiting(self) -> None:
-        """Answer the messages waiting, in order, until one's answer has to wait (it goes on
-        in a task, which comes back here when done), then the last words, if any."""
-        if self.waiting is not None:
-            return
+        """Answer the messages waiting, in order, until one's answer has to wait (the task then
+        answers the rest), then the last words, if any."""
         messages = self.messages
-        while messages and self.open and self.waiting is None:
+        while messages and self.open and not self.waiting:
             message, as_text, ready = messages.popleft()
             if ready:
                 self.write_answer(message, as_text)
             else:
                 self._answer(message, as_text)
-        if self.waiting is not None:
+        if not self.waiting:
+            self._last_words()
+
+    def _answer(self, message: bytes, as_text: bool) -> None:
+        """Answer one message as the connection's task, written at once if it is ready, else
+        handed to the task to finish (:attr:`waiting` then holds the messages behind it)."""
+        task = self.task if self.task is not None else self._start()
+        context = contextvars.copy_context()  # the answer's own
+        loop = self.loop
+        try:
+            _enter_task(loop, task)
+        except RuntimeError:  # called from inside a task (not a read): started by the connection's
+            self._hand_on(None, message, context, as_text)
             return
-        if self.last_words is not None and self.open:
+        try:
+            started = self._started(message, context)
+        finally:
+            _leave_task(loop, task)
+        if isinstance(started, bytes):
+            self.write_answer(started, as_text)
+        else:
+            self._hand_on(started, message, context, as_text)
+
+    def _started(self, message: bytes, context: contextvars.Context) -> bytes | Coroutine[Any, Any, bytes]:
+        """The answer to ``message`` if it is ready without waiting, else what finishes it."""
+        dispatcher = self.dispatcher
+        answer = context.run(dispatcher.answer_at_once, message)
+        if isinstance(answer, bytes):
+            return answer
+        if answer is not None:
+            return dispatcher.finish(answer, context)
+        answering = dispatcher.answer_in_general(message)  # not the usual query: the general way
+        try:
+            awaited = context.run(answering.send, None)
+        except StopIteration as done:
+            payload: bytes = done.value
+            return payload
+        return _carry_on(answering, awaited, context)
+
+    def _hand_on(self, started: Coroutine[Any, Any, bytes] | None, message: bytes,
+                 context: contextvars.Context, as_text: bool) -> None:
+        """The task finishes this answer (or, with ``started`` None, works it out), then the
+        messages behind it."""
+        self.waiting = True
+        assert self.wake is not None
+        self.wake.set_result((None if started is not None else message, started, context, as_text))
+
+    def _start(self) -> asyncio.Task[None]:
+        """The connection's own task, in a context where :data:`current_server` names this
+        server (each answer's context a copy of it)."""
+        trail = self.dispatcher.trail
+        if current_server.get() is not trail:
+            current_server.set(trail)
+        self.loop = loop = asyncio.get_running_loop()
+        self.wake = loop.create_future()
+        self.task = loop.create_task(self._work())
+        return self.task
+
+    async def _work(self) -> None:
+        """The connection's task: it finishes each answer that had to wait, then answers the
+        messages that came meanwhile, until one is left to answer at once again."""
+        loop = asyncio.get_running_loop()
+        while True:
+            assert self.wake is not None
+            message, started, context, as_text = await self.wake
+            self.wake = loop.create_future()
+            try:
+                while True:
+                    if started is None:
+                        assert message is not None
+                        started = self._started(message, context)
+                    answer = started if isinstance(started, bytes) else await started
+                    self.write_answer(answer, as_text)
+                    if not self.messages or not self.open:
+                        break
+                    message, as_text, ready = self.messages.popleft()
+                    started, context = (message if ready else None), contextvars.copy_context()
+            finally:
+                self.waiting = False
+            self._last_words()
+
+    def _last_words(self) -> None:
+        if self.last_words is not None and self.open and not self.messages:
             self.write(self.last_words)
             if self.transport is not None:
                 self.transport.close()
             self.open = False
-
-    def _answer(self, message: bytes, as_text: bool) -> None:
-        """Answer one message, written as soon as it is ready: at once, unless its answer has to
-        wait (then a task finishes it, and :attr:`waiting` holds the messages behind it)."""
-        dispatcher = self.dispatcher
-        if current_server.get() is not dispatcher.trail:  # (set once in the connection's context)
-            current_server.set(dispatcher.trail)
-        context = contextvars.copy_context()  # the answer's context, kept if it goes on in a task
-        answer = context.run(dispatcher.answer_at_once, message)
-        if isinstance(answer, bytes):
-            self.write_answer(answer, as_text)
-            return
-        if answer is None:  # not the usual query: the general way, as far as it goes at once
-            answering = dispatcher.answer_in_general(message)
-            try:
-                awaited = context.run(answering.send, None)
-            except StopIteration as done:
-                self.write_answer(done.value, as_text)
-                return
-            finishing: Coroutine[Any, Any, bytes] = _carry_on(answering, awaited)
-        else:
-            finishing = dispatcher.finish(answer)
-        self.waiting = asyncio.get_running_loop().create_task(self._finish(finishing, as_text), context=context)
-
-    async def _finish(self, finishing: Coroutine[Any, Any, bytes], as_text: bool) -> None:
-        try:
-            self.write_answer(await finishing, as_text)
-        finally:
-            self.waiting = None
-        self.answer_waiting()
 
     def write(self, data: bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(data)
 
 
-async def _carry_on(answering: Coroutine[Any, Any, bytes], awaited: Any) -> bytes:
+async def _carry_on(answering: Coroutine[Any, Any, bytes], awaited: Any, context: contextvars.Context) -> bytes:
     """The rest of an answer whose coroutine was started by hand and had to wait."""
-    answer: bytes = await Resumed(answering, awaited)
+    answer: bytes = await Resumed(answering, awaited, context)
     return answer

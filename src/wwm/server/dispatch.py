@@ -6,6 +6,7 @@ a failing method never ends the run or the server.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import logging
 from time import monotonic
@@ -126,11 +127,12 @@ class Dispatcher:
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
         return Unfinished(coroutine, awaited, plan, run, kwargs)
 
-    async def finish(self, unfinished: Unfinished) -> bytes:
-        """The answer of a method that had to wait, once it has returned."""
+    async def finish(self, unfinished: Unfinished, context: contextvars.Context | None = None) -> bytes:
+        """The answer of a method that had to wait, once it has returned (each of its steps
+        run in ``context``, where it started, when given)."""
         plan = unfinished.plan
         try:
-            result = await Resumed(unfinished.coroutine, unfinished.awaited)
+            result = await Resumed(unfinished.coroutine, unfinished.awaited, context)
         except Refusal as refusal:
             return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:
