@@ -57,12 +57,13 @@ class EchoProcess:
     """The bare echo server of ``echo_server.py`` in its own process (or another helper
     server that prints "ready PORT" the same way, such as ``json_floor_server.py``)."""
 
-    def __init__(self, script: str = "echo_server.py") -> None:
+    def __init__(self, script: str = "echo_server.py", *args: str) -> None:
         self.script = script
+        self.args = args
 
     def __enter__(self) -> EchoProcess:
-        self.process = subprocess.Popen([sys.executable, str(HERE / self.script), "0"],
-                                        stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen([sys.executable, str(HERE / self.script), "0", *self.args],
+                                        stdout=subprocess.PIPE, text=True, env={**os.environ, **ENV})
         self.port = int(self.process.stdout.readline().split()[1])  # "ready PORT"
         return self
 
@@ -114,12 +115,14 @@ class Turns:
 
 
 async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: list[str], seconds: float,
-                       turn: float = 0.2, floor: EchoProcess | None = None) -> dict[str, Turns]:
+                       turn: float = 0.2, floor: EchoProcess | None = None,
+                       world_floor: EchoProcess | None = None) -> dict[str, Turns]:
     """Bare echo round trips and Execute action queries over each of ``transports``, in turns
     of ``turn`` seconds until each had ``seconds``: each measured only while the others wait,
     so all meet the same load of the machine, with the CPU each side spent (this thread's;
     the server's whole process). With ``floor`` (a ``json_floor_server.py``), its least JSON
-    request/response takes turns too, as "floor"."""
+    request/response takes turns too, as "floor"; with ``world_floor`` (the same, run with
+    ``--world``), the least World binding, as "world floor"."""
     reader, writer = await asyncio.open_connection("127.0.0.1", echo.port)
 
     async def echo_trip() -> None:
@@ -133,6 +136,11 @@ async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: lis
 
         floor_client = await connect(floor.port)
         trips["floor"] = (partial(floor_client.execute_action, "go"), floor.process.pid)
+    if world_floor is not None:
+        from json_floor_server import connect
+
+        world_floor_client = await connect(world_floor.port, world=True)
+        trips["world floor"] = (partial(world_floor_client.execute_action, "go"), world_floor.process.pid)
     for name, world in worlds.items():
         await world.new_run()
         trips[name] = (partial(world.execute_action, "go"), server.process.pid)
@@ -232,7 +240,8 @@ def loadgen(*args: str) -> dict:
     return result
 
 
-LABELS = {"echo": "bare echo", "floor": "least JSON request/response (floor)", "http": "HTTP query",
+LABELS = {"echo": "bare echo", "floor": "least JSON request/response (floor)",
+          "world floor": "least World binding (floor + run, method, Outcome)", "http": "HTTP query",
           "ws": "WebSocket query", "tcp": "TCP query"}
 
 
@@ -255,8 +264,9 @@ def bindings_only(console: Any, seconds: float) -> None:
 
     with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
             EchoProcess() as echo, EchoProcess("json_floor_server.py") as floor, \
-            console.status("echo, floor and bindings taking turns"):
-        turns = asyncio.run(taking_turns(echo, world, ["ws", "tcp"], seconds, floor=floor))
+            EchoProcess("json_floor_server.py", "--world") as world_floor, \
+            console.status("echo, floors and bindings taking turns"):
+        turns = asyncio.run(taking_turns(echo, world, ["ws", "tcp"], seconds, floor=floor, world_floor=world_floor))
     table = Table(title="persistent bindings in turns with the echo (loopback, this run)")
     for column in ("round trip", "per second", "vs echo", "vs floor"):
         table.add_column(column, justify="right" if column != "round trip" else "left")

@@ -27,8 +27,8 @@ from collections.abc import Coroutine
 from typing import Any, cast
 
 from .dispatch import Dispatcher
+from .resumed import Resumed
 from .trail import current_server
-from .unfinished import Resumed
 
 _enter_task, _leave_task = asyncio.tasks._enter_task, asyncio.tasks._leave_task  # (what a task's step does)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextvars
 import inspect
 import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
 from time import monotonic
 from typing import Any
 
@@ -23,9 +25,9 @@ from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
 from .arguments import Arguments
+from .resumed import Resumed
 from .runs import Run, RunTable
 from .trail import CreditTrail, current_server
-from .unfinished import Resumed, Unfinished
 
 log = logging.getLogger("wwm.server")
 
@@ -395,6 +397,19 @@ class _Takes:
             None if any(p.kind is p.VAR_KEYWORD for p in params) else frozenset(p.name for p in params))
         self.wire_items = any(p.name == Q.WIRE_ITEMS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                               for p in params)
+
+
+@dataclass(slots=True)
+class Unfinished:
+    """The usual query's method, started by :meth:`Dispatcher.answer_at_once`, waiting for
+    ``awaited`` (what its first ``send`` gave); with what its answer needs once it returns
+    (:meth:`Dispatcher.finish`)."""
+
+    coroutine: Coroutine[Any, Any, Any]
+    awaited: Any
+    plan: _Plan
+    run: Run
+    kwargs: dict[str, Any]
 
 
 class _Plan:

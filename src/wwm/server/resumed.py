@@ -1,29 +1,11 @@
-"""A coroutine started by hand that stopped to wait: what a persistent binding's short way
-(:meth:`~.dispatch.Dispatcher.answer_at_once`) hands on when a method has to wait, to be
-carried on in a task."""
+"""Carrying on a coroutine started by hand (its first step run at once, outside any task)
+that stopped to wait: what the persistent bindings do with an answer that has to wait."""
 
 from __future__ import annotations
 
 import contextvars
 from collections.abc import Coroutine, Generator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .dispatch import _Plan
-    from .runs import Run
-
-
-@dataclass(slots=True)
-class Unfinished:
-    """The usual query's method, started, waiting for ``awaited`` (what its first ``send``
-    gave); with what its answer needs once it returns."""
-
-    coroutine: Coroutine[Any, Any, Any]
-    awaited: Any
-    plan: _Plan
-    run: Run
-    kwargs: dict[str, Any]
+from typing import Any
 
 
 class Resumed:
