@@ -114,10 +114,13 @@ class Turns:
         return cpu / self.count * 1e6 if self.count else 0.0
 
 
-async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: list[str], seconds: float,
+async def taking_turns(echo: EchoProcess, servers: dict[str, ServerProcess], seconds: float,
                        turn: float = 0.2, floor: EchoProcess | None = None,
                        world_floor: EchoProcess | None = None) -> dict[str, Turns]:
-    """Bare echo round trips and Execute action queries over each of ``transports``, in turns
+    """Bare echo round trips and Execute action queries over each binding of ``servers`` (its
+    name: the server process it queries, one per binding, as one client's server would be:
+    a binding measured on a server process that also held another binding's connection was
+    10-15% slower, whichever it was), in turns
     of ``turn`` seconds until each had ``seconds``: each measured only while the others wait,
     so all meet the same load of the machine, with the CPU each side spent (this thread's;
     the server's whole process). With ``floor`` (a ``json_floor_server.py``), its least JSON
@@ -129,7 +132,7 @@ async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: lis
         writer.write(b"x" * 100)
         await reader.read(4096)
 
-    worlds = {name: RemoteWorld(server.url, transport=name) for name in transports}
+    worlds = {name: RemoteWorld(server.url, transport=name) for name, server in servers.items()}
     trips: dict[str, tuple[Any, int]] = {"echo": (echo_trip, echo.process.pid)}
     if floor is not None:
         from json_floor_server import connect
@@ -143,12 +146,16 @@ async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: lis
         trips["world floor"] = (partial(world_floor_client.execute_action, "go"), world_floor.process.pid)
     for name, world in worlds.items():
         await world.new_run()
-        trips[name] = (partial(world.execute_action, "go"), server.process.pid)
+        trips[name] = (partial(world.execute_action, "go"), servers[name].process.pid)
     for one, _ in trips.values():
         await timed(0.2, one)  # warm up
     out = {name: Turns() for name in trips}
+    order, rounds = list(trips), 0
     while min(t.seconds for t in out.values()) < seconds:
-        for name, (one, pid) in trips.items():
+        # each round in another order: a round trip measured right after another binding of
+        # the same server process was measured 10-15% slower than one measured first
+        for name in order[rounds % len(order):] + order[:rounds % len(order)]:
+            one, pid = trips[name]
             n, server_cpu, client_cpu = 0, process_cpu(pid), time.thread_time()
             start = time.perf_counter()
             deadline = start + turn
@@ -161,6 +168,7 @@ async def taking_turns(echo: EchoProcess, server: ServerProcess, transports: lis
             t.client_cpu += time.thread_time() - client_cpu
             t.server_cpu += process_cpu(pid) - server_cpu
             t.count += n
+        rounds += 1
     for world in worlds.values():
         await world.end_run()
         await world.aclose()
@@ -263,10 +271,12 @@ def bindings_only(console: Any, seconds: float) -> None:
     from rich.table import Table
 
     with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--tcp-port", "0"]) as world, \
+            ServerProcess("bench_servers:CounterWorld", env=ENV) as ws_world, \
             EchoProcess() as echo, EchoProcess("json_floor_server.py") as floor, \
             EchoProcess("json_floor_server.py", "--world") as world_floor, \
             console.status("echo, floors and bindings taking turns"):
-        turns = asyncio.run(taking_turns(echo, world, ["ws", "tcp"], seconds, floor=floor, world_floor=world_floor))
+        turns = asyncio.run(taking_turns(echo, {"ws": ws_world, "tcp": world}, seconds,
+                                         floor=floor, world_floor=world_floor))
     table = Table(title="persistent bindings in turns with the echo (loopback, this run)")
     for column in ("round trip", "per second", "vs echo", "vs floor"):
         table.add_column(column, justify="right" if column != "round trip" else "left")
@@ -345,7 +355,10 @@ def main() -> None:
                     full_steps(world.url, mind.url, sec, pipeline=False), None, echo)
             g = "one client, persistent binding (in turns with the echo)"
             status.update("echo round trips and queries over each binding, taking turns")
-            turns = asyncio.run(taking_turns(echo_process, world, ["http", "ws", "tcp"], sec, floor=floor_process))
+            with ServerProcess("bench_servers:CounterWorld", env=ENV) as http_world, \
+                    ServerProcess("bench_servers:CounterWorld", env=ENV) as ws_world:
+                turns = asyncio.run(taking_turns(echo_process, {"http": http_world, "ws": ws_world, "tcp": world},
+                                                 sec, floor=floor_process))
             paired = turns["echo"].rate
             rows.append((g, "bare round trip (echo), taking turns with the rows below", paired, None, None))
             rows.append((g, "least JSON request/response (json_floor_server.py: the floor)", turns["floor"].rate,
