@@ -223,3 +223,24 @@ async def test_a_server_that_drops_pipelined_queries_gets_one_query_at_a_time():
     assert [s.action for s in result.steps] == ["+1"] * 30 and result.world_score == 30.0
     assert [e.kind for e in result.events] == ["pipelining-off"]       # noticed once, no time-out after
     assert "one query at a time" in result.events[0].text
+
+
+@pytest.mark.parametrize("binding", ["ws", "tcp"])
+async def test_the_short_way_of_a_persistent_binding_raises_what_the_general_way_does(binding):
+    """A run's every query goes the persistent binding's short way (no Query or Response made):
+    a late answer, a refusal and an unusual answer come out of it as they do the general way."""
+    with mind_server(binding, "ProbeMind") as server:
+        async with RemoteMind(server.url, transport=binding, timeout=0.3) as mind:
+            await mind.new_run()
+            assert (await mind.get_action("a")).action == "echo:a"
+            assert await mind.inform("a", 1.0) == 2.0
+            with pytest.raises(Refusal) as late:
+                await mind.get_action("slow:1")
+            assert late.value.code == "timeout" and "'Get action'" in (late.value.text or "")
+            assert (await mind.get_action("b")).action == "echo:b"      # a new connection
+            run_id, mind.run_id = mind.run_id, "no-such-run"
+            with pytest.raises(Refusal) as unknown:
+                await mind.inform("c", 1.0)
+            assert unknown.value.code == "unknown-run"
+            mind.run_id = run_id
+            assert (await mind.get_action("d")).action == "echo:d"

@@ -150,14 +150,18 @@ class _Remote:
         self.display_url = display if isinstance(display, str) else None
 
     async def query(self, method: str, /, **kwargs: Any) -> Any:
-        """Send the query answered by ``method`` with these arguments; decode its return."""
-        spec, query = self._build(method, kwargs)
-        return self._result(spec, await self.transport.exchange(query))
-
-    async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
-        """:meth:`query` for a method whose row says what it returns: that value, checked.
+        """Send the query answered by ``method`` with these arguments; decode its return.
         A query of a run in progress goes by the transport's ``ask`` where it has one (the
         persistent bindings: no :class:`Query` or :class:`Response` made)."""
+        spec, run_id_field, wire_of = _row(self.role, method)
+        if run_id_field is None or method == "end_run" or self._asks is None:
+            spec, query = self._build(method, kwargs)
+            return self._result(spec, await self.transport.exchange(query))
+        return Q.decode_result(spec, await self._asks(spec.name, self._data(run_id_field, wire_of, kwargs)))
+
+    async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
+        """:meth:`query` for a method whose row says what it returns: that value, checked
+        (its body written out: a coroutine fewer on a run's every step)."""
         spec, run_id_field, wire_of = _row(self.role, method)
         if run_id_field is None or method == "end_run" or self._asks is None:
             spec, query = self._build(method, kwargs)  # (query's body, written out: a coroutine fewer)
