@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Coroutine
 from typing import Any, cast
 
-from .dispatch import Dispatcher
+from .dispatch import Dispatcher, Unfinished
 from .resumed import Resumed
 from .trail import current_server
 
@@ -39,6 +39,7 @@ class InOrder(asyncio.Protocol):
 
     def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
         self.dispatcher = dispatcher
+        self.answer_at_once = dispatcher.answer_at_once
         self.max_body = max_body
         self.transport: asyncio.Transport | None = None
         # each message waiting: its bytes, whether it came as text, and whether those bytes
@@ -109,7 +110,8 @@ class InOrder(asyncio.Protocol):
             self._hand_on(None, message, context, as_text)
             return
         try:
-            started = self._started(message, context)
+            answer = context.run(self.answer_at_once, message)
+            started = answer if isinstance(answer, bytes) else self._going_on(message, context, answer)
         finally:
             _leave_task(loop, task)
         if isinstance(started, bytes):
@@ -119,13 +121,18 @@ class InOrder(asyncio.Protocol):
 
     def _started(self, message: bytes, context: contextvars.Context) -> bytes | Coroutine[Any, Any, bytes]:
         """The answer to ``message`` if it is ready without waiting, else what finishes it."""
+        answer = context.run(self.answer_at_once, message)
+        return answer if isinstance(answer, bytes) else self._going_on(message, context, answer)
+
+    def _going_on(self, message: bytes, context: contextvars.Context,
+                  answer: Unfinished | None) -> bytes | Coroutine[Any, Any, bytes]:
+        """What finishes an answer the short way could not give at once (``answer``: its
+        method, waiting; None: the message is not the usual query, answered the general way,
+        as far as it goes at once)."""
         dispatcher = self.dispatcher
-        answer = context.run(dispatcher.answer_at_once, message)
-        if isinstance(answer, bytes):
-            return answer
         if answer is not None:
             return dispatcher.finish(answer, context)
-        answering = dispatcher.answer_in_general(message)  # not the usual query: the general way
+        answering = dispatcher.answer_in_general(message)
         try:
             awaited = context.run(answering.send, None)
         except StopIteration as done:

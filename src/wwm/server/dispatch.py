@@ -56,6 +56,7 @@ class Dispatcher:
         # description page and card show
         self.in_force = self.arguments.in_force(self.raw_defaults)
         self.runs = runs or RunTable(cls)
+        self._runs = self.runs.runs  # (the table's dict of runs by ID, looked up on every query)
         self.trail = CreditTrail(url)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
@@ -110,67 +111,14 @@ class Dispatcher:
         anything is done (answered by :meth:`answer_in_general`, which refuses by name what is
         wrong).
 
-        Not a coroutine, and written out in few functions: this is what a persistent
-        binding's round trip spends on the protocol, and each object and function it touches
-        costs several times over between processes, where the code and data are cold after
-        every wake-up (``benchmarks/binding_phases.py`` measures it both ways)."""
-        call = self._usual_call(raw) if raw[:1] == b"{" else None
-        if call is None:
+        Not a coroutine, and written out in one function (an Outcome's encoding too, the
+        answer of a World's every step; :meth:`usual_answer` gives the same for any value):
+        this is what a persistent binding's round trip spends on the protocol, and every
+        function and object it touches costs several times over between processes, where
+        code and data are cold after each wake-up (folding the layers into one function
+        took 5-6 µs of CPU a query off the server's 40; ``benchmarks/network.py``)."""
+        if raw[:1] != b"{":
             return None
-        plan, run, method, kwargs = call
-        try:
-            coroutine = method(**kwargs)
-            awaited = coroutine.send(None)
-        except StopIteration as done:
-            return self.usual_answer(plan, run, kwargs, done.value)
-        except Refusal as refusal:
-            return jsoncodec.encode(Response.refused(plan.name, refusal))
-        except Exception as exc:
-            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        return Unfinished(coroutine, awaited, plan, run, kwargs)
-
-    async def finish(self, unfinished: Unfinished, context: contextvars.Context | None = None) -> bytes:
-        """The answer of a method that had to wait, once it has returned (each of its steps
-        run in ``context``, where it started, when given)."""
-        plan = unfinished.plan
-        try:
-            result = await Resumed(unfinished.coroutine, unfinished.awaited, context)
-        except Refusal as refusal:
-            return jsoncodec.encode(Response.refused(plan.name, refusal))
-        except Exception as exc:
-            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        return self.usual_answer(plan, unfinished.run, unfinished.kwargs, result)
-
-    def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> bytes:
-        """What a method returned to the short way, encoded; the run's display fields noted
-        (:meth:`_observe`; an Outcome's written out) and its snapshot saved."""
-        if plan.returns is Q.Returns.OUTCOME and type(result) is Outcome and type(result.state) is str:
-            state, score = result.state, result.score
-            if score is None:
-                out: dict[str, Q.Wire] = {"state": state}
-            else:
-                out = {"state": state, "score": Q.write_number(score)}
-                run.score = (run.score or 0.0) + float(score)
-            if result.finished:
-                out["run finished"] = True
-            run.last_state = state
-            if "action" in kwargs:
-                run.last_action = kwargs["action"]
-        else:
-            try:
-                out = Q.encode_result(plan.spec, result)
-            except Exception as exc:  # a method that returned the wrong kind of value
-                return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-            self._observe(run, plan.spec, kwargs, result, out)
-        if plan.changes_run and self.runs.snapshots is not None:
-            self.runs.save(run)
-        return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
-                            else {"wwm": PROTOCOL_VERSION, "response": plan.name})
-
-    def _usual_call(self, raw: bytes) -> tuple[_Plan, Run, Any, dict[str, Any]] | None:
-        """For :meth:`answer_payload`'s short way: the query's plan, its run (counted as seen),
-        the method and its keyword arguments, converted; None when the query must go the
-        general way (decided before anything is done)."""
         try:
             doc = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -208,7 +156,7 @@ class Dispatcher:
             found += 1
         if found != len(data):  # items its row does not declare: open-ended, or refused
             return None
-        run = self.runs.runs.get(run_id.strip())
+        run = self._runs.get(run_id) or self._runs.get(run_id.strip())
         if run is None:
             return None
         method = getattr(run.obj, plan.method)
@@ -223,7 +171,57 @@ class Dispatcher:
             self.trail.called_by(client.strip())
         run.last_seen = monotonic()  # (RunTable.seen, written out)
         run.queries += 1
-        return plan, run, method, kwargs
+        try:
+            coroutine = method(**kwargs)
+            awaited = coroutine.send(None)
+        except StopIteration as done:
+            result = done.value
+            if plan.outcome and type(result) is Outcome and type(result.state) is str:
+                state, score = result.state, result.score
+                if score is None:
+                    out: dict[str, Q.Wire] = {"state": state}
+                else:
+                    out = {"state": state, "score": Q.write_number(score)}
+                    run.score = (run.score or 0.0) + float(score)
+                if result.finished:
+                    out["run finished"] = True
+                run.last_state = state
+                if "action" in kwargs:
+                    run.last_action = kwargs["action"]
+                if self.runs.snapshots is not None:
+                    self.runs.save(run)
+                return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out})
+            return self.usual_answer(plan, run, kwargs, result)
+        except Refusal as refusal:
+            return jsoncodec.encode(Response.refused(plan.name, refusal))
+        except Exception as exc:
+            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+        return Unfinished(coroutine, awaited, plan, run, kwargs)
+
+    async def finish(self, unfinished: Unfinished, context: contextvars.Context | None = None) -> bytes:
+        """The answer of a method that had to wait, once it has returned (each of its steps
+        run in ``context``, where it started, when given)."""
+        plan = unfinished.plan
+        try:
+            result = await Resumed(unfinished.coroutine, unfinished.awaited, context)
+        except Refusal as refusal:
+            return jsoncodec.encode(Response.refused(plan.name, refusal))
+        except Exception as exc:
+            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+        return self.usual_answer(plan, unfinished.run, unfinished.kwargs, result)
+
+    def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> bytes:
+        """What a method returned to the short way, encoded; the run's display fields noted
+        (:meth:`_observe`) and its snapshot saved."""
+        try:
+            out = Q.encode_result(plan.spec, result)
+        except Exception as exc:  # a method that returned the wrong kind of value
+            return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
+        self._observe(run, plan.spec, kwargs, result, out)
+        if plan.changes_run and self.runs.snapshots is not None:
+            self.runs.save(run)
+        return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
+                            else {"wwm": PROTOCOL_VERSION, "response": plan.name})
 
     def _plan(self, spec: Q.QuerySpec) -> _Plan:
         plan = self._plans.get(spec.name)
@@ -416,13 +414,13 @@ class _Plan:
     """What answering one query needs to know of its row, worked out once."""
 
     __slots__ = ("spec", "name", "method", "run_id_field", "known", "changes_run", "items", "conversions",
-                 "returns", "fits_of", "_fits")
+                 "outcome", "fits_of", "_fits")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec = spec
         self.name = spec.name
         self.method = spec.method
-        self.returns = spec.returns
+        self.outcome = spec.returns is Q.Returns.OUTCOME  # (Execute action: answered in place)
         self.fits_of: dict[Any, bool] = {}  # by method function: whether it takes the short way
         self.run_id_field = spec.run_id_field  # (a property that formats the name each time)
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
