@@ -331,4 +331,7 @@ class TaskMindedWorld(World):
         elif action == "late":  # its own time-out expires: refused as its failure, the run goes on
             async with asyncio.timeout(0.01):
                 await asyncio.sleep(5)
+        elif action == "expired":  # a time-out already over when the method starts waiting
+            async with asyncio.timeout(0):
+                await asyncio.sleep(5)
         return Outcome(f"{action} after {before}", 1.0)

@@ -165,7 +165,18 @@ class InOrder(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         while True:
             assert self.wake is not None
-            message, started, context, as_text = await self.wake
+            wake = self.wake
+            try:
+                message, started, context, as_text = await wake
+            except asyncio.CancelledError:
+                # A cancellation that came before this task took over the answer it was meant
+                # for (a time-out already over when its method started waiting): passed on.
+                if not self.open or not wake.done() or wake.cancelled():
+                    raise
+                message, started, context, as_text = wake.result()
+                task = cast(asyncio.Task[None], asyncio.current_task())
+                task.uncancel()
+                task.cancel()
             self.wake = loop.create_future()
             try:
                 while True:
