@@ -63,6 +63,28 @@ def _row(role: str, method: str) -> tuple[Q.QuerySpec, str | None, dict[str, str
     return row
 
 
+class _Asking:
+    """What asking one method's query the short way needs, worked out once per method: its
+    wire name, run ID item and items' wire names, and the reader of its answer's data;
+    ``general`` for New run and End run, which go the general way (they set the run)."""
+
+    __slots__ = ("name", "run_id_field", "wire_of", "read", "general")
+
+    def __init__(self, role: str, method: str) -> None:
+        spec, run_id_field, wire_of = _row(role, method)
+        self.name, self.run_id_field, self.wire_of = spec.name, run_id_field, wire_of
+        self.read = Q.reader(spec)
+        self.general = run_id_field is None or method == "end_run"
+
+
+_ASKING: dict[tuple[str, str], _Asking] = {}
+
+
+def _asking(role: str, method: str) -> _Asking:
+    asking = _ASKING[(role, method)] = _Asking(role, method)
+    return asking
+
+
 def _to_wire(value: Any) -> Q.Wire:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
@@ -153,20 +175,20 @@ class _Remote:
         """Send the query answered by ``method`` with these arguments; decode its return.
         A query of a run in progress goes by the transport's ``ask`` where it has one (the
         persistent bindings: no :class:`Query` or :class:`Response` made)."""
-        spec, run_id_field, wire_of = _row(self.role, method)
-        if run_id_field is None or method == "end_run" or self._asks is None:
+        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
+        if asking.general or self._asks is None:
             spec, query = self._build(method, kwargs)
             return self._result(spec, await self.transport.exchange(query))
-        return Q.decode_result(spec, await self._asks(spec.name, self._data(run_id_field, wire_of, kwargs)))
+        return asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
 
     async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
         """:meth:`query` for a method whose row says what it returns: that value, checked
         (its body written out: a coroutine fewer on a run's every step)."""
-        spec, run_id_field, wire_of = _row(self.role, method)
-        if run_id_field is None or method == "end_run" or self._asks is None:
-            spec, query = self._build(method, kwargs)  # (query's body, written out: a coroutine fewer)
+        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
+        if asking.general or self._asks is None:
+            spec, query = self._build(method, kwargs)
             return self._checked(kind, method, self._result(spec, await self.transport.exchange(query)))
-        result = Q.decode_result(spec, await self._asks(spec.name, self._data(run_id_field, wire_of, kwargs)))
+        result = asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
         if type(result) is not kind and not isinstance(result, kind):
             raise self._misread(kind, method, result)
         return result
@@ -210,24 +232,28 @@ class _Remote:
         """The data items of a query with these arguments: the run ID (in ``run_id_field``),
         the caller's URL (recording the call in the caller's credit trail), and each argument
         by its wire name (``wire_of``)."""
-        data: dict[str, Q.Wire] = {}
-        if run_id_field is not None:
-            if self.run_id is None:
-                raise Refusal("unknown-run", f"no run in progress with {self.url}: call new_run() first")
-            data[run_id_field] = self.run_id
+        if run_id_field is None:
+            data: dict[str, Q.Wire] = {}
+        elif self.run_id is None:
+            raise Refusal("unknown-run", f"no run in progress with {self.url}: call new_run() first")
+        else:
+            data = {run_id_field: self.run_id}
         trail = current_server.get()
-        caller = trail.url if trail is not None else self.client_url
-        if caller:
-            data["client URL"] = caller
         if trail is not None:
+            if trail.url:
+                data["client URL"] = trail.url
             trail.calls(self.url)
+        elif self.client_url:
+            data["client URL"] = self.client_url
         for key, value in kwargs.items():
-            if value is None:
+            if type(value) is str:
+                data[wire_of.get(key, key)] = value
+            elif value is None:
                 continue
-            if key == "wire_items" and isinstance(value, dict):  # open items by their wire names
+            elif key == "wire_items" and isinstance(value, dict):  # open items by their wire names
                 data.update({name: _to_wire(v) for name, v in value.items() if v is not None})
-                continue
-            data[wire_of.get(key, key)] = value if type(value) is str else _to_wire(value)
+            else:
+                data[wire_of.get(key, key)] = _to_wire(value)
         return data
 
     def _result(self, spec: Q.QuerySpec, response: Response) -> Any:

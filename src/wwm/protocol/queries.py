@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 from .errors import Refusal
@@ -401,6 +403,28 @@ def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
     if r is Returns.VALUES:
         return Values(q=_returned_number(spec, data, "Q"), w=_returned_number(spec, data, "W"))
     return _returned_number(spec, data, r.value)
+
+
+def reader(spec: QuerySpec) -> Callable[[dict[str, Any]], Any]:
+    """:func:`decode_result` for one row, as a function of the data alone (made once per row
+    by a client): the answers of a run's every step, in their usual form, read in place (a
+    client pays this on every step, with its caches cold); anything else as decode_result
+    reads it."""
+    if spec.returns is Returns.OUTCOME:
+        def outcome(data: dict[str, Any]) -> Any:
+            state, score = data.get("state"), data.get("score")
+            if type(state) is str and (type(score) is float or type(score) is int) and "run finished" not in data:
+                return Outcome(state, float(score))
+            return decode_result(spec, data)
+        return outcome
+    if spec.returns is Returns.SUGGESTION:
+        def suggestion(data: dict[str, Any]) -> Any:
+            action = data.get("action")
+            if type(action) is str and len(data) == 1:
+                return Suggestion(action)
+            return decode_result(spec, data)
+        return suggestion
+    return partial(decode_result, spec)
 
 
 def _returned_number(spec: QuerySpec, data: dict[str, Any], name: str) -> float | None:
