@@ -61,20 +61,10 @@ class Pipeline(asyncio.Protocol, Generic[Answer]):
         return waiter
 
     def send_watched(self, data: bytes, timeout: float | None) -> asyncio.Future[Answer]:
-        """:meth:`send_one` and :meth:`watch` in one (a query's every step, written out)."""
-        if self.transport is None:
-            raise ConnectionError("not connected")
-        waiter = self.loop.create_future()
-        self.waiters.append(waiter)
-        self.transport.write(data)
+        """:meth:`send_one` and :meth:`watch` in one (a query's every step)."""
+        waiter = self.send_one(data)
         if timeout is not None:
-            deadline = self.loop.time() + timeout
-            watched = self.watched
-            while watched and watched[0][1].done():
-                watched.popleft()
-            watched.append((deadline, waiter))
-            if self.alarm is None or deadline < self.alarm_at:
-                self._set_alarm(deadline)
+            self.watch(waiter, timeout)
         return waiter
 
     def deliver(self, answer: Answer) -> None:
