@@ -71,7 +71,7 @@ def test_python_minds_and_node_players_play_a_match_to_the_final_whistle(tmp_pat
     last = match["frames"][-1]
     assert len(last["p"]) == 4 and last["t"] == 300
     moved = {(p[0], p[1]) for f in match["frames"] for p in f["p"] if p[2] not in (-50.0, 50.0, -12.0, 12.0)}
-    assert len(moved) >= 3  # players of both sides ran about
+    assert {side for side, _ in moved} == {"l", "r"}  # players of both sides ran about (goalies may keep their place)
     kicks = sum(1 for a, b in zip(match["frames"], match["frames"][1:], strict=False) if b["b"] != a["b"])
     assert kicks > 100  # the ball was in play
     python_side = match["teams"].index("Pythons")
