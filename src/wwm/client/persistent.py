@@ -79,13 +79,8 @@ class PersistentTransport:
         conn.watch(waiter, self.timeout)
         try:  # (Pipeline.answer written out: one coroutine fewer to go through per query)
             frame = await waiter
-        except TimeoutError:
-            raise self._timed_out(conn, query.name, self.timeout) from None
-        except Refusal:
-            raise  # an earlier query on this connection timed out
-        except OSError as exc:
-            conn.fail(exc)
-            raise unreachable(self.address, exc) from None
+        except (TimeoutError, OSError) as exc:  # (a Refusal: an earlier query timed out, raised as is)
+            raise self._failure(conn, query.name, exc, self.timeout) from None
         return decode_response(self.url, query, None, frame)
 
     async def ask(self, name: str, data: dict[str, Wire]) -> dict[str, Wire]:
@@ -103,13 +98,8 @@ class PersistentTransport:
         waiter = conn.send_watched(conn.frame_one(payload), self.timeout)
         try:
             frame = await waiter
-        except TimeoutError:
-            raise self._timed_out(conn, name, self.timeout) from None
-        except Refusal:
-            raise  # an earlier query on this connection timed out
-        except OSError as exc:
-            conn.fail(exc)
-            raise unreachable(self.address, exc) from None
+        except (TimeoutError, OSError) as exc:  # (a Refusal: an earlier query timed out, raised as is)
+            raise self._failure(conn, name, exc, self.timeout) from None
         doc = usual_document(name, frame)
         if doc is None:  # a refusal, or anything unusual: read the general way
             return decode_response(self.url, Query(name, data), None, frame).data
@@ -133,18 +123,24 @@ class PersistentTransport:
                 try:
                     frame = await conn.answer(waiter, timeout)
                     out.append(decode_response(self.url, query, None, frame))
-                except TimeoutError:
-                    out.append(self._timed_out(conn, query.name, timeout))
+                except (TimeoutError, OSError) as exc:
+                    out.append(self._failure(conn, query.name, exc, timeout))
                 except Refusal as refusal:
                     out.append(refusal)
-                except OSError as exc:
-                    conn.fail(exc)
-                    out.append(unreachable(self.address, exc))
         except BaseException:  # cancelled: the answers still to come are read and dropped
             for waiter in waiters:
                 waiter.cancel()
             raise
         return out
+
+    def _failure(self, conn: Connection, name: str, exc: TimeoutError | OSError,
+                 timeout: float | None) -> Refusal:
+        """The refusal of the query ``name`` whose answer did not come: not within
+        ``timeout``, or the connection failed (closed, failing the queries behind it)."""
+        if isinstance(exc, TimeoutError):
+            return self._timed_out(conn, name, timeout)
+        conn.fail(exc)
+        return unreachable(self.address, exc)
 
     def _timed_out(self, conn: Connection, name: str, timeout: float | None) -> Refusal:
         """The refusal of the query ``name``, not answered in time; the connection goes,

@@ -44,7 +44,7 @@ class Frames(Connection):
 
     def frame(self, payloads: list[bytes]) -> bytes:
         if len(payloads) == 1:
-            return HEADER.pack(len(payloads[0])) + payloads[0]
+            return self.frame_one(payloads[0])
         return b"".join(HEADER.pack(len(p)) + p for p in payloads)
 
 

@@ -311,16 +311,7 @@ def write_number(value: float) -> float | int:
 def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
     """The return data of a query as named items (the run ID of New run is added by the server)."""
     r = spec.returns
-    if r is Returns.OUTCOME and type(value) is Outcome and type(value.state) is str:  # a run's every step
-        score = value.score
-        if score is None:
-            out: dict[str, Wire] = {"state": value.state}
-        else:
-            out = {"state": value.state, "score": write_number(score)}
-        if value.finished:
-            out["run finished"] = True
-        return out
-    out = {}
+    out: dict[str, Wire] = {}
     if r is Returns.CONFIRM:
         return out
     if r is Returns.RUN:

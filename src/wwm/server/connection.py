@@ -110,8 +110,7 @@ class InOrder(asyncio.Protocol):
             self._hand_on(None, message, context, as_text)
             return
         try:
-            answer = context.run(self.answer_at_once, message)
-            started = answer if isinstance(answer, bytes) else self._going_on(message, context, answer)
+            started = self._started(message, context)
         finally:
             _leave_task(loop, task)
         if isinstance(started, bytes):

@@ -31,7 +31,7 @@ class TcpBinding(InOrder):
 
     def data_received(self, data: bytes) -> None:
         buffer = self.buffer
-        if not buffer and self.waiting is None and not self.messages and self.last_words is None:
+        if not buffer and not self.waiting and not self.messages and self.last_words is None:
             # the usual read: one whole frame, nothing before it (answered straight from it)
             (length,) = HEADER.unpack_from(data) if len(data) >= 4 else (-1,)
             if len(data) == 4 + length and length <= self.max_body:
@@ -57,9 +57,7 @@ class TcpBinding(InOrder):
         self.answer_waiting()
 
     def write_answer(self, payload: bytes, as_text: bool) -> None:
-        transport = self.transport
-        if transport is not None and not transport.is_closing():
-            transport.write(HEADER.pack(len(payload)) + payload)
+        self.write(HEADER.pack(len(payload)) + payload)
 
 
 async def start(dispatcher: Dispatcher, host: str, port: int, max_body: int) -> asyncio.Server:
