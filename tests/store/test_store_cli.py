@@ -14,7 +14,7 @@ import matplotlib.image
 import pytest
 
 from wwm.cli.main import main
-from wwm.store import RunStore, StepRecord
+from wwm.store import RunStore, StepRecord, StoreError
 
 
 def wwm(*args: str) -> subprocess.CompletedProcess:
@@ -107,8 +107,48 @@ def test_list_and_show_in_process(tmp_path: Path, capsys: pytest.CaptureFixture)
 
 
 def test_empty_store_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    assert main(["runs", "--db", f"sqlite:///{tmp_path / 'new.db'}"]) == 0
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    RunStore(url).close()  # made by a writer, holding no run yet
+    assert main(["runs", "--db", url]) == 0
     assert "No runs recorded in" in capsys.readouterr().out
+
+
+def test_a_reader_makes_no_file_folder_or_table(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``wwm runs`` only reads: a store that is not there is reported, never made, and another
+    program's SQLite database gets no table of ours."""
+    monkeypatch.setenv("COLUMNS", "400")  # one line, however long the temporary path
+    missing = tmp_path / "not" / "yet" / "runs.db"
+    url = f"sqlite:///{missing}"
+    assert main(["runs", "--db", url]) == 0
+    said = f"No runs recorded yet ({url} holds no run records: there is no file {str(missing)!r}).\n"
+    assert capsys.readouterr().out == said
+    assert main(["runs", "--db", url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert main(["runs", "--db", url, "show", "3"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"wwm runs: there is no run 3: {url} holds no run records") and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []  # no folder, no file
+
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    assert main(["runs", "--db", f"sqlite:///{other}"]) == 0
+    assert "holds no run records: it has no 'wwm_runs' table" in capsys.readouterr().out
+    with sqlite3.connect(other) as db:
+        assert [name for (name,) in db.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    make_runs(url)  # once a writer made it, the reader reads it
+    assert main(["runs", "--db", url, "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) > 0
+
+
+def test_a_writer_that_cannot_make_the_folder_says_so() -> None:
+    with pytest.raises(StoreError, match="cannot make the folder '/proc/forbidden'"):
+        RunStore("sqlite:////proc/forbidden/runs.db")
 
 
 @pytest.mark.parametrize("args, status, message", [
@@ -128,7 +168,6 @@ def test_bad_requests_get_one_clear_line(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize("args, message", [
     (["runs", "--db", "not a url"], "not a database URL: 'not a url'"),
     (["runs", "--db", "nosuchdialect://x/y"], "no SQLAlchemy dialect for 'nosuchdialect'"),
-    (["runs", "--db", "sqlite:////proc/forbidden/runs.db"], "cannot make the folder '/proc/forbidden'"),
     (["runs", "--db", "sqlite:///{tmp}/garbage.db"],
      "cannot open the run store at sqlite:///{tmp}/garbage.db: file is not a database"),
     (["runs", "--db", "postgresql://someone:secret@127.0.0.1:1/db"],

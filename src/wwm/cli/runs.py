@@ -62,19 +62,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from ..commands import fail
-    from ..store import RunStore, StoreError
+    from ..store import NoStore, RunStore, StoreError
 
     console = Console()
     plot = getattr(args, "plot", None)
     if plot is not None and not plot.lower().endswith(".png"):
         return fail("runs", f"--plot wants a file name ending in .png, not {plot!r}", 2)
     try:
-        with RunStore(args.db) as store:
+        with RunStore(args.db, create=False) as store:  # a reader makes no file or table
             if args.action == "show":
                 return _show(console, store, args)
             return _list(console, store, args.limit, args.status, args.json)
+    except NoStore as exc:  # nothing recorded there yet: an empty list, or no such run
+        if args.action == "show":
+            return fail("runs", f"there is no run {args.run_id}: {exc}", 1)
+        if args.json:
+            print("[]")
+            return 0
+        console.print(escape(f"No runs recorded yet ({exc})."))
+        return 0
     except StoreError as exc:  # an unknown run, or a database that cannot be read
         return fail("runs", exc, 1)
 

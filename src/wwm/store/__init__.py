@@ -35,10 +35,10 @@ Text is stored as given, except NUL (stored as U+FFFD, since PostgreSQL text can
 and lone surrogates (stored as backslash escapes); a NaN score is stored as None.
 """
 
-from .engine import ENV_VAR, StoreError, default_path, resolve_url
+from .engine import ENV_VAR, NoStore, StoreError, default_path, resolve_url
 from .recorder import StoreRecorder
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
 from .store import RunStore, UnknownRun
 
-__all__ = ["ENV_VAR", "EventRecord", "RunDetail", "RunStore", "RunSummary", "StepRecord",
+__all__ = ["ENV_VAR", "EventRecord", "NoStore", "RunDetail", "RunStore", "RunSummary", "StepRecord",
            "StoreError", "StoreRecorder", "UnknownRun", "default_path", "resolve_url"]

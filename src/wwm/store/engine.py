@@ -22,14 +22,20 @@ class StoreError(Exception):
     """The run store cannot do what was asked; the text says why, in a person's words."""
 
 
+class NoStore(StoreError):
+    """A store opened only to read is not there: no such SQLite file, or a database without
+    the run tables. Nothing was made."""
+
+
 def default_path() -> Path:
     """``$XDG_DATA_HOME/wwm/runs.db``, by default ``~/.local/share/wwm/runs.db``."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "wwm" / "runs.db"
 
 
-def resolve_url(url: str | None = None) -> URL:
-    """The database URL the store will use, with the driver filled in."""
+def resolve_url(url: str | None = None, *, make_folder: bool = True) -> URL:
+    """The database URL the store will use, with the driver filled in; an SQLite file's folder
+    is made unless ``make_folder`` is false (a reader, which makes nothing)."""
     text = url or os.environ.get(ENV_VAR) or f"sqlite:///{default_path()}"
     try:
         parsed = make_url(text)
@@ -38,7 +44,7 @@ def resolve_url(url: str | None = None) -> URL:
                          "postgresql://user@host/dbname)") from None
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+    if make_folder and parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         folder = Path(parsed.database).expanduser().parent
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Self, overload
 
 from sqlalchemy import Connection, RowMapping, func, insert, inspect, select, text, update
@@ -23,7 +24,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, S
 from sqlalchemy.pool import StaticPool
 
 from . import schema
-from .engine import StoreError, make_engine, resolve_url, shown
+from .engine import NoStore, StoreError, make_engine, resolve_url, shown
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
 from .writer import HEARTBEAT_SECONDS, Writer, clean_text, event_row, number, step_row
 
@@ -54,10 +55,17 @@ class RunStore:
 
     ``batch`` steps waiting, or ``interval`` seconds passing, make the writer thread write;
     use the store as a context manager, or call :meth:`close`, to write the rest.
+
+    ``create=False`` opens only a store that is there, for a reader such as ``wwm runs``: a
+    missing SQLite file, or a database without the run tables, raises :class:`NoStore` and
+    nothing is made (no folder, no file, no table).
     """
 
-    def __init__(self, url: str | None = None, *, batch: int = 1000, interval: float = 0.25) -> None:
-        self.url = resolve_url(url)
+    def __init__(self, url: str | None = None, *, batch: int = 1000, interval: float = 0.25,
+                 create: bool = True) -> None:
+        self.url = resolve_url(url, make_folder=create)
+        if not create:
+            _check_file(self.url)
         self.engine = make_engine(self.url)
         self._lock = threading.RLock()
         # Readers take the writer's lock only where everything shares one connection (an
@@ -69,6 +77,8 @@ class RunStore:
         self._ending: dict[int, _End] = {}               # finished, end not yet written
         try:
             with self._lock:
+                if not create and not inspect(self.engine).has_table(schema.runs.name):
+                    raise NoStore(f"{shown(self.url)} holds no run records: it has no {schema.runs.name!r} table")
                 _create_tables(self.engine)
         except SQLAlchemyError as exc:
             self.engine.dispose()
@@ -376,6 +386,17 @@ class _Translate:
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, SQLAlchemyError):
             raise StoreError(f"{self.prefix}: {_reason(exc)}") from exc
+
+
+def _check_file(url: Any) -> None:
+    """Raise :class:`NoStore` if ``url`` names an SQLite database that is not there (opening
+    it would make an empty file)."""
+    if url.get_backend_name() != "sqlite":
+        return
+    if url.database in (None, "", ":memory:"):
+        raise NoStore(f"{shown(url)} is an in-memory database: it holds no runs of another process")
+    if not Path(url.database).expanduser().is_file():
+        raise NoStore(f"{shown(url)} holds no run records: there is no file {url.database!r}")
 
 
 def _create_tables(engine: Any, attempts: int = 4) -> None:
