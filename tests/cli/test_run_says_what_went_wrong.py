@@ -86,3 +86,47 @@ def test_a_server_started_just_after_the_client_is_waited_for(capsys, probe_mind
     assert status == 0, err
     assert out.count(f"waiting for {late.url} to start") == 1
     assert "3/3" in out and seconds > 1.0
+
+
+@pytest.fixture(scope="module")
+def action_selection():
+    """A Mind_AS server, whose minds a society document names."""
+    from wwm.server.process import ServerProcess
+
+    with ServerProcess("wwm.selection.mind_as:ActionSelectionMind") as server:
+        yield server
+
+
+def test_a_server_of_the_wrong_role_deep_in_a_society_is_refused_by_its_path(capsys, tmp_path, probe_world,
+                                                                            probe_mind, action_selection):
+    """A World among an AS's minds (given as {url} or as a bare URL) is named by where the
+    document puts it, before any run starts; it used to surface as a member's failed query."""
+    society = tmp_path / "society.yaml"
+    for wrong in (f"{{url: '{probe_world.url}'}}", f"'{probe_world.url}'"):
+        society.write_text(f"world: {{url: '{probe_world.url}'}}\n"
+                           f"mind: {{url: '{action_selection.url}', args: {{minds: ['{probe_mind.url}', {wrong}]}}}}\n"
+                           "run: {steps: 2}\n")
+        status, out, err, _ = wwm_run(capsys, str(society), "--no-record")
+        assert status == 2, out + err
+        assert err == f"wwm run: {probe_world.url} is a World server; mind.args.minds[1] needs a Mind server\n"
+
+
+def test_a_member_that_never_listens_is_left_to_the_mind_that_calls_it(capsys, tmp_path, probe_world,
+                                                                      probe_mind, action_selection):
+    """The top-level servers must be up for the run to start; a member named deeper down is
+    waited for as long, then left to its caller: here an AS under min_members 1, which starts
+    without it (the run used to be refused: nothing listening there)."""
+    from wwm.server.process import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}/"
+    society = tmp_path / "society.yaml"
+    society.write_text(f"world: {{url: '{probe_world.url}'}}\n"
+                       f"mind: {{url: '{action_selection.url}', args: {{min_members: 1, timeout: 1,\n"
+                       f"        minds: ['{probe_mind.url}', {{url: '{dead}'}}]}}}}\n"
+                       "run: {steps: 3, start_wait: 0.3}\n")
+    status, out, err, _ = wwm_run(capsys, str(society), "--no-record")
+    assert status == 0, out + err
+    assert f"nothing is listening at {dead}" in " ".join(out.split()) and "3/3" in out
+    society.write_text(f"world: {{url: '{probe_world.url}'}}\nmind: {{url: '{dead}'}}\nrun: {{start_wait: 0.3}}\n")
+    status, out, err, _ = wwm_run(capsys, str(society), "--no-record")   # the top-level mind is needed
+    assert status == 1 and f"nothing is listening at {dead}" in err

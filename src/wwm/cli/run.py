@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     except Refusal as exc:
         return fail("run", f"{exc.code}: {exc.text}", 1)
     except RoleError as exc:  # a server of the wrong role, named as the user named it
-        return fail("run", exc.text(f"--{exc.slot}" if args.mind else None), 2)
+        return fail("run", exc.text(f"--{exc.slot}" if args.mind and exc.where is None else None), 2)
     except SocietyError as exc:
         return fail("run", exc, 2)
     except StoreError as exc:

@@ -18,15 +18,17 @@ from .society import Society, SocietyError
 
 
 class RoleError(SocietyError):
-    """A server whose card says it is a World where a Mind is wanted, or the reverse."""
+    """A server whose card says it is a World where a Mind is wanted, or the reverse; ``where``
+    is the document's path to a server named in an argument (``mind.args.minds[1]``), None for
+    the top-level mind or world."""
 
-    def __init__(self, slot: str, url: str, found: str, swapped: bool = False) -> None:
-        self.slot, self.url, self.found, self.swapped = slot, url, found, swapped
+    def __init__(self, slot: str, url: str, found: str, swapped: bool = False, where: str | None = None) -> None:
+        self.slot, self.url, self.found, self.swapped, self.where = slot, url, found, swapped, where
         super().__init__(self.text())
 
     def text(self, label: str | None = None) -> str:
         """The message, naming the slot as ``label`` (``--mind``, say) or as the document's."""
-        label = label or f"the society's {self.slot}"
+        label = label or self.where or f"the society's {self.slot}"
         hint = " (the mind and the world look swapped)" if self.swapped else ""
         return f"{self.url} is a {self.found.title()} server; {label} needs a {self.slot.title()} server{hint}"
 
@@ -61,35 +63,43 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
     """Before a run: read the card of every server the document names (GET ``?format=json``),
     all at once.
 
-    - The top-level mind and world must not be of the wrong role: a card that says
-      ``"role": "world"`` where the mind is wanted is refused here (:class:`RoleError`) rather
-      than as a puzzling refusal of New run. Only a card that positively states the other role
-      is refused: a server without a readable card (a program behind ``serve-exec`` on an old
-      version, a hand-written server in another language) is let through to the run.
+    - No server may be of the wrong role (:meth:`Society.roles`): a card that says
+      ``"role": "world"`` where a mind is wanted, the top-level mind or one an argument names
+      at any depth (an AS's ``minds``), is refused here (:class:`RoleError`, naming its path)
+      rather than as a puzzling refusal of New run, or of a member's first query deep in the
+      society. Only a card that positively states the other role is refused: a server
+      without a readable card (a program behind ``serve-exec`` on an old version, a
+      hand-written server in another language) is let through to the run.
     - A server where nothing listens yet (connection refused: started in the background a
-      moment ago) is waited for up to ``wait`` seconds, saying so once through ``notify``;
-      still not listening, the run is not started (``Refusal("unreachable")`` naming it).
+      moment ago) is waited for up to ``wait`` seconds, saying so once through ``notify``.
+      Still not listening, the top-level mind or world stops the run before it starts
+      (``Refusal("unreachable")`` naming it); a server an argument names is let through, for
+      the mind that calls it to judge (an AS under ``min_members`` starts without it).
     Any other trouble reading a card (a time-out, an HTTP error, not JSON) is not this check's
     to judge: the run's own queries will meet it and say so."""
-    urls = [url for url in dict.fromkeys(society.servers()) if url.startswith(("http://", "https://"))]
+    roles = [(where, url, role) for where, url, role in society.roles() if url.startswith(("http://", "https://"))]
+    top = {url for where, url, _ in roles if where in ("mind", "world")}
+    urls = list(dict.fromkeys(url for _, url, _ in roles))
     if not urls:
         return
     import aiohttp
 
     async with aiohttp.ClientSession() as session:
-        found = await asyncio.gather(*(_card(session, url, wait, timeout, notify) for url in urls))
+        found = await asyncio.gather(*(_card(session, url, wait, timeout, notify, url in top) for url in urls))
         cards = dict(zip(urls, found, strict=True))
-    wrong = [(slot, spec.url, card["role"]) for slot, spec in (("mind", society.mind), ("world", society.world))
-             if spec.url is not None and (card := cards.get(spec.url)) is not None and card["role"] != slot]
+    wrong = [(where, url, role, card["role"]) for where, url, role in roles
+             if (card := cards.get(url)) is not None and card["role"] != role]
     if wrong:
-        slot, url, found = wrong[0]
-        raise RoleError(slot, url, found, swapped=len(wrong) == 2)
+        where, url, role, found_role = wrong[0]
+        swapped = [w for w, *_ in wrong if w in ("mind", "world")] == ["mind", "world"]
+        raise RoleError(role, url, found_role, swapped=swapped, where=None if where in ("mind", "world") else where)
 
 
 async def _card(session: Any, url: str, wait: float, timeout: float,
-                notify: Callable[[str], None] | None) -> dict[str, Any] | None:
+                notify: Callable[[str], None] | None, needed: bool = True) -> dict[str, Any] | None:
     """The server's card, if it has a World-Wide-Mind one that names its role; None if it has
-    none (or it cannot be read in time). Waits ``wait`` seconds for a server not listening."""
+    none (or it cannot be read in time). Waits ``wait`` seconds for a server not listening,
+    then raises ``Refusal("unreachable")`` if it is ``needed``, else says so and gives None."""
     import aiohttp
 
     deadline = time.monotonic() + wait
@@ -104,6 +114,10 @@ async def _card(session: Any, url: str, wait: float, timeout: float,
                 return None
             if time.monotonic() + pause > deadline:
                 waited = f", still after waiting {wait:g} s for it to start" if wait else ""
+                if not needed:
+                    if notify is not None:
+                        notify(f"nothing is listening at {url}{waited}; the mind that calls it will judge")
+                    return None
                 raise Refusal("unreachable", f"nothing is listening at {url} (connection refused{waited}); "
                                              f"is the server started, and on that port?") from None
             if not told and notify is not None:

@@ -131,6 +131,39 @@ class Society(BaseModel):
         walk(self.model_dump(by_alias=True))
         return urls
 
+    def roles(self) -> list[tuple[str, str, str]]:
+        """``(where, url, role)`` of every remote server the document names, with the role it
+        must have: the top-level ``mind`` and ``world``, and, at any depth, each server an
+        argument names (``mind.args.minds[1]``), a mind, as it is built (a remote parent's
+        members, a bare URL in its ``minds`` included). A remote world's arguments are sent as
+        written, so what they name is not judged."""
+        found: list[tuple[str, str, str]] = []
+
+        def inner(spec: ServerSpec, where: str) -> None:
+            remote = spec.url is not None
+            for key, value in spec.args.items():
+                walk(value, f"{where}.args.{key}", remote and key in MEMBER_LISTS)
+
+        def walk(value: Any, where: str, members: bool) -> None:
+            if _is_spec(value):
+                spec = ServerSpec.model_validate(value)  # checked when the document was read
+                if spec.url is not None:
+                    found.append((where, spec.url, "mind"))
+                inner(spec, where)
+            elif isinstance(value, list):
+                for i, v in enumerate(value):
+                    walk(v, f"{where}[{i}]", members)
+            elif members and isinstance(value, str):
+                found.append((where, value, "mind"))
+
+        for slot, spec in (("mind", self.mind), ("world", self.world)):
+            if spec.url is not None:
+                found.append((slot, spec.url, slot))
+        inner(self.mind, "mind")
+        if self.world.class_ is not None:
+            inner(self.world, "world")
+        return found
+
 
 def read_document(path: str | Path) -> Any:
     """A YAML (or, for ``.json``, JSON) document read from ``path``; a :class:`SocietyError`
