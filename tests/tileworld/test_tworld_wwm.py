@@ -142,6 +142,8 @@ def test_bad_shared_world_settings_are_refusals(args, words):
 
 
 async def test_team_messages_reach_the_teammates_clients_in_their_next_state():
+    """Each message rides in every state its robot is given until the robot acts: once in the
+    usual loop, again in a state asked again (it used to be lost with a state lost on its way)."""
     import urllib.request
 
     args = {"robots": 3, "teams": "0,1;2", "time": 60, "seed": 5}
@@ -159,12 +161,14 @@ async def test_team_messages_reach_the_teammates_clients_in_their_next_state():
         sent = decode((await bodies[0].execute_action("team_message:target 3 4")).state)
         assert sent["messages"] == []  # the sender does not hear itself
         heard = decode((await bodies[1].execute_action("message:0:on my way")).state)["messages"]
-        assert [(m["from"], m["to"], m["team"], m["text"]) for m in heard] == [(0, 1, True, "target 3 4")]
+        assert [(m["n"], m["from"], m["to"], m["team"], m["text"]) for m in heard] == [(0, 0, 1, True, "target 3 4")]
         assert isinstance(heard[0]["step"], int) and heard[0]["time"] >= 0
-        assert (await bodies[1].get_state()).startswith("<?xml")
-        assert decode(await bodies[1].get_state())["messages"] == []  # each message once
+        again = await bodies[1].get_state()  # a state asked again (its answer lost, a re-query) ...
+        assert again.startswith("<?xml") and decode(again)["messages"] == heard  # ... loses no message
+        assert decode((await bodies[1].execute_action("none")).state)["messages"] == []  # acted on: read
+        assert decode(await bodies[1].get_state())["messages"] == []
         reply = decode((await bodies[0].execute_action("none")).state)["messages"]
-        assert [(m["from"], m["team"], m["text"]) for m in reply] == [(1, False, "on my way")]
+        assert [(m["n"], m["from"], m["team"], m["text"]) for m in reply] == [(1, 1, False, "on my way")]
         other_team = await bodies[2].get_state()
         assert other_team.startswith("tw_msg(") and decode(other_team)["messages"] == []  # the other team hears nothing
 

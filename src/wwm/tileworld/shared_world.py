@@ -109,6 +109,7 @@ class RobotBody(World):
             raise Refusal("bad-parameters", f"Execute action: {exc}") from None
         if engine.finished:
             raise Refusal("run-ended", f"the shared Tileworld is over at {engine.time:.0f} s")
+        self.inbox.acted()
         while not (self.world.started and engine.time >= self.busy_until) and not engine.finished:
             await asyncio.sleep(self.world.tick_seconds)  # waiting for the others, or for the last move
         if engine.finished:  # the run ended while this action waited its turn

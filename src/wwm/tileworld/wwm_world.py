@@ -68,6 +68,7 @@ class TileworldWorld(World):
             parsed = parse_action(action)
         except ActionError as exc:
             raise Refusal("bad-parameters", f"Execute action: {exc}") from None
+        self.inbox.acted()
         before = self.engine.teams[0].score
         if parsed.is_message:
             self.engine.act(0, parsed)
