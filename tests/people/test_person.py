@@ -14,16 +14,16 @@ from wwm.people import PersonMind, PersonWorld
 from wwm.protocol.errors import Refusal
 
 
-async def waiting(http: aiohttp.ClientSession, seat_url: str) -> dict:
-    """The seat's question, once the page would show one."""
+async def waiting(http: aiohttp.ClientSession, seat_url: str, until=lambda q: True) -> dict:
+    """The seat, once the page would show a question (``until`` it is the one awaited)."""
     api = seat_url.replace("/seat/", "/api/seat/")
-    for _ in range(200):
+    for _ in range(500):
         async with http.get(api) as reply:
             seat = await reply.json()
-        if seat["question"] is not None:
+        if seat["question"] is not None and until(seat["question"]):
             return seat
         await asyncio.sleep(0.01)
-    raise AssertionError("no question came")
+    raise AssertionError("no such question came")
 
 
 async def answer(http: aiohttp.ClientSession, seat_url: str, **form) -> tuple[int, dict]:
@@ -193,3 +193,72 @@ async def test_a_served_person_mind_has_its_page_at_the_server_s_own_url():
                 assert reply.status == 404                   # a class with no pages of its own has none
         await mind.end_run()
         await mind.aclose()
+
+
+@pytest.mark.slow
+async def test_a_second_get_action_on_the_same_run_is_answered_and_not_left_to_time_out():
+    """Two "Get action" queries on one run, over real HTTP, as the page's JSON API shows them:
+    the same state asked again (a client that timed out asks again) joins the waiting question
+    and the person's one answer goes to both; another state replaces the waiting question,
+    whose asker is answered at once, saying so, and the page shows the new one."""
+    from wwm.client.remote import connect_mind
+    from wwm.server.process import ServerProcess
+
+    with ServerProcess("wwm.people:PersonMind", args={"actions": "left,right", "timeout": 30}) as person:
+        first = connect_mind(person.url)
+        started = await first.new_run()
+        again = connect_mind(person.url)
+        again.reattach(first.attachment())              # the same run, from a client asking again
+        async with aiohttp.ClientSession() as http:
+            one = asyncio.ensure_future(first.get_action("x=1"))
+            q = (await waiting(http, started.display_url))["question"]
+            two = asyncio.ensure_future(again.get_action("x=1"))
+            seat = await waiting(http, started.display_url,   # the second query has come
+                                 until=lambda shown: shown.get("asked") == 2 or shown["number"] != q["number"])
+            assert seat["question"]["number"] == q["number"]          # one question on the page
+            assert await answer(http, started.display_url, question=q["number"], action="left") == (200, {"ok": True})
+            both = await asyncio.wait_for(asyncio.gather(one, two), 5)  # neither waits for its 30 s
+            assert [s.action for s in both] == ["left", "left"]
+            async with http.get(started.display_url.replace("/seat/", "/api/seat/")) as reply:
+                seat = await reply.json()
+            assert seat["answered"] == 1 and [h["text"] for h in seat["history"]].count("left") == 1
+
+            three = asyncio.ensure_future(first.get_action("x=2"))
+            q3 = (await waiting(http, started.display_url))["question"]
+            four = asyncio.ensure_future(again.get_action("x=3"))
+            stale = await asyncio.wait_for(three, 5)                    # answered at once, saying why
+            q4 = (await waiting(http, started.display_url, until=lambda shown: shown["shown"] == "x=3"))["question"]
+            assert not stale.can_suggest and stale.reason == (
+                f"question {q3['number']} was replaced by question {q4['number']} before the person answered it: "
+                "the run asked about something else")
+            assert await answer(http, started.display_url, question=q3["number"], action="right") == (
+                409, {"error": f"question {q3['number']} was replaced by question {q4['number']} (the run asked "
+                               "about something else): answer that one"})
+            assert (await answer(http, started.display_url, question=q4["number"], action="right"))[0] == 200
+            assert (await asyncio.wait_for(four, 5)).action == "right"
+        await first.end_run()
+        await first.aclose()
+        await again.aclose()
+
+
+async def test_a_world_asked_the_same_action_twice_does_it_once_and_another_query_replaces_it():
+    world = PersonWorld(opening="ready", timeout=30)
+    started = await world.new_run()
+    async with aiohttp.ClientSession() as http:
+        asked = [asyncio.ensure_future(world.execute_action("go"))]
+        q = (await waiting(http, started.display_url))["question"]
+        asked.append(asyncio.ensure_future(world.execute_action("go")))
+        seat = await waiting(http, started.display_url,
+                             until=lambda shown: shown.get("asked") == 2 or shown["number"] != q["number"])
+        assert seat["question"]["number"] == q["number"]
+        assert (await answer(http, started.display_url, question=q["number"], state="gone", score="2"))[0] == 200
+        outcomes = await asyncio.wait_for(asyncio.gather(*asked), 5)
+        assert [(o.state, o.score) for o in outcomes] == [("gone", 2.0)] * 2
+        older = asyncio.ensure_future(world.execute_action("left"))
+        await waiting(http, started.display_url, until=lambda shown: shown["shown"] == "left")
+        newer = asyncio.ensure_future(world.execute_action("right"))
+        with pytest.raises(Refusal) as refused:
+            await asyncio.wait_for(older, 5)
+        assert refused.value.code == "in-use" and str(refused.value.text).endswith("; the state is unchanged")
+        newer.cancel()
+    assert await world.get_state() == "gone" and await world.end_run() == 2.0       # done once, scored once

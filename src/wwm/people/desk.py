@@ -7,8 +7,15 @@ Served by ``wwm serve``, the desk is one of the server's own pages, at its URL +
 own making (no server), or given a ``page_port``, it is a small web server on a thread of its
 own (Starlette on uvicorn), one per host and port, up from the moment the first person-mind or
 person-world is built. Each run of a
-person-mind or person-world takes a :class:`Seat` at the desk; a seat asks one
+person-mind or person-world takes a :class:`Seat` at the desk; a seat shows one
 :class:`Question` at a time and waits for the person's answer until its time-out.
+
+A second query of the same run while a question waits (its client timed out and asked again,
+or moved on) is not lost: asked the same again (same kind, same text, same allowed answers),
+it joins the waiting question, whose countdown starts again, and the person's one answer goes
+to every asker; asked something else, it replaces the waiting question, whose askers are
+answered at once with :class:`Replaced` (a run is one sequence of steps: a newer question
+means the client has moved on), and the page shows the new one.
 
 Routes of the desk:
 
@@ -17,7 +24,7 @@ Routes of the desk:
 - ``GET /api/seats``, ``GET /api/seat/{token}``: what the page shows, as JSON.
 - ``POST /api/seat/{token}``: an answer, a JSON object naming the question it answers
   (``question``) and the form's fields; 400 with the reason when the answer is not allowed,
-  409 when the question is no longer waiting (timed out, or answered already).
+  409 when the question is no longer waiting (timed out, answered already, or replaced).
 """
 
 from __future__ import annotations
@@ -44,11 +51,34 @@ HISTORY = 200       # lines a seat keeps to show
 ENDED_SEATS = 50    # ended seats the desk keeps showing
 
 
+class Withdrawn(Exception):
+    """The question left the page before the person answered it: its run ended."""
+
+
+class Replaced(Withdrawn):
+    """The question was replaced by a newer question of its run before the person answered it."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"question {old} was replaced by question {new} before the person answered it: "
+                         f"the run asked about something else")
+        self.old, self.new = old, new
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The person's answer as one asker gets it: ``first`` is true for the first asker to have
+    it (the others asked the same question again and must not act on it twice)."""
+
+    value: Any
+    first: bool
+
+
 @dataclass
 class Question:
     """One question put to the person: what they are shown, what they may answer, and until
     when. ``read`` turns the page's form into the answer, or raises ValueError saying what
-    is wrong with it (shown on the page)."""
+    is wrong with it (shown on the page). ``asked`` counts the queries it answers (a query
+    asked again joins it); ``waiting`` those still waiting for it."""
 
     number: int
     kind: Kind
@@ -56,15 +86,28 @@ class Question:
     allowed: tuple[str, ...]
     timeout: float
     read: Reader
-    asked: float = field(default_factory=time.monotonic)
+    since: float = field(default_factory=time.monotonic)
     answer: concurrent.futures.Future[Any] = field(default_factory=concurrent.futures.Future)
+    asked: int = 1
+    waiting: int = 0
+    handed: bool = False
+    replaced_by: int | None = None
+
+    def same(self, kind: Kind, shown: str, allowed: tuple[str, ...]) -> bool:
+        return (self.kind, self.shown, self.allowed) == (kind, shown, allowed)
+
+    def join(self, timeout: float) -> None:
+        """Asked again: the countdown starts again, at the longer of the two times left."""
+        self.timeout = max(timeout, self.seconds_left())
+        self.since = time.monotonic()
+        self.asked += 1
 
     def seconds_left(self) -> float:
-        return max(0.0, self.timeout - (time.monotonic() - self.asked))
+        return max(0.0, self.timeout - (time.monotonic() - self.since))
 
     def as_json(self) -> dict[str, Any]:
         return {"number": self.number, "kind": self.kind, "shown": self.shown, "allowed": list(self.allowed),
-                "timeout": self.timeout, "seconds_left": round(self.seconds_left(), 2)}
+                "timeout": self.timeout, "seconds_left": round(self.seconds_left(), 2), "asked": self.asked}
 
 
 class Seat:
@@ -81,6 +124,7 @@ class Seat:
         self.ended = False
         self.answered = 0
         self.timed_out = 0
+        self.replaced: dict[int, int] = {}   # question number -> the number of the one that replaced it
 
     @property
     def url(self) -> str:
@@ -91,30 +135,62 @@ class Seat:
         with self.desk.lock:
             self.history.append({"what": what, "text": text})
 
-    async def ask(self, kind: Kind, shown: str, allowed: tuple[str, ...], timeout: float, read: Reader) -> Any:
+    async def ask(self, kind: Kind, shown: str, allowed: tuple[str, ...], timeout: float,
+                  read: Reader) -> Answered:
         """The person's answer to one question; TimeoutError when none came within ``timeout``
-        seconds. A question the asker stops waiting for (cancelled) is withdrawn from the page."""
+        seconds, :class:`Replaced` as soon as a different question of this run replaces it,
+        :class:`Withdrawn` when the run ends while it waits. The same question asked while it
+        waits joins it (one answer for both). A question every asker stops waiting for
+        (cancelled, timed out) is withdrawn from the page."""
         if self.ended:
             raise RuntimeError("this seat's run has ended")
-        question = Question(next(self.desk.numbers), kind, shown, allowed, timeout, read)
         with self.desk.lock:
-            self.question = question
-        try:
-            answer = await asyncio.wait_for(asyncio.wrap_future(question.answer), timeout)
-        except TimeoutError:
-            if question.answer.done() and not question.answer.cancelled():  # answered as time ran out
-                answer = question.answer.result()
+            question = self.question
+            if question is not None and not question.answer.done() and question.same(kind, shown, allowed):
+                question.join(timeout)
+                self.note("asked again", f"question {question.number} was asked again: one answer serves both")
             else:
+                fresh = Question(next(self.desk.numbers), kind, shown, allowed, timeout, read)
+                if question is not None:
+                    self._replace(question, fresh.number)
+                self.question = question = fresh
+            question.waiting += 1
+        try:
+            got = asyncio.wrap_future(question.answer)
+            got.add_done_callback(_retrieved)  # (an asker gone before the answer leaves it unread)
+            await asyncio.wait({got}, timeout=timeout)  # (never cancels the question: others may wait)
+            if not question.answer.done():
                 self.timed_out += 1
                 self.note("timed out", f"nobody answered within {timeout:g} s")
-                raise
+                raise TimeoutError
+            if question.answer.cancelled():
+                raise Withdrawn(f"the run ended before the person answered question {question.number}")
+            value = question.answer.result()  # raises Replaced when a newer question took its place
         finally:
-            question.answer.cancel()  # (no effect once answered)
             with self.desk.lock:
-                if self.question is question:
-                    self.question = None
-        self.answered += 1
-        return answer
+                question.waiting -= 1
+                if question.waiting == 0:
+                    question.answer.cancel()  # (no effect once answered or replaced)
+                    if self.question is question:
+                        self.question = None
+        with self.desk.lock:
+            first, question.handed = not question.handed, True
+        if first:
+            self.answered += 1
+        return Answered(value, first)
+
+    def _replace(self, old: Question, new: int) -> None:
+        """A different question of this run replaces ``old``: its askers are answered at once."""
+        try:
+            old.answer.set_exception(Replaced(old.number, new))
+        except concurrent.futures.InvalidStateError:   # answered (or withdrawn) at this very moment
+            return
+        old.replaced_by = new
+        self.replaced[old.number] = new
+        while len(self.replaced) > HISTORY:
+            del self.replaced[next(iter(self.replaced))]
+        self.note("replaced", f"question {old.number} was replaced by question {new}: the run asked about "
+                              f"something else before you answered")
 
     def end(self) -> None:
         with self.desk.lock:
@@ -132,6 +208,12 @@ class Seat:
                     "started": self.started, "ended": self.ended, "answered": self.answered,
                     "timed_out": self.timed_out, "history": list(self.history),
                     "question": question.as_json() if question is not None else None}
+
+
+def _retrieved(got: asyncio.Future[Any]) -> None:
+    """Mark an answer's outcome as seen (an asker that stopped waiting never reads it)."""
+    if not got.cancelled():
+        got.exception()
 
 
 class AnswerError(Exception):
@@ -226,6 +308,10 @@ class Desk:
             question = seat.question
         number = form.get("question")
         if question is None or question.number != number:
+            newer = seat.replaced.get(number) if isinstance(number, int) else None
+            if newer is not None:
+                raise AnswerError(409, f"question {number} was replaced by question {newer} (the run asked "
+                                       f"about something else): answer that one")
             raise AnswerError(409, f"question {number} is no longer waiting for an answer (it timed out, "
                                    f"was answered, or its run ended): wait for the next one")
         try:
@@ -235,6 +321,9 @@ class Desk:
         try:
             question.answer.set_result(value)
         except concurrent.futures.InvalidStateError:
+            if question.replaced_by is not None:
+                raise AnswerError(409, f"question {number} was replaced by question {question.replaced_by} "
+                                       f"(the run asked about something else): answer that one") from None
             raise AnswerError(409, f"question {number} timed out before the answer came "
                                    f"({question.timeout:g} s): wait for the next one") from None
 

@@ -6,6 +6,9 @@ URL that New run returns) and sees the state, the allowed actions and a countdow
 or type is the action; an action not among the allowed ones is refused on the page by name.
 When nobody answers within ``timeout`` seconds, or the person presses "Cannot suggest
 action", the mind says "Cannot suggest action" with the reason, which is not "Do nothing".
+A "Get action" asked again for the same state while the first waits gets the same answer; one
+asked for another state replaces the waiting question, which is answered "Cannot suggest
+action" at once, saying so (see :mod:`.desk`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from ..kit.scoring import KeepsScore
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
 from ..protocol.results import RunStarted, Suggestion
-from .desk import Desk, Seat
+from .desk import Desk, Seat, Withdrawn
 
 NOBODY = "nobody answered at the person's page within {:g} s"
 DECLINED = "the person at the page pressed 'Cannot suggest action'"
@@ -94,13 +97,18 @@ class PersonMind(KeepsScore, Mind):
         if self.seat is None or self.seat.ended:
             raise Refusal("unknown-run", "this person-mind's run has ended; start a new run")
         try:
-            action = await self.seat.ask("action", state, self.allowed, self.timeout, self.read)
+            answered = await self.seat.ask("action", state, self.allowed, self.timeout, self.read)
         except TimeoutError:
             return Suggestion.cannot(NOBODY.format(self.timeout))
+        except Withdrawn as exc:   # a newer question of this run replaced it, or the run ended
+            return Suggestion.cannot(str(exc))
+        action = answered.value
         if action is None:
-            self.seat.note("declined", "Cannot suggest action")
+            if answered.first:
+                self.seat.note("declined", "Cannot suggest action")
             return Suggestion.cannot(DECLINED)
-        self.seat.note("you", action)
+        if answered.first:
+            self.seat.note("you", action)
         return Suggestion(action)
 
     async def inform(self, state: str, score: float | None = None) -> float | None:

@@ -6,7 +6,9 @@ asks the person for the opening state (unless ``opening`` gives it); at each "Ex
 it shows the action and asks for the new state, the score (blank: none) and whether the run
 ends there. The Eliza test with a person on the world side is ``wwm run --mind URL-of-eliza
 --world URL-of-this``. When nobody answers within ``timeout`` seconds the query is refused
-with ``timeout`` and the reason, and the state stays what it was.
+with ``timeout`` and the reason, and the state stays what it was. The same query asked again
+while it waits gets the same answer (the action is done once); another query of the run
+replaces the waiting one, which is refused at once (``in-use``, saying so).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, ClassVar
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
 from ..protocol.results import Outcome, RunStarted
-from .desk import Desk, Seat
+from .desk import Answered, Desk, Replaced, Seat, Withdrawn
 from .mind import NOBODY, check_page
 
 
@@ -83,25 +85,35 @@ class PersonWorld(World):
             self.seat.note("state", self.state)
         return RunStarted(display_url=self.seat.url)
 
-    async def _ask(self, kind: Any, shown: str, read: Any) -> Any:
+    async def _ask(self, kind: Any, shown: str, read: Any) -> Answered:
         if self.seat is None or self.seat.ended:
             raise Refusal("run-ended", "this person-world's run has ended; start a new run")
         try:
             return await self.seat.ask(kind, shown, (), self.timeout, read)
         except TimeoutError:
             raise Refusal("timeout", NOBODY.format(self.timeout) + "; the state is unchanged") from None
+        except Replaced as exc:
+            raise Refusal("in-use", f"{exc}; the state is unchanged") from None
+        except Withdrawn as exc:
+            raise Refusal("run-ended", str(exc)) from None
 
     async def get_state(self) -> str:
         if self.state is None:
-            self.state = await self._ask("opening", "", read_state)
-            assert self.seat is not None
-            self.seat.note("state", self.state)
+            answered = await self._ask("opening", "", read_state)
+            if answered.first:
+                self.state = answered.value
+                assert self.seat is not None
+                self.seat.note("state", answered.value)
+            return str(answered.value)
         return self.state
 
     async def execute_action(self, action: str) -> Outcome:
         if self.finished:
             raise Refusal("run-ended", "the person ended this run; start a new run")
-        outcome: Outcome = await self._ask("outcome", action, read_outcome)
+        answered = await self._ask("outcome", action, read_outcome)
+        outcome: Outcome = answered.value
+        if not answered.first:   # the same action asked again while it waited: done once
+            return outcome
         assert self.seat is not None
         self.seat.note("action", action)
         scored = "" if outcome.score is None else f"   (score {outcome.score:g})"
