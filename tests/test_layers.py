@@ -30,6 +30,7 @@ BETWEEN_FEATURES = {
     ("wwm.portal", "wwm.lambdastar"),    # the portal offers the Λ* test as a challenge
     ("wwm.gym", "wwm.tileworld"),        # PettingZoo over the shared T-World, episode after episode
     ("wwm.tyrrell", "wwm.selection"),    # Tyrrell's world benchmarks the AS methods
+    ("wwm.tileworld", "wwm.people"),     # a person drives a Tileworld robot from the person's page
 }
 # The package's front door: what users import as ``wwm``.
 ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}

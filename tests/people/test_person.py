@@ -170,13 +170,17 @@ def test_a_page_port_that_cannot_be_had_is_refused_by_name():
 
 
 @pytest.mark.slow
-async def test_a_served_person_mind_has_its_page_at_the_server_s_own_url():
-    """``wwm serve`` mounts the desk under the server's URL + ``pages/``: no second port."""
+async def test_a_served_person_mind_has_its_page_at_the_server_s_own_url(tmp_path):
+    """``wwm serve`` mounts the desk under the server's URL + ``pages/``: no second port (not
+    even for the instance the server builds at start to check its ``--arg`` values)."""
     from wwm.client.remote import connect_mind
     from wwm.server.process import ServerProcess
 
-    with ServerProcess("wwm.people:PersonMind", args={"actions": "left,right", "timeout": 20}) as person, \
+    log = tmp_path / "person.log"
+    with ServerProcess("wwm.people:PersonMind", args={"actions": "left,right", "timeout": 20}, log=log) as person, \
             ServerProcess("wwm.kit.random_mind:RandomMind") as plain:
+        pages = [line for line in log.read_text().splitlines() if "the person's page is at" in line]
+        assert pages == [f"wwm: the person's page is at {person.url}pages/"]
         mind = connect_mind(person.url)
         started = await mind.new_run()
         assert started.display_url.startswith(person.url + "pages/seat/")

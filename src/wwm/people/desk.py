@@ -391,3 +391,23 @@ class Desk:
             Route("/api/seat/{token}", post, methods=["POST"]),
             Route("/favicon.ico", favicon, methods=["GET"]),
         ])
+
+
+class AtTheDesk:
+    """Where a person-mind or person-world finds its desk: with a ``page_port``, opened when
+    it is built (a port that cannot be had is refused at once); without one, at its first run,
+    so that the instance a server builds only to check its arguments opens no page."""
+
+    host: str
+    page_port: int
+    _desk: Desk | None
+
+    def find_desk(self, host: str, page_port: int) -> None:
+        self.host, self.page_port = host, page_port
+        self._desk = Desk.open(host, page_port) if page_port else None
+
+    @property
+    def desk(self) -> Desk:
+        if self._desk is None:
+            self._desk = Desk.open(self.host, self.page_port)
+        return self._desk

@@ -20,7 +20,7 @@ from ..kit.scoring import KeepsScore
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
 from ..protocol.results import RunStarted, Suggestion
-from .desk import Desk, Seat, Withdrawn
+from .desk import AtTheDesk, Desk, Seat, Withdrawn
 
 NOBODY = "nobody answered at the person's page within {:g} s"
 DECLINED = "the person at the page pressed 'Cannot suggest action'"
@@ -38,7 +38,7 @@ def check_page(timeout: float, page_port: int) -> None:
         raise ValueError(f"page_port must be a port number (0: the server's own, or any free port), got {page_port}")
 
 
-class PersonMind(KeepsScore, Mind):
+class PersonMind(AtTheDesk, KeepsScore, Mind):
     """A person acting as a mind, at a web page: they see the state and answer with an action.
 
     ``actions``: the allowed actions, separated by commas (empty: any line of text);
@@ -57,7 +57,7 @@ class PersonMind(KeepsScore, Mind):
         self.allowed = allowed_actions(actions)
         self.timeout = float(timeout)
         self.title = title
-        self.desk = Desk.open(host, page_port)
+        self.find_desk(host, page_port)
         self.seat: Seat | None = None
         self.score = 0.0
 
@@ -78,6 +78,14 @@ class PersonMind(KeepsScore, Mind):
             self.seat.note("world", f"the world's display page: {world_display_url}")
         return RunStarted(display_url=self.seat.url)
 
+    def shown(self, state: str) -> str:
+        """What the person reads for ``state``: the state as it is (a subclass may draw it)."""
+        return state
+
+    def noted(self, state: str) -> str:
+        """The history line of a state the client informs the mind of: the state as it is."""
+        return state
+
     def read(self, form: dict[str, Any]) -> str | None:
         """The page's form as an action (None: "Cannot suggest action"), or a ValueError
         that names what is wrong."""
@@ -97,7 +105,7 @@ class PersonMind(KeepsScore, Mind):
         if self.seat is None or self.seat.ended:
             raise Refusal("unknown-run", "this person-mind's run has ended; start a new run")
         try:
-            answered = await self.seat.ask("action", state, self.allowed, self.timeout, self.read)
+            answered = await self.seat.ask("action", self.shown(state), self.allowed, self.timeout, self.read)
         except TimeoutError:
             return Suggestion.cannot(NOBODY.format(self.timeout))
         except Withdrawn as exc:   # a newer question of this run replaced it, or the run ended
@@ -114,7 +122,8 @@ class PersonMind(KeepsScore, Mind):
     async def inform(self, state: str, score: float | None = None) -> float | None:
         await super().inform(state, score)
         if self.seat is not None:
-            self.seat.note("then", state if score is None else f"{state}   (score {score:g})")
+            line = self.noted(state)
+            self.seat.note("then", line if score is None else f"{line}   (score {score:g})")
         return None
 
     async def end_run(self, score: float | None = None) -> float | None:

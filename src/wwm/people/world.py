@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
 from ..protocol.results import Outcome, RunStarted
-from .desk import Answered, Desk, Replaced, Seat, Withdrawn
+from .desk import Answered, AtTheDesk, Desk, Replaced, Seat, Withdrawn
 from .mind import NOBODY, check_page
 
 
@@ -48,7 +48,7 @@ def read_outcome(form: dict[str, Any]) -> Outcome:
     return Outcome(read_state(form), read_score(form), finished=bool(form.get("finished")))
 
 
-class PersonWorld(World):
+class PersonWorld(AtTheDesk, World):
     """A person acting as a world, at a web page: they see each action and type what follows.
 
     ``opening``: the first state (empty: the person types it); ``timeout``: seconds the person
@@ -64,7 +64,7 @@ class PersonWorld(World):
         self.opening = opening.strip()
         self.timeout = float(timeout)
         self.title = title
-        self.desk = Desk.open(host, page_port)
+        self.find_desk(host, page_port)
         self.seat: Seat | None = None
         self.state: str | None = self.opening or None
         self.finished = False
