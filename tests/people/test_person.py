@@ -266,3 +266,29 @@ async def test_a_world_asked_the_same_action_twice_does_it_once_and_another_quer
         assert refused.value.code == "in-use" and str(refused.value.text).endswith("; the state is unchanged")
         newer.cancel()
     assert await world.get_state() == "gone" and await world.end_run() == 2.0       # done once, scored once
+
+
+async def test_a_question_asked_again_outlives_the_first_asker_s_time_out():
+    from wwm.people import Desk
+
+    seat = Desk.open().seat("mind", "Bea")
+
+    def read(form: dict) -> str:
+        return str(form["action"])
+
+    async with aiohttp.ClientSession() as http:
+        first = asyncio.ensure_future(seat.ask("action", "x=1", (), 0.3, read))
+        q = (await waiting(http, seat.url))["question"]
+        later = asyncio.ensure_future(seat.ask("action", "x=1", (), 10, read))
+        await waiting(http, seat.url, until=lambda shown: shown["asked"] == 2)
+        with pytest.raises(TimeoutError):
+            await first                                      # its own time-out, as it asked
+        shown = (await waiting(http, seat.url))["question"]
+        assert shown["number"] == q["number"] and shown["seconds_left"] > 5   # still there for the later asker
+        assert (await answer(http, seat.url, question=q["number"], action="go"))[0] == 200
+        got = await asyncio.wait_for(later, 5)
+        assert (got.value, got.first) == ("go", True)
+        async with http.get(seat.url.replace("/seat/", "/api/seat/")) as reply:
+            notes = [h["text"] for h in (await reply.json())["history"]]
+        assert any("gave up after 0.3 s; it waits on for the later one" in n for n in notes)
+    seat.end()

@@ -34,7 +34,8 @@ def where(percept: dict) -> tuple[int, int]:
 
 
 def step_onto_empty(shown: str) -> str:
-    """What the person decides on reading the board: a step onto an empty cell ('.')."""
+    """What the person decides on reading the board: a step onto an empty cell ('.'), one no
+    robot or tile is next to if there is one (nothing else can get there first)."""
     lines = shown.splitlines()
     top = next(i for i, line in enumerate(lines) if line.startswith("What it sees")) + 3
     rows = []
@@ -42,12 +43,15 @@ def step_onto_empty(shown: str) -> str:
         if not line.strip():
             break
         rows.append(line.split()[1:])
+
+    def at(r: int, c: int) -> str:
+        return rows[r][c] if 0 <= r < len(rows) and 0 <= c < len(rows[r]) else "~"
+
     me = next((r, row.index("@")) for r, row in enumerate(rows) if "@" in row)
-    for name, (dr, dc) in DIRECTIONS.items():
-        r, c = me[0] + dr, me[1] + dc
-        if 0 <= r < len(rows) and 0 <= c < len(rows[r]) and rows[r][c] == ".":
-            return name
-    return "none"
+    empty = [(name, (me[0] + dr, me[1] + dc)) for name, (dr, dc) in DIRECTIONS.items()
+             if at(me[0] + dr, me[1] + dc) == "."]
+    quiet = [name for name, (r, c) in empty if not {at(r + dr, c + dc) for dr, dc in DIRECTIONS.values()} & {"A", "T"}]
+    return (quiet or [name for name, _ in empty] or ["none"])[0]
 
 
 @pytest.mark.slow

@@ -161,7 +161,11 @@ class Seat:
             await asyncio.wait({got}, timeout=timeout)  # (never cancels the question: others may wait)
             if not question.answer.done():
                 self.timed_out += 1
-                self.note("timed out", f"nobody answered within {timeout:g} s")
+                if question.waiting > 1:   # asked again since: the question stays for the later asker
+                    self.note("timed out", f"an earlier asking of question {question.number} gave up after "
+                                           f"{timeout:g} s; it waits on for the later one")
+                else:
+                    self.note("timed out", f"nobody answered within {timeout:g} s")
                 raise TimeoutError
             if question.answer.cancelled():
                 raise Withdrawn(f"the run ended before the person answered question {question.number}")
