@@ -128,7 +128,8 @@ async def test_a_person_in_chromium_drives_a_robot_of_a_served_shared_tileworld(
         others = {a["id"]: a["location"] for a in last["data"]["environment"]["agents"]}
         assert (others[robot]["row"], others[robot]["column"]) == final
         assert moved > 0 and last["data"]["agent"]["id"] != robot   # the program drove the other robot
-        assert [(m["from"], m["team"], m["text"]) for m in heard] == [(robot, True, "hello from Ann")]
+        once = {m.get("n", i): m for i, m in enumerate(heard)}.values()   # (a message rides until its robot acts)
+        assert [(m["from"], m["team"], m["text"]) for m in once] == [(robot, True, "hello from Ann")]
         await bot.end_run()
     assert failures == []
 
