@@ -2,13 +2,17 @@
 over real World and Mind servers on loopback, recording into a throw-away PostgreSQL (as a
 deployment beyond one machine would) or an SQLite file (one machine only): a run completes
 with every step and a viewer (SSE over real HTTP, served by the portal's process) sees them
-all; the owner's secret ends a run executing on a worker; a worker killed mid-run leaves its
-run "interrupted at step k" and the portal goes on."""
+all; the owner's secret ends a run executing on a worker; a portal that stops suspends its
+Ray runs and the next one carries them on, on new workers; a portal killed mid-run takes its
+workers with it and the next one resumes their runs; a worker killed mid-run leaves its run
+"interrupted at step k" and the portal goes on; the database password reaches the workers by
+their environment, never as an actor's argument."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -17,21 +21,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_runs import Viewer, check_record, serving, society, until
+from portal_sites import world_step
+from test_runs import Viewer, check_record, check_world_counted_every_step, serving, society, until
 
 from wwm.portal.runs import RunService
+from wwm.portal.workers import RayExecutor
 from wwm.store import RunStore, StoreError
 from wwm.store.engine import resolve_url
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
+PASSWORD = secrets.token_urlsafe(12)   # the database password of the password test's role
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    """One local Ray cluster for the module; its workers import this tree's wwm."""
+    """One local Ray cluster for the module; its workers import this tree's wwm and have the
+    password test's database password in their environment, as ``PGPASSWORD=... ray start``
+    gives it to the workers of a node (this process has it only while starting the cluster)."""
     ray = pytest.importorskip("ray")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    os.environ["PGPASSWORD"] = PASSWORD
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    finally:
+        del os.environ["PGPASSWORD"]
     try:
         yield ray
     finally:
@@ -53,8 +68,6 @@ def postgres():
 
 
 def on_ray(db: str, **options: Any) -> RunService:
-    from wwm.portal.workers import RayExecutor
-
     return RunService(db, poll=0.2, executor=RayExecutor(**options))
 
 
@@ -118,13 +131,64 @@ async def test_the_owner_ends_a_run_on_a_ray_worker_with_its_secret(cluster, pos
         assert viewer.every_step() == list(range(ended.steps))
 
 
+# ---- a portal that stops or restarts: its Ray runs carry on -----------------------------------
 @pytest.mark.slow
-async def test_a_portal_that_closes_stops_its_ray_runs_at_step_k(cluster, postgres, world, mind):
-    async with on_ray(postgres.new_schema()) as service:
-        started = await service.start(society(world, mind), steps=None, owner="u")
-        await taken(service, started.run_id)
-        await until(lambda: recorded(service, started.run_id) >= 50, what="50 steps")
-        store = RunStore(service.store.url.render_as_string(hide_password=False))
+async def test_a_portal_restarted_mid_run_carries_its_ray_runs_on_with_their_ids_secrets_and_viewers(
+        cluster, postgres, world, mind):
+    db, n = postgres.new_schema(), 800
+    first = on_ray(db)
+    finite = await first.start(society(world, mind), steps=n, owner="u")
+    endless = await first.start(society(world, mind), steps=None, owner="u")
+    before = [await taken(first, r.run_id) for r in (finite, endless)]
+    await until(lambda: min(recorded(first, r.run_id) for r in (finite, endless)) >= 50, what="50 steps of each")
+    await first.close()                   # `wwm portal` at Ctrl-C or SIGTERM: its runs are suspended
+    left = {}
+    with RunStore(db) as reader:
+        for started in (finite, endless):
+            run = reader.get_run(started.run_id)
+            k = left[started.run_id] = run.step_count - 1
+            assert 49 <= k < n - 1 and run.status == f"suspended at step {k}" and run.finished_at is None
+            assert run.events[-1].kind == "suspended" and run.world_score is None, "no End run was sent"
+            assert [s.index for s in run.steps] == list(range(k + 1))
+
+    t0 = time.monotonic()
+    async with on_ray(db) as second, serving(second) as base:
+        assert sorted(second.recovered) == sorted([(finite.run_id, "resuming"), (endless.run_id, "resuming")])
+        viewer = Viewer(f"{base}/live/{finite.run_id}")
+        _, pid = await taken(second, endless.run_id)
+        print(f"\nfrom a new portal to a Ray worker taking its run: {(time.monotonic() - t0) * 1000:.0f} ms", end="")
+        assert pid != os.getpid() and not second.is_running_here(finite.run_id)
+        assert await asyncio.wait_for(second.wait(finite.run_id), 60) == "completed"
+        await viewer.done()
+        run = check_record(second.store, finite.run_id, "completed")   # same run ID, steps 0..n-1 once each
+        k = left[finite.run_id]
+        assert run.step_count == n and run.pid not in (os.getpid(), *(p for _, p in before)), "a new worker"
+        kinds = [(e.step, e.kind) for e in run.events]
+        assert (k + 1, "suspended") in kinds and (k + 1, "resumed") in kinds
+        assert "step-maybe-lost" not in [kind for _, kind in kinds], "a graceful stop leaves no step in doubt"
+        check_world_counted_every_step(run)             # the world's own counter went on from k + 1
+        assert world_step(run.steps[-1].new_state) == n, "the world made exactly the recorded steps"
+        assert run.world_score == pytest.approx(run.total_score), "End run went to the world's own run"
+        assert viewer.every_step() == list(range(n)) and viewer.of("end")[0]["status"] == "completed"
+
+        k = left[endless.run_id]
+        await until(lambda: recorded(second, endless.run_id) > k + 20, what="20 resumed steps")
+        ended = await second.end(endless.run_id, endless.end_secret)   # the secret given by the first portal
+        assert ended.status == "ended by its owner" and ended.steps > k + 20
+        await second.wait(endless.run_id)
+        run = check_record(second.store, endless.run_id, "ended by its owner")
+        check_world_counted_every_step(run)
+        assert run.world_score is not None, "End run went to the world"
+
+
+@pytest.mark.slow
+async def test_a_portal_that_closes_ending_its_runs_stops_its_ray_runs_at_step_k(cluster, postgres, world, mind):
+    service = on_ray(postgres.new_schema())
+    started = await service.start(society(world, mind), steps=None, owner="u")
+    await taken(service, started.run_id)
+    await until(lambda: recorded(service, started.run_id) >= 50, what="50 steps")
+    store = RunStore(service.store.url.render_as_string(hide_password=False))
+    await service.close(end_runs=True)    # wwm portal --end-runs-on-exit
     run = store.get_run(started.run_id)  # the service's store is closed: read with another
     check_record(store, started.run_id, f"interrupted at step {run.step_count - 1}")
     assert run.step_count >= 50 and run.world_score is not None  # the worker ended it properly
@@ -184,8 +248,6 @@ async def test_a_ray_worker_killed_mid_run_leaves_it_interrupted_at_step_k_and_t
 
 async def _portal(db: str, world_url: str, mind_url: str, address: str) -> None:
     """A portal process on the test's Ray cluster (the kill test's): one run, until killed."""
-    from wwm.portal.workers import RayExecutor
-
     service = RunService(db, poll=0.2, executor=RayExecutor(address))
     started = await service.start({"world": {"url": world_url}, "mind": {"url": mind_url}}, steps=None, owner="u")
     _, pid = await taken(service, started.run_id)
@@ -194,10 +256,12 @@ async def _portal(db: str, world_url: str, mind_url: str, address: str) -> None:
 
 
 @pytest.mark.slow
-async def test_a_portal_killed_mid_run_loses_its_ray_worker_and_the_next_portal_marks_the_run(
+async def test_a_portal_killed_mid_run_loses_its_ray_worker_and_the_next_portal_resumes_the_run(
         cluster, postgres, world, mind):
     """Ray ends the actors of a portal process that dies; no executor is left to see it, so the
-    run store's dead-writer detection and the next portal's sweep mark the run."""
+    run store's dead-writer detection and the next portal's sweep find the run, which it
+    carries on (on a worker of its own) from the last step the worker committed, saying that
+    the step after it may have been executed and not recorded."""
     db = postgres.new_schema()
     address = cluster.get_runtime_context().gcs_address
     child = subprocess.Popen([sys.executable, __file__, db, world.url, mind.url, address], stdout=subprocess.PIPE,
@@ -206,21 +270,28 @@ async def test_a_portal_killed_mid_run_loses_its_ray_worker_and_the_next_portal_
         line = await asyncio.to_thread(child.stdout.readline)  # type: ignore[union-attr]
         assert line, child.stderr.read()  # type: ignore[union-attr]
         run_id, secret, pid = int(line.split()[0]), line.split()[1], int(line.split()[2])
-        async with RunService(db, poll=0.2, sweep=0.2) as service:
+        async with RunService(db, poll=0.2, sweep=0.2, executor=RayExecutor()) as service:
             await until(lambda: recorded(service, run_id) >= 200, what="200 steps")
             assert service.store.get_run(run_id, max_steps=0).status == "running"
             child.send_signal(signal.SIGKILL)
             child.wait(10)
             t0 = time.monotonic()
-            await until(lambda: service.store.get_run(run_id, max_steps=0).status.startswith("interrupted at"),
-                        timeout=60, what="the run to be marked")
-            print(f"\nthe portal's worker (pid {pid}) was gone and its run marked by the sweep "
-                  f"{(time.monotonic() - t0) * 1000:.0f} ms after the portal was killed")
-            run = service.store.get_run(run_id)
-            k = run.step_count - 1
-            check_record(service.store, run_id, f"interrupted at step {k}")
-            assert k >= 199 and run.events[-1].kind == "interrupted"
-            assert service.check_end_secret(run_id, secret)
+            _, again = await taken(service, run_id)
+            print(f"\nthe portal's worker (pid {pid}) was gone and its run resumed on a worker (pid {again}) of the "
+                  f"next portal {(time.monotonic() - t0) * 1000:.0f} ms after the portal was killed", end="")
+            assert again != pid
+            await until(lambda: len([e for e in service.store.get_run(run_id, max_steps=0).events
+                                     if e.kind == "resumed"]) == 1, what="the resumed event")
+            k = next(e.step for e in service.store.get_run(run_id, max_steps=0).events if e.kind == "resumed") - 1
+            await until(lambda: recorded(service, run_id) > k + 50, what="50 resumed steps")
+            ended = await service.end(run_id, secret)
+            assert ended.status == "ended by its owner"
+            run = check_record(service.store, run_id, "ended by its owner")
+            assert k >= 199 and run.pid == again
+            lost = [e for e in run.events if e.kind == "step-maybe-lost"]
+            assert len(lost) == 1 and lost[0].step == k + 1
+            check_world_counted_every_step(run, since=k + 1)   # the world went on from where it was
+            assert world_step(run.steps[k + 1].state) >= k + 1, "nothing recorded that the world did not do"
     finally:
         if child.poll() is None:
             child.kill()

@@ -272,14 +272,19 @@ class Executor(Protocol):
     :class:`wwm.portal.workers.RayExecutor` is the one there is. The service records the run
     and its secret first, then hands it over with ``submit``; the executor reports nothing
     back through the service except by the store (steps, end, status), and marks a run whose
-    worker it lost with :meth:`RunService.mark_lost`."""
+    worker it lost with :meth:`RunService.mark_lost`. Runs the service takes over to resume
+    (:meth:`RunService.recover`) are handed over the same way, with ``resuming``."""
 
     def bind(self, service: RunService) -> None:
         """Called once by the service it was given to; refuse a store the workers cannot reach."""
 
-    async def submit(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+    def submit(self, run_id: int, document: dict[str, Any], steps: int | None, *,
+               resuming: str | None = None) -> None:
         """Execute run ``run_id`` (recorded as "running", open in the service's store) on a
-        worker, which adopts it in the store; returns once it is handed over."""
+        worker, which adopts it in the store; returns at once (the executor follows the run in
+        tasks of the running loop). ``resuming``: the run is carried on from its last recorded
+        step under the servers' runs of its resume record, and was left so ("suspended at step
+        k", or "interrupted": its writer died); None: a new run."""
 
     def has(self, run_id: int) -> bool:
         """Whether ``run_id`` is one of this executor's runs still executing."""
@@ -287,8 +292,10 @@ class Executor(Protocol):
     async def wait(self, run_id: int) -> None:
         """Wait until ``run_id``'s worker is done with it (finished, or lost and marked)."""
 
-    async def close(self) -> None:
-        """Stop every run still executing (each "interrupted at step k") and let the workers go."""
+    async def close(self, *, end_runs: bool = False) -> None:
+        """Stop every run still executing and let the workers go: each run is suspended ("suspended
+        at step k", resumed by the next service), or ended ("interrupted at step k") with
+        ``end_runs``."""
 
 
 @dataclass
@@ -317,17 +324,21 @@ class RunService:
     ``executor``: where started runs execute; None (the default) is this process, as tasks
     of its event loop; a :class:`wwm.portal.workers.RayExecutor` runs each on a worker of a
     Ray cluster, which writes its steps to the same store (the end request reaches it
-    through the database, and viewers follow it through the store)."""
+    through the database, and viewers follow it through the store); the runs it takes over
+    to resume go to the executor too.
+    ``takes_over``: whether the service takes over the runs no process drives (:meth:`recover`);
+    a Ray worker's service does not (finding them is the portals' job), but records and
+    suspends its run as any resumable service does."""
 
     def __init__(self, db: str | None = None, *, store: RunStore | None = None, hub: LiveHub | None = None,
                  poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0,
                  executor: Executor | None = None, resumable: bool = True, suspend_wait: float = 5.0,
-                 on_finish: Callable[[int, str], None] | None = None) -> None:
+                 takes_over: bool = True, on_finish: Callable[[int, str], None] | None = None) -> None:
         self.store = store if store is not None else RunStore(db)
         self._own_store = store is None
         self.hub = hub or LiveHub()
         self.poll, self.sweep, self.end_wait = poll, sweep, end_wait
-        self.resumable, self.suspend_wait = resumable, suspend_wait
+        self.resumable, self.suspend_wait, self.takes_over = resumable, suspend_wait, takes_over
         self.on_finish = on_finish
         self._runs: dict[int, _Running] = {}
         self._claimed: list[_Claimed] = []
@@ -335,10 +346,10 @@ class RunService:
         self._closed = False
         with self.store._lock:
             migrate(self.store.engine)  # the portal's tables, the secrets' among them
-        self.recovered = self.recover()
         self.executor = executor
         if executor is not None:   # may refuse the store (an SQLite file, workers elsewhere)
             executor.bind(self)
+        self.recovered = self.recover()
         # The sweep for runs whose process died runs from now on, not from the first run this
         # service starts, and the runs recover() took over resume now: a portal process that
         # only serves pages marks the runs of lost workers too. Made outside an event loop,
@@ -391,20 +402,33 @@ class RunService:
 
         run_id = await asyncio.to_thread(record)
         if self.executor is not None:  # executed elsewhere: its hub is the worker's, viewers follow the store
-            await self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
+            self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
             self._ensure_watcher()
         else:
             self._launch(run_id, society, settings, finished)
         return StartedRun(run_id, secret)
 
-    async def execute(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+    async def execute(self, run_id: int, document: dict[str, Any], steps: int | None, *,
+                      resuming: str | None = None) -> None:
         """Drive run ``run_id``, recorded by another process's :meth:`start` and adopted by
         this process's store (a worker of :mod:`.workers`), as a task of this process; end
-        requests reach it through the database, as for any run of this service."""
+        requests reach it through the database, as for any run of this service.
+        ``resuming`` (how the run was left: "suspended at step k", or "interrupted"): carry it
+        on from its last recorded step under the servers' runs of its resume record, as
+        :meth:`recover` and :meth:`activate` do with the runs they take over."""
         if self._closed:
             raise RuntimeError("the run service is closed")
         society = parse(document, source="the society document")
-        self._launch(run_id, society, dataclasses.replace(society.settings(), steps=steps))
+        settings = dataclasses.replace(society.settings(), steps=steps)
+        if resuming is None:
+            self._launch(run_id, society, settings)
+            return
+        resume = await asyncio.to_thread(self.store.resume_of, run_id)
+        if resume is None:
+            raise StoreError(f"run {run_id} has no resume record (the servers' run IDs); it cannot be resumed")
+        run = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
+        self._launch(run_id, society, settings, claimed=_Claimed(run_id, document, resume, resuming),
+                     counted=(run.step_count, run.total_score or 0.0))
 
     def _launch(self, run_id: int, society: Society, settings: RunSettings,
                 finished: Callable[[str], None] | None = None, claimed: _Claimed | None = None,
@@ -545,8 +569,10 @@ class RunService:
         here, to be carried on from step k + 1 (``(run ID, "resuming")``; :meth:`activate`
         drives it); otherwise it is marked "interrupted at step k" (steps 0..k stay as
         recorded), or "ended by its owner" if its end was asked for. Returns the (run ID,
-        what was done) pairs. A service that is not resumable (a Ray worker's) leaves runs
-        that could be resumed to one that is."""
+        what was done) pairs. A service that is not resumable leaves runs that could be
+        resumed to one that is; one that does not take over runs (a Ray worker's) does nothing."""
+        if not self.takes_over:
+            return []
         with self.store.reading() as conn:
             candidates = conn.execute(
                 select(schema.runs.c.id, schema.runs.c.status, schema.runs.c.host, schema.runs.c.pid,
@@ -559,6 +585,8 @@ class RunService:
             run_id = row["id"]
             if run_id in self._runs or any(c.run_id == run_id for c in self._claimed):
                 continue
+            if self.executor is not None and self.executor.has(run_id):
+                continue  # on one of this service's workers: a lost worker is the executor's to mark
             left = row["status"]
             if left == "running":
                 try:
@@ -585,31 +613,36 @@ class RunService:
         return done
 
     def mark_lost(self, run_id: int, why: str = "the process running it stopped before the run ended", *,
-                  current: str = "running", resumable: bool = False) -> str | None:
+                  current: str = "running", resumable: bool = False,
+                  writer: tuple[str, int] | None = None) -> str | None:
         """Finish a portal run whose executing process is gone, with the steps it recorded:
         "interrupted at step k", or "ended by its owner" if the end was asked for; None if
         the run was finished meanwhile (by its process, or by another sweep). ``current``:
-        the status it is left with ("running", or "suspended at step k")."""
+        the status it is left with ("running", or "suspended at step k"); ``writer``: the
+        (host, PID) that wrote it, when known: a run another process adopted since (a sweep
+        that resumes it) is left alone."""
         row = self._secret_row(run_id)
         if row is not None and row["end_requested_at"] is not None:
             return self._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
-                              "the run was ended by its owner after its process had stopped", current=current)
+                              "the run was ended by its owner after its process had stopped", current=current,
+                              writer=writer)
         cannot = ("" if resumable else "; it cannot be resumed: the servers' run IDs were not recorded "
-                  "(a run on a Ray worker, or one that never got to its first step)")
-        return self._mark(run_id, None, "interrupted", f"{why}{cannot}", current=current)
+                  "(it never got to its first step)")
+        return self._mark(run_id, None, "interrupted", f"{why}{cannot}", current=current, writer=writer)
 
     def _mark(self, run_id: int, status: str | None, kind: str, text: str, *,
-              current: str = "running") -> str | None:
+              current: str = "running", writer: tuple[str, int] | None = None) -> str | None:
         """Finish a run nobody is writing any more, with its recorded steps; None if another
-        process did it first."""
+        process did it first (or, with ``writer``, adopted it since)."""
         with self.store.writing() as conn:
             count, total = conn.execute(select(func.count(), func.sum(schema.steps.c.score))
                                         .where(schema.steps.c.run_id == run_id)).one()
             status = status or interrupted_at(int(count))
-            done = conn.execute(update(schema.runs).where(schema.runs.c.id == run_id)
-                                .where(schema.runs.c.status == current)
-                                .values(status=status, finished_at=datetime.now(UTC), steps=int(count),
-                                        total_score=total)).rowcount
+            query = update(schema.runs).where(schema.runs.c.id == run_id).where(schema.runs.c.status == current)
+            if writer is not None:
+                query = query.where(schema.runs.c.host == writer[0]).where(schema.runs.c.pid == writer[1])
+            done = conn.execute(query.values(status=status, finished_at=datetime.now(UTC), steps=int(count),
+                                             total_score=total)).rowcount
             if not done:
                 return None
             conn.execute(insert(schema.events).values(run_id=run_id, step=int(count), kind=kind, text=text,
@@ -617,7 +650,9 @@ class RunService:
         return status
 
     def _resume_claimed(self) -> None:
-        """Drive the runs :meth:`recover` took over, each from the step after its last one."""
+        """Drive the runs :meth:`recover` took over, each from the step after its last one:
+        here, or on the service's executor (a Ray worker, which re-attaches to the servers'
+        runs as this process would)."""
         claimed, self._claimed = self._claimed, []
         for claim in claimed:
             try:
@@ -631,8 +666,11 @@ class RunService:
                     self.store.finish_run(claim.run_id, "interrupted")
                 self._mark_after(claim.run_id, f"the run could not be resumed: {exc}")
                 continue
-            self._launch(claim.run_id, society, settings, claimed=claim,
-                         counted=(run.step_count, run.total_score or 0.0))
+            if self.executor is not None:
+                self.executor.submit(claim.run_id, claim.society, settings.steps, resuming=claim.left)
+            else:
+                self._launch(claim.run_id, society, settings, claimed=claim,
+                             counted=(run.step_count, run.total_score or 0.0))
 
     def _mark_after(self, run_id: int, text: str) -> None:
         """A run finished as "interrupted" by this store: its step in the status, and why."""
@@ -782,7 +820,7 @@ class RunService:
         if tasks:
             await asyncio.wait(tasks)
         if self.executor is not None:  # its runs stop as this process's do, before the store closes
-            await self.executor.close()
+            await self.executor.close(end_runs=not suspend)
         if self._own_store:
             await asyncio.to_thread(self.store.close)
 

@@ -52,6 +52,7 @@ import contextlib
 import logging
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,22 +116,28 @@ def check_store(url: URL, nodes: list[dict[str, Any]], here: str) -> None:
 
 # ---- the worker: one Ray actor per run ----------------------------------------------------
 class RunWorker:
-    """One portal run in a Ray worker process (made a Ray actor by :class:`RayExecutor`)."""
+    """One portal run in a Ray worker process (made a Ray actor by :class:`RayExecutor`).
+    ``db``: the run store's URL, never with a password (see the module's docstring)."""
 
     def __init__(self, db: str, poll: float) -> None:
         self.db, self.poll = db, poll
         self.service: RunService | None = None
         self.run_id: int | None = None
 
-    async def begin(self, run_id: int, document: dict[str, Any], steps: int | None) -> tuple[str, int]:
-        """Adopt ``run_id`` and start driving it; this worker's (host, PID)."""
-        # sweep: never; looking for other processes' dead runs is the portals' job
-        # not resumable: a worker's run is not suspended when it stops, nor resumed (see above)
-        self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"),
-                                               resumable=False)
+    async def begin(self, run_id: int, document: dict[str, Any], steps: int | None,
+                    resuming: str | None = None) -> tuple[str, int]:
+        """Adopt ``run_id`` and start driving it (carry it on from its last recorded step,
+        ``resuming``); this worker's (host, PID)."""
+        # sweep, takes_over: never; looking for other processes' dead runs is the portals' job.
+        # Resumable: the run's resume record is kept, and a portal that closes suspends it.
+        try:
+            self.service = await asyncio.to_thread(RunService, self.db, poll=self.poll, sweep=float("inf"),
+                                                   takes_over=False)
+        except StoreError as exc:
+            raise StoreError(f"{exc}{_password_hint(self.db)}") from None
         await asyncio.to_thread(adopt, self.service.store, run_id)
         try:
-            await self.service.execute(run_id, document, steps)
+            await self.service.execute(run_id, document, steps, resuming=resuming)
         except BaseException:
             release(self.service.store, run_id)  # the portal marks it "could not start"
             raise
@@ -138,16 +145,34 @@ class RunWorker:
         return HOST, os.getpid()
 
     async def finish(self) -> str:
-        """Wait for the run to end, write the rest of its record; its status."""
+        """Wait for the run to end (or to be suspended), write the rest of its record; its status."""
         assert self.service is not None and self.run_id is not None
         status = await self.service.wait(self.run_id)
         await self.service.close()
         return status
 
-    async def stop(self) -> None:
-        """Stop the run ("interrupted at step k"), as a portal that closes stops its own."""
+    async def stop(self, end_runs: bool = False) -> None:
+        """Stop the run as a portal that closes stops its own: suspended at its next step
+        boundary ("suspended at step k", for the next portal to resume), or, ``end_runs``,
+        ended ("interrupted at step k", End run sent)."""
         if self.service is not None:
-            await self.service.close()
+            await self.service.close(end_runs=end_runs)
+
+
+def _password_hint(db: str) -> str:
+    """What to tell when a worker cannot open a PostgreSQL store given without a password."""
+    url = resolve_url(db)
+    if url.get_backend_name() != "postgresql" or url.password is not None:
+        return ""
+    return ("; a Ray worker is never sent the database password: it takes it from its own environment, "
+            "as libpq does (PGPASSWORD, or PGPASSFILE or ~/.pgpass on the worker's node)")
+
+
+def worker_url(url: URL) -> str:
+    """The store URL given to the workers: ``url`` without its password (Ray shows an actor's
+    arguments in its dashboard and logs); the workers take the password from their own
+    environment (PGPASSWORD, PGPASSFILE or ~/.pgpass, which libpq reads)."""
+    return url.set(password=None).render_as_string(hide_password=False)
 
 
 @dataclass
@@ -174,20 +199,25 @@ class RayExecutor:
         self._options: dict[str, Any] = {}
         self._actor_class: Any = None
         self._shutdown = False
+        self._closing: bool | None = None   # closing: whether its runs are ended (else suspended)
 
     # ---- joining a service, and the cluster ------------------------------------------------
     def bind(self, service: RunService) -> None:
         if self.service is not None:
             raise RuntimeError("a RayExecutor executes the runs of one RunService")
         ray = self._ray
+        url = service.store.url
         if not ray.is_initialized():
             if self.address:
                 ray.init(address=self.address, log_to_driver=False)
             else:
-                ray.init(include_dashboard=False, log_to_driver=False)
+                # A local cluster of this process: its workers inherit this environment, so
+                # they get the password as PGPASSWORD (never as an actor's argument).
+                password = (resolve_url(self.worker_db) if self.worker_db else url).password
+                with _environment(PGPASSWORD=None if password is None else str(password)):
+                    ray.init(include_dashboard=False, log_to_driver=False)
             self._shutdown = True
         here = ray.get_runtime_context().get_node_id()
-        url = service.store.url
         check_store(url if self.worker_db is None else resolve_url(self.worker_db), ray.nodes(), here)
         self._options = {"num_cpus": self.num_cpus, "max_restarts": 0, "max_task_retries": 0}
         if url.get_backend_name() == "sqlite" and self.worker_db is None:
@@ -199,13 +229,14 @@ class RayExecutor:
         self.service = service
 
     # ---- runs ------------------------------------------------------------------------------
-    async def submit(self, run_id: int, document: dict[str, Any], steps: int | None) -> None:
+    def submit(self, run_id: int, document: dict[str, Any], steps: int | None, *,
+               resuming: str | None = None) -> None:
         assert self.service is not None, "bind first"
-        db = self.worker_db or self.service.store.url.render_as_string(hide_password=False)
+        db = worker_url(resolve_url(self.worker_db) if self.worker_db else self.service.store.url)
         actor = self._actor_class.options(**self._options).remote(db, self.service.poll)
         remote = _Remote(actor)
         self._runs[run_id] = remote
-        begin = actor.begin.remote(run_id, document, steps)
+        begin = actor.begin.remote(run_id, document, steps, resuming)
         remote.follower = asyncio.create_task(self._follow(run_id, remote, begin), name=f"wwm-ray-run-{run_id}")
 
     async def _follow(self, run_id: int, remote: _Remote, begin: Any) -> None:
@@ -229,6 +260,9 @@ class RayExecutor:
                 return
             remote.where = (host, pid)
             release(service.store, run_id)  # the worker writes it now
+            if self._closing is not None:   # the portal closed while the worker took the run
+                with contextlib.suppress(Exception):
+                    remote.actor.stop.remote(self._closing)
             try:
                 await _awaitable(remote.actor.finish.remote())
             except ray.exceptions.RayActorError as exc:
@@ -236,10 +270,12 @@ class RayExecutor:
                 # Ray may say so before the process has stopped writing: count its steps once it has
                 await asyncio.to_thread(_wait_until_gone, host, pid)
                 await asyncio.to_thread(service.mark_lost, run_id,
-                                        f"the Ray worker running it (pid {pid} on {host}) was lost")
+                                        f"the Ray worker running it (pid {pid} on {host}) was lost",
+                                        resumable=True, writer=(host, pid))
             except ray.exceptions.RayError as exc:
                 log.warning("portal run %s: its Ray worker failed: %s", run_id, _cause(exc))
-                await asyncio.to_thread(service.mark_lost, run_id, f"the Ray worker running it failed: {_cause(exc)}")
+                await asyncio.to_thread(service.mark_lost, run_id, f"the Ray worker running it failed: {_cause(exc)}",
+                                        resumable=True, writer=(host, pid))
         finally:
             self._runs.pop(run_id, None)
             self._kill(remote)
@@ -266,15 +302,18 @@ class RayExecutor:
         if remote is not None and remote.follower is not None:
             await asyncio.wait([remote.follower])
 
-    async def close(self, timeout: float = 30.0) -> None:
-        """Ask every worker to stop its run ("interrupted at step k", as the portal's own
-        runs), wait ``timeout`` seconds at most, then let the workers go; a run still not
-        finished is marked from here. Disconnects from Ray if this executor connected."""
+    async def close(self, timeout: float = 30.0, *, end_runs: bool = False) -> None:
+        """Ask every worker to stop its run as the portal's own runs stop: suspended ("suspended
+        at step k", the servers keep their runs, the next portal resumes it) or, ``end_runs``,
+        ended ("interrupted at step k"); wait ``timeout`` seconds at most, then let the workers
+        go; a run still not stopped is marked from here. Disconnects from Ray if this executor
+        connected."""
+        self._closing = end_runs
         running = list(self._runs.items())
         for _, remote in running:
-            if remote.where is not None:
+            if remote.where is not None:  # a worker still taking its run is asked once it has
                 with contextlib.suppress(Exception):
-                    remote.actor.stop.remote()
+                    remote.actor.stop.remote(end_runs)
         followers = [r.follower for _, r in running if r.follower is not None]
         if followers:
             await asyncio.wait(followers, timeout=timeout)
@@ -284,9 +323,27 @@ class RayExecutor:
                 self._kill(remote)
                 assert self.service is not None
                 release(self.service.store, run_id)
-                await asyncio.to_thread(self.service.mark_lost, run_id, "the portal stopped before the run ended")
+                await asyncio.to_thread(self.service.mark_lost, run_id, "the portal stopped before the run ended",
+                                        resumable=True)
         if self._shutdown:
             self._ray.shutdown()
+
+
+@contextlib.contextmanager
+def _environment(**values: str | None) -> Iterator[None]:
+    """This process's environment with ``values`` set (None: left as it is), restored after."""
+    saved = {name: os.environ.get(name) for name in values}
+    for name, value in values.items():
+        if value is not None:
+            os.environ[name] = value
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _awaitable(ref: Any) -> Any:
