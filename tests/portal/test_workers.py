@@ -298,6 +298,66 @@ async def test_a_portal_killed_mid_run_loses_its_ray_worker_and_the_next_portal_
             child.wait(10)
 
 
+# ---- the database password -------------------------------------------------------------------
+def password_role(postgres: Any, role: str, password: str) -> Any:
+    """A role of the throw-away PostgreSQL that must give ``password`` (SCRAM over TCP), owning a
+    schema of its own: the URL of that schema, with the password."""
+    import psycopg
+
+    hba = Path(postgres.data) / "pg_hba.conf"
+    line = f"host all {role} 127.0.0.1/32 scram-sha-256\n"
+    if line not in hba.read_text():
+        hba.write_text(line + hba.read_text())
+    schema = f"{role}_runs"
+    with psycopg.connect(f"host=127.0.0.1 port={postgres.port} user=postgres dbname=postgres",
+                         autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        conn.execute(f"CREATE SCHEMA {schema} AUTHORIZATION {role}")
+        conn.execute("SELECT pg_reload_conf()")
+    with pytest.raises(psycopg.OperationalError):   # the password is needed
+        psycopg.connect(f"host=127.0.0.1 port={postgres.port} user={role} dbname=postgres").close()
+    return resolve_url(postgres.url()).set(username=role, password=password,
+                                           query={"options": f"-csearch_path={schema}"})
+
+
+def constructed_with(actor: Any) -> tuple[str, str | None]:
+    """What a RunWorker actor was given as its store URL, and the password of the URL its store
+    opened, read in the actor's own process."""
+    import ray
+
+    return ray.get(actor.__ray_call__.remote(lambda worker: (worker.db, worker.service.store.url.password)))
+
+
+@pytest.mark.slow
+async def test_the_database_password_reaches_the_workers_by_their_environment_never_as_an_argument(
+        cluster, postgres, world, mind):
+    url = password_role(postgres, "wwm_secret", PASSWORD)   # the workers' nodes have it as PGPASSWORD
+    async with RunService(url.render_as_string(hide_password=False), poll=0.2,
+                          executor=RayExecutor()) as service:
+        started = await service.start(society(world, mind), steps=None, owner="u")
+        await taken(service, started.run_id)
+        await until(lambda: recorded(service, started.run_id) >= 50, what="50 steps")
+        db, password = constructed_with(service.executor._runs[started.run_id].actor)  # type: ignore[union-attr]
+        assert PASSWORD not in db and password is None, (db, password)
+        assert db == url._replace(password=None).render_as_string(hide_password=False)
+        assert (await service.end(started.run_id, started.end_secret)).status == "ended by its owner"
+        run = check_record(service.store, started.run_id, "ended by its owner")
+        assert run.step_count >= 50 and run.pid != os.getpid(), "the worker recorded the steps"
+
+    # A password the workers' environment does not have: the run could not start, saying where
+    # a worker takes it from.
+    other = password_role(postgres, "wwm_other", secrets.token_urlsafe(12))
+    async with RunService(other.render_as_string(hide_password=False), poll=0.2,
+                          executor=RayExecutor()) as service:
+        started = await service.start(society(world, mind), steps=10, owner="u")
+        assert await asyncio.wait_for(service.wait(started.run_id), 60) == "could not start"
+        why = service.store.get_run(started.run_id).events[-1].text
+        assert why.startswith("the Ray worker could not take the run: cannot open the run store at "
+                              f"postgresql+psycopg://wwm_other@127.0.0.1:{postgres.port}/postgres"), why
+        assert "password authentication failed" in why and "PGPASSWORD" in why, why
+        assert str(other.password) not in why
+
+
 # ---- the store workers can reach; Ray optional -------------------------------------------------
 @pytest.mark.slow
 async def test_an_sqlite_file_works_when_the_cluster_is_this_machine_alone(cluster, world, mind, tmp_path):

@@ -51,6 +51,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -172,7 +173,7 @@ def worker_url(url: URL) -> str:
     """The store URL given to the workers: ``url`` without its password (Ray shows an actor's
     arguments in its dashboard and logs); the workers take the password from their own
     environment (PGPASSWORD, PGPASSFILE or ~/.pgpass, which libpq reads)."""
-    return url.set(password=None).render_as_string(hide_password=False)
+    return url._replace(password=None).render_as_string(hide_password=False)
 
 
 @dataclass
@@ -352,8 +353,11 @@ def _awaitable(ref: Any) -> Any:
 
 
 def _cause(exc: BaseException) -> str:
+    """The last line of a Ray error (the worker's own exception), without the exception's
+    qualified name when it is one of wwm's errors, whose text says it all."""
     text = str(exc).strip()
-    return text.splitlines()[-1] if text else type(exc).__name__
+    last = text.splitlines()[-1] if text else type(exc).__name__
+    return re.sub(r"^wwm(\.\w+)+Error: ", "", last)
 
 
 def _wait_until_gone(host: str, pid: int, timeout: float = 10.0) -> bool:
