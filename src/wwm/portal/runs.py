@@ -46,8 +46,8 @@ bindings and run IDs and the steps asked, once New run has answered. Then:
 - A server that no longer knows the run (``unknown-run``: its idle time-out passed, it
   restarted without snapshots) or does not answer within the run's ``start_wait`` leaves the
   run ``"interrupted at step k"``, with steps 0..k as recorded and the reason in its
-  ``interrupted`` event. So does a run without a resume record (one on a Ray worker; one that
-  never got its run IDs), as before.
+  ``interrupted`` event. So does a run without a resume record (one that never got its run
+  IDs), as before.
 
 **How long a run can wait.** Servers drop a run silent for ``idle_seconds`` (``wwm serve
 --idle-timeout``, 3600 s by default; swept every 30 s); an exclusive world frees itself for
@@ -57,8 +57,11 @@ a portal (with a secret) are taken over; ``wwm run``'s runs are left to ``wwm ru
 
 **Runs beyond one machine** (item 8): ``RunService(db, executor=RayExecutor(address))``
 (:mod:`.workers`) records the run here and executes it on a worker of a Ray cluster, which
-adopts it in the store and drives it with a service of its own; everything above holds
-there too, through the database (see :mod:`.workers`).
+adopts it in the store and drives it with a service of its own (``takes_over=False``: it
+keeps its run's resume record and suspends it, but never takes runs over); everything above
+holds there too, through the database: ``close()`` has the workers suspend their runs, and
+the runs this service takes over go to new workers, which re-attach to the servers' runs
+(see :mod:`.workers`).
 
 Statuses a portal run ends with: the run loop's ("completed", "ended by world", "mind lost",
 "mind failed", "world lost"), ``"ended by its owner"``, ``"interrupted at step k"`` (or

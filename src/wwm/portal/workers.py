@@ -22,27 +22,61 @@ portal processes. Nothing goes through Ray for it, so it works from a restarted 
 **Watching.** The portal's hub has no channel for a run executed elsewhere, so viewers follow
 it through the store (:mod:`.live`), every ``poll`` seconds.
 
-**A worker lost mid-run** is found two ways, whichever comes first: Ray fails the portal's call
-that waits for the run (the actor died: killed, its process or node gone), and the executor marks
-the run at once; or the store sees a dead writer (its PID gone from that host, or no heartbeat
-for 30 s) and the sweep of any portal process (:meth:`RunService.recover`) marks it. Either way
-it is "interrupted at step k" with steps 0..k as the worker committed them (a worker commits
-every 0.25 s, so at most the last moment's steps are lost), or "ended by its owner" if the end
-had been asked for.
+**A portal that stops or restarts does not lose its Ray runs.** A worker's service keeps the
+run's resume record (the World's and the Mind's URLs, bindings and run IDs, in the run's row),
+as the portal's in-process runs do (:mod:`.runs`). So:
+
+- A portal that closes (Ctrl-C, SIGTERM: :meth:`RunService.close`) asks each worker to
+  *suspend* its run (:meth:`RunWorker.stop`): it stops at its next step boundary, End run is not
+  sent, the run is left "suspended at step k" and the worker goes. ``close(end_runs=True)``
+  (``wwm portal --end-runs-on-exit``) ends them instead: End run, "interrupted at step k".
+- The next portal on the database (:meth:`RunService.recover`, at its start and every ``sweep``
+  seconds) takes each suspended run over and hands it to a new worker (``submit(...,
+  resuming=...)``), which adopts it, re-attaches to the servers' runs (no New run), asks the
+  World for its state and carries the run on from step k + 1: same run ID, same end secret,
+  steps 0..k as they were, viewers following it through the store as before.
+- A portal killed outright takes its workers with it (the actors belong to the process that
+  made them; Ray kills them when it dies). Their runs' writer is then dead, and the next
+  portal's sweep resumes them the same way, with a ``step-maybe-lost`` event: the worker may
+  have sent step k + 1's Execute action without recording it. Nothing is ever sent again.
+
+Why suspend and resume rather than detached actors that outlive the portal: one way of carrying
+a run on, the one the in-process runs have (same resume record, same guarantees on what the
+World saw), whatever the cluster (a local Ray of the portal's own process dies with it); no
+actor left holding a CPU when no portal comes back; a run is never driven by a worker no portal
+follows. What it costs: a run waits while no portal is up (an hour on default servers, their
+idle time-out), as an in-process run does.
+
+**A worker lost mid-run while its portal runs** (killed, its process or node gone) is found by
+the executor at once (Ray fails the portal's call that waits for the run) and the run marked
+"interrupted at step k" with steps 0..k as the worker committed them (a worker commits every
+0.25 s, so at most the last moment's steps are lost), or "ended by its owner" if the end had been
+asked for. It is not resumed on another worker: a run that killed its worker (its memory, a
+crash) would kill the next one, and Ray does not retry it either (``max_restarts=0``). The
+portal's own sweep leaves the runs its executor follows alone; another portal process's sweep
+that finds the dead worker first (the store sees a dead writer: its PID gone from that host, or
+no heartbeat for 30 s) resumes the run instead, and the executor then leaves it to that one.
+
+**The database password never travels as an argument.** An actor's arguments pass through
+Ray's control store and can show up in its dashboard and logs, so a worker is given the
+store's URL *without* its password and takes the password from its own environment, as libpq
+does for any PostgreSQL client: ``PGPASSWORD``, or a password file (``PGPASSFILE``, else
+``~/.pgpass``) on the worker's node. Start each node with it (``PGPASSWORD=... ray start
+...``, or a ``~/.pgpass`` for the user Ray runs as). A local cluster the executor starts
+itself (no ``address``, Ray not yet initialised) inherits this process's environment, and the
+executor puts the password there as ``PGPASSWORD`` while it starts the cluster, so nothing is
+needed on one machine. Ray's ``runtime_env`` (``env_vars``) is no better than an argument: it
+is kept and shown with the job and its actors too. A worker that cannot log in leaves the run
+"could not start", saying where it takes the password from.
 
 **The store must be reachable from every worker.** PostgreSQL for a real cluster. An SQLite
 file is refused unless this machine is the cluster's only node, and then the actors are pinned
 to this node, so a node that joins later never gets a run it could not record; an in-memory
 SQLite database is always refused. ``worker_db`` gives the URL workers use when it differs from
-the portal's (another host name for the same database).
+the portal's (another host name for the same database; its password is not sent either).
 
 **Ray is optional** (``pip install 'wwm[ray]'``): importing :mod:`wwm.portal` never imports
 it; making a :class:`RayExecutor` without it raises one :class:`RuntimeError` that says so.
-
-Left as they are: the actors belong to the portal process that made them (Ray kills them when
-it exits, and its runs are then marked interrupted); runs on workers are neither suspended nor
-resumed (a worker's service is not resumable and records no resume record), whereas the
-portal's in-process runs are (see :mod:`.runs`).
 """
 
 from __future__ import annotations
@@ -170,8 +204,8 @@ def _password_hint(db: str) -> str:
 
 
 def worker_url(url: URL) -> str:
-    """The store URL given to the workers: ``url`` without its password (Ray shows an actor's
-    arguments in its dashboard and logs); the workers take the password from their own
+    """The store URL given to the workers: ``url`` without its password (an actor's arguments
+    can show up in Ray's dashboard and logs); the workers take the password from their own
     environment (PGPASSWORD, PGPASSFILE or ~/.pgpass, which libpq reads)."""
     return url._replace(password=None).render_as_string(hide_password=False)
 
