@@ -211,6 +211,25 @@ async def test_a_run_no_ray_worker_takes_could_not_start_and_says_why(cluster, p
         assert service.recover() == []
 
 
+@pytest.mark.slow
+async def test_a_suspended_ray_run_no_worker_takes_again_is_interrupted_at_step_k_saying_why(
+        cluster, postgres, world, mind):
+    db = postgres.new_schema()
+    async with on_ray(db) as first:
+        started = await first.start(society(world, mind), steps=None, owner="u")
+        await taken(first, started.run_id)
+        await until(lambda: recorded(first, started.run_id) >= 20, what="20 steps")
+    # the next portal's runs each ask for more CPUs than the cluster has: Ray never schedules it
+    async with on_ray(db, num_cpus=3, start_timeout=2) as second:
+        assert second.recovered == [(started.run_id, "resuming")]
+        status = await asyncio.wait_for(second.wait(started.run_id), 30)
+        run = check_record(second.store, started.run_id, status)
+        assert run.step_count >= 20 and status == f"interrupted at step {run.step_count - 1}"
+        assert run.events[-1].text == ("the run could not be resumed: no Ray worker took the run within 2 s "
+                                       "(does a node of the cluster have 3 CPU free?)")
+        assert second.recover() == []
+
+
 # ---- a worker lost mid-run -------------------------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("kill", ["kill -9", "ray.kill"])

@@ -272,9 +272,10 @@ class RayExecutor:
         remote = _Remote(actor)
         self._runs[run_id] = remote
         begin = actor.begin.remote(run_id, document, steps, resuming)
-        remote.follower = asyncio.create_task(self._follow(run_id, remote, begin), name=f"wwm-ray-run-{run_id}")
+        remote.follower = asyncio.create_task(self._follow(run_id, remote, begin, resuming is not None),
+                                              name=f"wwm-ray-run-{run_id}")
 
-    async def _follow(self, run_id: int, remote: _Remote, begin: Any) -> None:
+    async def _follow(self, run_id: int, remote: _Remote, begin: Any, resuming: bool) -> None:
         """Wait for the worker to take the run, then for it to finish it; mark the run if the
         worker could not take it or was lost."""
         ray, service = self._ray, self.service
@@ -286,12 +287,12 @@ class RayExecutor:
                 self._kill(remote)
                 why = (f"no Ray worker took the run within {self.start_timeout:g} s "
                        f"(does a node of the cluster have {self.num_cpus:g} CPU free?)")
-                await asyncio.to_thread(self._could_not_start, run_id, why)
+                await asyncio.to_thread(self._could_not_start, run_id, why, resuming)
                 return
             except ray.exceptions.RayError as exc:
                 self._kill(remote)
                 why = f"the Ray worker could not take the run: {_cause(exc)}"
-                await asyncio.to_thread(self._could_not_start, run_id, why)
+                await asyncio.to_thread(self._could_not_start, run_id, why, resuming)
                 return
             remote.where = (host, pid)
             release(service.store, run_id)  # the worker writes it now
@@ -315,10 +316,15 @@ class RayExecutor:
             self._runs.pop(run_id, None)
             self._kill(remote)
 
-    def _could_not_start(self, run_id: int, why: str) -> None:
+    def _could_not_start(self, run_id: int, why: str, resuming: bool) -> None:
+        """No worker took the run: a new run "could not start"; a run being resumed is left
+        "interrupted at step k", its steps as they were."""
         assert self.service is not None
         release(self.service.store, run_id)
-        self.service._mark(run_id, COULD_NOT_START, "run-ended", why)
+        if resuming:
+            self.service._mark(run_id, None, "interrupted", f"the run could not be resumed: {why}")
+        else:
+            self.service._mark(run_id, COULD_NOT_START, "run-ended", why)
 
     def _kill(self, remote: _Remote) -> None:
         with contextlib.suppress(Exception):
