@@ -42,11 +42,15 @@ def cluster():
     gives it to the workers of a node (this process has it only while starting the cluster)."""
     ray = pytest.importorskip("ray")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+    before = os.environ.get("PGPASSWORD")
     os.environ["PGPASSWORD"] = PASSWORD
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     finally:
-        del os.environ["PGPASSWORD"]
+        if before is None:
+            del os.environ["PGPASSWORD"]
+        else:
+            os.environ["PGPASSWORD"] = before
     try:
         yield ray
     finally:
