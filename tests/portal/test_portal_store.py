@@ -16,7 +16,8 @@ from wwm.store.engine import StoreError
 
 TABLES = {"portal_settings", "portal_users", "portal_servers", "portal_combinations",
           "portal_combination_servers", "portal_runs", "portal_run_secrets", "portal_alembic_version",
-          "portal_searches", "portal_search_trials", "portal_challenges", "portal_entries", "portal_evaluations"}
+          "portal_searches", "portal_search_trials", "portal_challenges", "portal_entries", "portal_evaluations",
+          "portal_signin_failures"}
 CARD = {"wwm": "1.0", "role": "world", "name": "Grid", "summary": "A grid world"}
 
 
@@ -30,7 +31,7 @@ def test_migrations_make_the_models_schema_and_rerun_harmlessly(db_url):
     try:
         assert set(inspect(store.engine).get_table_names()) >= TABLES
         with store.engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0003"
+            assert conn.execute(text("SELECT version_num FROM portal_alembic_version")).scalar() == "0004"
             context = MigrationContext.configure(conn, opts={"compare_type": True,
                                                              "version_table": "portal_alembic_version"})
             assert compare_metadata(context, Base.metadata) == []     # migrations == models

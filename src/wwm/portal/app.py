@@ -42,7 +42,8 @@ from .fetching import FetchError, Policy
 from .models import Server
 from .runs import RunService
 from .searches import Searches
-from .store import NotFound, PortalError, PortalStore
+from .signins import SigninGuard, SigninLimits, TooManyFailures
+from .store import NotFound, PortalError, PortalStore, Taken
 from .visitors import HEADERS as SECURITY_HEADERS
 from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 
@@ -83,8 +84,10 @@ def when(value: datetime | float | None) -> str:
 class Portal:
     """The application's state: its store, its fetch policy, its signer."""
 
-    def __init__(self, store: PortalStore, policy: Policy, signer: Signer, check_every: float) -> None:
+    def __init__(self, store: PortalStore, policy: Policy, signer: Signer, check_every: float,
+                 signin_limits: SigninLimits | None = None) -> None:
         self.store, self.policy, self.signer, self.check_every = store, policy, signer, check_every
+        self.signins = SigninGuard(store, signin_limits)
         self.env = _env()
         self.run_store: RunStore | None = None     # where portal runs' scores are (Top 10, histories)
         self.threads = ThreadPoolExecutor(DB_THREADS, thread_name_prefix="wwm-portal-db")
@@ -213,10 +216,19 @@ class Portal:
         return self.page(request, "signup.html")
 
     async def signup(self, request: Request, form: FormData) -> Response:
+        """An account; a sign-up that finds its username taken counts as a failed sign-in of
+        the address (it tells that the name exists), and a refused address is refused here too."""
         username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
+        address = client_address(request)
         try:
+            await self.db(self.signins.check_address, address)
             user_id = await self.user_id(visitor_of(request))
             await self.db(self.store.sign_up, user_id, username, password)
+        except TooManyFailures as exc:
+            return self.too_many(request, "signup.html", exc, username)
+        except Taken as exc:
+            await self.db(self.signins.address_failed, address)
+            return self.page(request, "signup.html", 400, message=str(exc), username=username)
         except PortalError as exc:
             return self.page(request, "signup.html", 400, message=str(exc), username=username)
         return RedirectResponse("/me", 303)
@@ -227,11 +239,19 @@ class Portal:
     async def signin(self, request: Request, form: FormData) -> Response:
         username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
         try:
-            user = await self.db(self.store.sign_in, username, password)
+            user = await self.db(self.signins.sign_in, username, password, client_address(request))
+        except TooManyFailures as exc:
+            return self.too_many(request, "signin.html", exc, username)
         except PortalError as exc:
             return self.page(request, "signin.html", 400, message=str(exc), username=username)
         visitor_of(request).become(user.id)
         return RedirectResponse("/me", 303)
+
+    def too_many(self, request: Request, name: str, exc: TooManyFailures, username: str) -> Response:
+        """HTTP 429, the form again with why and how long, and Retry-After."""
+        response = self.page(request, name, 429, message=str(exc), username=username)
+        response.headers["retry-after"] = str(exc.retry_after)
+        return response
 
     async def signout(self, request: Request, form: FormData) -> Response:
         visitor_of(request).become(None)
@@ -290,6 +310,12 @@ async def read_form(request: Request) -> FormData | None:
     pairs: list[tuple[str, str | UploadFile]] = []
     pairs += parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
     return FormData(pairs)
+
+
+def client_address(request: Request) -> str:
+    """The address the request came from (behind a reverse proxy, the proxy's unless the
+    server is told to trust its forwarded headers)."""
+    return request.client.host if request.client is not None else "unknown"
 
 
 def _text(value: object) -> str:
@@ -355,16 +381,18 @@ def _read_small(path: str, limit: int) -> bytes | None:
 
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
              policy: Policy | None = None, secure_cookie: bool | None = None,
-             runs: RunService | None = None, end_runs_on_exit: bool = False) -> Starlette:
+             runs: RunService | None = None, end_runs_on_exit: bool = False,
+             signin_limits: SigninLimits | None = None) -> Starlette:
     """The portal on ``store``; ``public`` refuses private addresses and (unless
     ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
     ``check_every`` seconds between checks of every server (0: never). Runs execute in this
     process through ``runs`` (default: a :class:`RunService` on the portal's own database,
     which resumes the runs a stopped or dead portal left, closed with the app: its runs are
     suspended, for the next start to resume, or ended with ``end_runs_on_exit``); their
-    records (scores, for histories and Top 10s) are in the run service's store."""
+    records (scores, for histories and Top 10s) are in the run service's store.
+    ``signin_limits``: how failed sign-ins are slowed and refused (:mod:`.signins`)."""
     policy = policy or Policy(public=public)
-    portal = Portal(store, policy, Signer(store.secret_key()), check_every)
+    portal = Portal(store, policy, Signer(store.secret_key()), check_every, signin_limits)
     # -- runs (runpages.py): the run service on the portal's database --------------------------
     service = runs or RunService(store.url.render_as_string(hide_password=False))
     portal.run_store = service.store

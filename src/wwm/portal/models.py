@@ -66,6 +66,20 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=now)
 
 
+class SigninFailures(Base):
+    """The failed sign-ins of one username or one client address (migration 0004), shared by
+    every process of the portal: how many since the count last started, the last one, and
+    until when further sign-ins are refused. Keyed by a SHA-256 (``"name:alice"``,
+    ``"address:203.0.113.9"``): what visitors typed as a username is not kept. Times are
+    Unix seconds (compared and computed in SQL alike on every backend)."""
+
+    __tablename__ = "portal_signin_failures"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer)
+    last_failure: Mapped[float] = mapped_column(Float, index=True)
+    refused_until: Mapped[float] = mapped_column(Float)
+
+
 class Server(Base):
     """A registered server and what its card said, and how it answered when last checked."""
 

@@ -13,13 +13,13 @@ import hashlib
 import os
 import re
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import argon2
-from sqlalchemy import Engine, Select, func, or_, select, text
+from sqlalchemy import Engine, Select, case, delete, func, or_, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -36,6 +36,7 @@ from .models import (
     SearchTrial,
     Server,
     Setting,
+    SigninFailures,
     User,
     now,
 )
@@ -58,6 +59,10 @@ class NotFound(PortalError, LookupError):
 
 class Conflict(PortalError):
     pass
+
+
+class Taken(Conflict):
+    """A username someone has already (sign-up): it tells that the name exists."""
 
 
 def default_url() -> str:
@@ -199,7 +204,7 @@ class PortalStore:
                     raise Conflict(f"you already have an account, {user.username}")
                 user.username, user.password_hash = username, hashed
         except IntegrityError:
-            raise Conflict(f"the username {username!r} is taken; choose another") from None
+            raise Taken(f"the username {username!r} is taken; choose another") from None
         return user
 
     def sign_in(self, username: str, password: str) -> User:
@@ -217,6 +222,47 @@ class PortalStore:
         except argon2.exceptions.InvalidHashError:
             raise wrong from None
         return user
+
+    # -- failed sign-ins (the policy is signins.py's) ----------------------------------------
+
+    def refusals(self, keys: list[str], at: float) -> dict[str, float]:
+        """Of these keys, those refused at Unix time ``at``, each with when its refusal ends."""
+        query = select(SigninFailures.key, SigninFailures.refused_until).where(
+            SigninFailures.key.in_(keys), SigninFailures.refused_until > at)
+        with self._session() as s:
+            return {key: float(until) for key, until in s.execute(query)}
+
+    def add_signin_failure(self, key: str, at: float, forget: float, refusal: Callable[[int], float]) -> float:
+        """Count one more failure under ``key`` at Unix time ``at`` (the count starts again when
+        the last failure is more than ``forget`` seconds old) and refuse the key for
+        ``refusal(count)`` seconds from now (a refusal in force is never shortened); that length.
+        Atomic across processes: the UPDATE holds the row until the transaction ends, and of two
+        processes inserting a new key at once the second counts on the first's row."""
+        table = SigninFailures.__table__.c
+        stale = table.last_failure < at - forget
+        for _ in range(2):
+            try:
+                with self._session() as s:
+                    counted = s.execute(update(SigninFailures).where(table.key == key).values(
+                        failures=case((stale, 1), else_=table.failures + 1), last_failure=at,
+                        refused_until=case((stale, 0.0), else_=table.refused_until)))
+                    if not counted.rowcount:  # type: ignore[attr-defined]
+                        s.add(SigninFailures(key=key, failures=1, last_failure=at, refused_until=0.0))
+                        s.flush()
+                    row = s.get(SigninFailures, key, populate_existing=True)
+                    assert row is not None
+                    seconds = refusal(row.failures)
+                    row.refused_until = max(row.refused_until, at + seconds) if seconds > 0 else row.refused_until
+                    s.execute(delete(SigninFailures).where(table.last_failure < at - forget,
+                                                           table.refused_until < at))
+                return seconds
+            except IntegrityError:
+                continue        # another process counted this key's first failure just now
+        raise PortalError("the sign-in could not be counted; try again")
+
+    def clear_signin_failures(self, key: str) -> None:
+        with self._session() as s:
+            s.execute(delete(SigninFailures).where(SigninFailures.__table__.c.key == key))
 
     # -- servers --------------------------------------------------------------------------
 

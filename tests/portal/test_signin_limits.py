@@ -1,0 +1,166 @@
+"""Sign-in that resists password guessing, over the real app on loopback: wrong passwords for a
+name, then the right one refused (429, Retry-After, a clear page) until the refusal ends, and
+longer after each further failure; a name with no account answered exactly the same; the count
+shared by two portal apps on one database; a success clears the name's count; failures from one
+address refused whatever the name; sign-ups that find a name taken count against the address."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import aiohttp
+import pytest
+from portal_sites import csrf_of, served
+
+from wwm.portal.app import make_app
+from wwm.portal.signins import SigninLimits
+from wwm.portal.store import PortalStore
+
+pytestmark = pytest.mark.slow
+WRONG = "no account has that username and password"
+
+
+class Browser:
+    """One browser (its own cookies); ``signin`` and ``signup`` post the form as a user would."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base.rstrip("/")
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+    async def form(self, path: str, fields: dict[str, str]) -> tuple[int, str, str | None]:
+        """(status, the page's message or where it redirected, Retry-After)."""
+        async with self.session.get(self.base + path) as page:
+            token = csrf_of(await page.text())
+        async with self.session.post(self.base + path, data={"csrf": token, **fields},
+                                     allow_redirects=False) as reply:
+            text = await reply.text()
+            found = re.search(r'<p class="message" role="alert">(.*?)</p>', text, re.S)
+            said = html.unescape(found.group(1)) if found else reply.headers.get("location", "")
+            return reply.status, said, reply.headers.get("retry-after")
+
+    async def signin(self, username: str, password: str) -> tuple[int, str, str | None]:
+        return await self.form("/signin", {"username": username, "password": password})
+
+    async def signup(self, username: str, password: str) -> tuple[int, str, str | None]:
+        return await self.form("/signup", {"username": username, "password": password})
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+@contextmanager
+def portals(db: str, limits: SigninLimits, count: int = 1) -> Iterator[list[str]]:
+    """``count`` portal apps on the database ``db`` (as several portal processes would be)."""
+    with ExitStack() as stack:
+        urls = []
+        for _ in range(count):
+            store = PortalStore(db)
+            stack.callback(store.close)
+            urls.append(stack.enter_context(served(make_app(store, check_every=0, signin_limits=limits))))
+        yield urls
+
+
+def sqlite(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'portal.db'}"
+
+
+async def test_wrong_passwords_then_the_right_one_is_refused_until_the_refusal_ends(tmp_path):
+    limits = SigninLimits(name_free=3, address_free=1000, first_refusal=0.5)
+    with portals(sqlite(tmp_path), limits) as (url,):
+        owner, attacker = Browser(url), Browser(url)
+        try:
+            assert (await owner.signup("alice", "correct horse"))[:2] == (303, "/me")
+            for _ in range(3):
+                assert await attacker.signin("alice", "guess guess") == (400, WRONG, None)
+            # the right password now: refused, unchecked, with how long to wait
+            assert await attacker.signin("alice", "correct horse") == (
+                429, "too many failed sign-ins for alice; try again in 1 s", "1")
+            assert (await owner.signin("alice", "correct horse"))[0] == 429     # whoever asks
+            await asyncio.sleep(0.6)
+            assert (await attacker.signin("alice", "guess guess"))[:2] == (400, WRONG)   # the 4th failure
+            status, said, retry = await attacker.signin("alice", "correct horse")
+            assert (status, retry) == (429, "1") and said.endswith("try again in 1 s")
+            await asyncio.sleep(1.1)                                   # 1 s this time (0.5 s doubled)
+            assert (await owner.signin("alice", "correct horse"))[:2] == (303, "/me")
+            # the success cleared the count: three failures again before a refusal
+            for _ in range(3):
+                assert (await attacker.signin("alice", "guess again"))[:2] == (400, WRONG)
+            assert (await attacker.signin("alice", "correct horse"))[0] == 429
+        finally:
+            await owner.close()
+            await attacker.close()
+
+
+async def test_a_name_with_no_account_is_answered_exactly_as_one_with_an_account(tmp_path):
+    limits = SigninLimits(name_free=3, address_free=1000, first_refusal=30)
+    with portals(sqlite(tmp_path), limits) as (url,):
+        owner, attacker = Browser(url), Browser(url)
+        try:
+            assert (await owner.signup("alice", "correct horse"))[0] == 303
+            answers = {}
+            for name in ("alice", "nobody"):
+                answers[name] = [await attacker.signin(name, "guess guess") for _ in range(5)]
+            shown = [(status, said.replace("nobody", "alice"), retry) for status, said, retry in answers["nobody"]]
+            assert shown == answers["alice"]
+            assert [a[0] for a in shown] == [400, 400, 400, 429, 429]
+            assert shown[-1][2] == "30" and "too many failed sign-ins for alice; try again in 30 s" in shown[-1][1]
+        finally:
+            await owner.close()
+            await attacker.close()
+
+
+async def test_two_portal_apps_on_one_database_share_the_counts(db_url):
+    limits = SigninLimits(name_free=3, address_free=1000, first_refusal=30)
+    with portals(db_url, limits, count=2) as (one, two):
+        owner, a, b = Browser(one), Browser(one), Browser(two)
+        try:
+            assert (await owner.signup("alice", "correct horse"))[0] == 303
+            assert (await a.signin("alice", "guess one"))[0] == 400
+            assert (await b.signin("alice", "guess two"))[0] == 400
+            assert (await a.signin("alice", "guess three"))[0] == 400      # the third, across both
+            for browser in (a, b):
+                status, said, retry = await browser.signin("alice", "correct horse")
+                assert (status, retry) == (429, "30"), said
+            # a success on either clears it for both (another name, refused on neither)
+            for browser in (a, b):
+                assert (await browser.signin("bob", "guess guess"))[0] == 400
+            assert (await owner.signup("bob", "battery staple"))[0] == 400     # the owner already has an account
+            bob = Browser(two)
+            try:
+                assert (await bob.signup("bob", "battery staple"))[:2] == (303, "/me")
+                assert (await b.signin("bob", "battery staple"))[:2] == (303, "/me")  # count 2, then cleared
+                assert (await a.signin("bob", "guess guess"))[0] == 400
+                assert (await b.signin("bob", "guess guess"))[0] == 400
+                assert (await a.signin("bob", "battery staple"))[:2] == (303, "/me")
+            finally:
+                await bob.close()
+        finally:
+            for browser in (owner, a, b):
+                await browser.close()
+
+
+async def test_one_address_is_refused_whatever_the_names_and_sign_up_is_no_way_around(tmp_path):
+    limits = SigninLimits(name_free=100, address_free=4, first_refusal=30)
+    with portals(sqlite(tmp_path), limits) as (url,):
+        owner, prober = Browser(url), Browser(url)
+        try:
+            assert (await owner.signup("alice", "correct horse"))[0] == 303
+            # probing which names exist through sign-up: each "taken" counts against the address
+            for _ in range(2):
+                status, said, _ = await prober.signup("alice", "long enough")
+                assert status == 400 and "taken" in said
+            for name in ("bob", "carol"):
+                assert (await prober.signin(name, "guess guess"))[:2] == (400, WRONG)   # the fourth failure
+            for status, said, retry in (await prober.signup("dave", "long enough"),
+                                        await prober.signin("alice", "correct horse")):
+                assert (status, retry) == (429, "30")
+                assert said == "too many failed sign-ins from your address; try again in 30 s"
+            assert (await prober.form("/signin", {}))[0] == 429     # an empty form is refused alike
+        finally:
+            await owner.close()
+            await prober.close()
