@@ -19,7 +19,7 @@ from portal_sites import csrf_of, served
 
 from wwm.portal.app import make_app
 from wwm.portal.signins import SigninLimits
-from wwm.portal.store import PortalStore
+from wwm.portal.store import PortalError, PortalStore
 
 pytestmark = pytest.mark.slow
 WRONG = "no account has that username and password"
@@ -164,3 +164,38 @@ async def test_one_address_is_refused_whatever_the_names_and_sign_up_is_no_way_a
         finally:
             await owner.close()
             await prober.close()
+
+
+def test_the_counts_rules_in_the_store(tmp_path):
+    """Refusals double up to the longest and are never shortened; a count starts again a
+    ``forget`` after its last failure; an IPv6 client is counted by its /64; bad limits are named."""
+    from wwm.portal.signins import SigninGuard, _key
+
+    limits = SigninLimits(name_free=2, first_refusal=10, longest=60, forget=1000)
+    assert [limits.refusal(n, 2) for n in range(1, 7)] == [0, 10, 20, 40, 60, 60]
+
+    def refusal(failures: int) -> float:
+        return limits.refusal(failures, 2)
+
+    store = PortalStore(sqlite(tmp_path))
+    try:
+        assert [store.add_signin_failure("k", t, 1000, refusal) for t in (0, 1, 2)] == [0, 10, 20]
+        assert store.refusals(["k", "other"], 5) == {"k": 22.0}
+        assert store.add_signin_failure("k", 3, 1000, lambda n: 1.0) == 1.0
+        assert store.refusals(["k"], 5) == {"k": 22.0}               # not shortened
+        assert store.add_signin_failure("k", 2000, 1000, refusal) == 0   # forgotten: the first again
+        store.clear_signin_failures("k")
+        assert store.refusals(["k"], 2000) == {}
+        guard = SigninGuard(store, SigninLimits(address_free=1, first_refusal=60))
+        guard.address_failed("2001:db8:1:2::7")
+        for neighbour in ("2001:db8:1:2::99", "2001:db8:1:2:ffff::1"):
+            with pytest.raises(PortalError, match="from your address"):
+                guard.check_address(neighbour)
+        guard.check_address("2001:db8:1:3::7")                        # another /64
+        assert _key("address", "::ffff:192.0.2.1") == _key("address", "192.0.2.1")
+    finally:
+        store.close()
+    with pytest.raises(ValueError, match="name_free must be at least 1"):
+        SigninLimits(name_free=0)
+    with pytest.raises(ValueError, match="longest must be more than 0 seconds"):
+        SigninLimits(longest=-1)

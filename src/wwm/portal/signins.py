@@ -19,6 +19,7 @@ failure, never longer than ``SigninLimits.longest``.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import math
 import time
 from dataclasses import dataclass
@@ -61,7 +62,23 @@ class TooManyFailures(PortalError):
 
 
 def _key(kind: str, value: str) -> str:
+    if kind == "address":
+        value = _network(value)
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
+
+
+def _network(address: str) -> str:
+    """What one client's address is counted as: an IPv4 address, or an IPv6 address's /64
+    (one host or household usually has a whole /64 to pick addresses from)."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
 
 
 class SigninGuard:
