@@ -13,9 +13,11 @@ import html
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -515,3 +517,47 @@ async def test_wwm_portal_demo_starts_registers_and_saves_the_demo_ready_to_run(
     for url in urls:                                   # the demo's servers stop with the portal
         with pytest.raises(OSError):
             urllib.request.urlopen(url, timeout=2)
+
+    # Started again on the same database, the demo comes back on the same ports: its servers
+    # and combinations (links, runs) stay good, and nothing is registered or saved twice ...
+    child, base = start_portal(db, "--demo")
+    try:
+        assert "".join(child.printed).count("demo combination") == 3  # type: ignore[attr-defined]
+        assert re.findall(r"demo combination (\d+)", "".join(child.printed)) == ["1", "2", "3"]  # type: ignore[attr-defined]
+        store = PortalStore(db)
+        try:
+            assert sorted(s.url for s in store.servers()) == sorted(urls)
+            assert len(store.recent_combinations()) == 3
+            v = Visitor(base)
+            try:
+                path = await v.start(mind_m[0].id, steps="5")   # the first start's combination runs
+                rid = int(path.rsplit("/", 1)[1])
+                await until(lambda: store.run(rid).status not in ("starting", "running"), what="a run, restarted")
+                assert store.run(rid).status == "completed"
+            finally:
+                await v.close()
+        finally:
+            store.close()
+    finally:
+        child.send_signal(signal.SIGTERM)
+        child.wait(20)
+
+    # ... and a port something else took meanwhile moves its server: its societies are saved anew
+    taken = urllib.parse.urlsplit(mind_m[0].document["world"]["url"]).port
+    with socket.socket() as squatter:
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (the last demo's connections linger)
+        squatter.bind(("127.0.0.1", taken))
+        squatter.listen()
+        child, base = start_portal(db, "--demo")
+        try:
+            assert re.findall(r"demo combination (\d+)", "".join(child.printed)) == ["4", "5", "6"]  # type: ignore[attr-defined]
+            store = PortalStore(db)
+            try:
+                moved = [s for s in store.servers() if s.url not in urls]
+                assert len(moved) == 1 and moved[0].role == "world" and moved[0].up is not False
+                assert all(store.combination(i).world_url == moved[0].url for i in (4, 5, 6))
+            finally:
+                store.close()
+        finally:
+            child.send_signal(signal.SIGTERM)
+            child.wait(20)

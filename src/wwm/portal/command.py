@@ -3,13 +3,15 @@
 refuses to fetch private addresses and marks the cookie Secure (serve it behind HTTPS).
 ``--demo`` also starts the servers of ``wwm demo`` on loopback (a grid World, three Minds, a
 Mind_M that calls two of them), registers them and saves the demo's societies as
-combinations, so the portal is populated at once; the servers stop with the portal."""
+combinations, so the portal is populated at once; the servers stop with the portal, and come
+back on the same ports at its next start, so the demo's servers and combinations (their links,
+runs and Top 10s) stay good across restarts."""
 
 from __future__ import annotations
 
 import argparse
 import signal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..commands import fail, interrupted, port_number, ready_line
 
@@ -95,31 +97,87 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
+DEMO_SETTING = "demo"  # the last demo's ports and author, kept in the portal's settings
+
+
 def start_demo(store: PortalStore, *, quiet: bool = False, seed: int = 1, steps: int = 100_000) -> list:
     """Start the demo's servers, register each in ``store`` (a PortalStore) with its card, save
-    the demo societies as combinations by an anonymous "demo" author; the servers, to stop."""
+    the demo societies as combinations by an anonymous "demo" author; the servers, to stop.
+
+    The servers come back on the ports the last demo of this database used, so the servers it
+    registered and the combinations it saved (immutable, linked to, run, ranked) stay good
+    across restarts: nothing is registered or saved twice. A port something else took since
+    is replaced by a free one, and the societies on the new URL are saved anew."""
+    import json
+
     from ..client.cards import fetch_card_sync
     from ..kit import demo
-    from ..server.process import ServerProcess
-    servers = {name: ServerProcess(target) for name, target in demo.SERVERS.items()}
+
+    last = _last_demo(store)
+    servers: dict[str, Any] = {}
     try:
-        for server in servers.values():
-            server.start()
+        for name, target in demo.SERVERS.items():
+            servers[name] = _demo_server(target, last["ports"].get(name))
         urls = {name: server.url for name, server in servers.items()}
         for url in urls.values():
             if store.server_by_url(url) is None:
                 store.add_server(url, fetch_card_sync(url))
-        author = store.new_user().user
+        author = last["author"] if last["author"] is not None else store.new_user().user.id
+        saved_before = {_canonical(c.document): c for c in store.combinations_by(author)}
         world = demo.world(urls, seed=seed, steps=steps)
         for name, mind in demo.societies(urls, seed=seed):
-            saved = store.save_combination(
-                author_id=author.id, title=f"Demo: {name} in the grid world", world_url=urls["world"],
+            document = {"name": name, "world": world, "mind": mind, "run": {"timeout": 5.0}}
+            saved = saved_before.get(_canonical(document)) or store.save_combination(
+                author_id=author, title=f"Demo: {name} in the grid world", world_url=urls["world"],
                 explanation=f"The society of `wwm demo` with {name}, on servers this portal started.",
-                document={"name": name, "world": world, "mind": mind, "run": {"timeout": 5.0}})
+                document=document)
             if not quiet:
                 print(f"demo combination {saved.id}: {saved.title} (/combination/{saved.id})", flush=True)
+        store.set_setting(DEMO_SETTING, json.dumps(
+            {"ports": {name: server.port for name, server in servers.items()}, "author": author}))
     except BaseException:
         for server in servers.values():
             server.stop()
         raise
     return list(servers.values())
+
+
+def _last_demo(store: PortalStore) -> dict[str, Any]:
+    """The ports and the author of the last demo on this database (none: empty)."""
+    import json
+
+    from .store import NotFound
+
+    try:
+        last = json.loads(store.setting(DEMO_SETTING) or "{}")
+        ports = {str(k): int(v) for k, v in last.get("ports", {}).items()}
+        author = last.get("author")
+        if author is not None:
+            store.user(int(author))
+    except (ValueError, TypeError, AttributeError, NotFound):  # unreadable, or its author is gone
+        return {"ports": {}, "author": None}
+    return {"ports": ports, "author": None if author is None else int(author)}
+
+
+def _demo_server(target: str, port: int | None) -> Any:
+    """A demo server started on ``port`` if that port is free, else on any free port."""
+    import socket
+
+    from ..server.process import ServerProcess
+
+    if port is not None:
+        with socket.socket() as probe:
+            # as the server will bind: connections of the last demo waiting out TIME_WAIT on
+            # this port do not make it taken; a socket listening there does
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                port = None  # taken since: the demo's server moves
+    return ServerProcess(target, port=port).start()
+
+
+def _canonical(document: Any) -> str:
+    import json
+
+    return json.dumps(document, sort_keys=True)

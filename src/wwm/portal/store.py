@@ -153,6 +153,16 @@ class PortalStore:
             assert found is not None
             return found.value
 
+    def setting(self, key: str) -> str | None:
+        """A value the portal keeps for itself under ``key`` (None: never set)."""
+        with self._session() as s:
+            found = s.get(Setting, key)
+            return None if found is None else found.value
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self._session() as s:
+            s.merge(Setting(key=key, value=value))
+
     # -- users ----------------------------------------------------------------------------
 
     def new_user(self) -> NewUser:
