@@ -528,3 +528,33 @@ async def test_a_run_that_cannot_start_says_why(world, db):
 
 if __name__ == "__main__":  # the portal process of the kill test
     asyncio.run(_portal(*sys.argv[1:4]))
+
+
+async def test_a_run_suspended_before_its_first_step_resumes_on_the_servers_runs(probe_world, db):
+    """Suspended after New run but before its first step was recorded, a run is carried on under
+    the servers' runs of its resume record, as from any later step (it used to send New run again:
+    a fresh run on the servers, the first one left to its idle time-out)."""
+    from probes import probe_server
+
+    society = {"name": "a slow mind", "world": {"url": probe_world.url}, "mind": {"url": ""},
+               "run": {"timeout": 5.0}}
+    with probe_server("SlowMind", args={"delay": 1.0}) as slow:
+        society["mind"]["url"] = slow.url
+        first = RunService(db, suspend_wait=0.1)
+        started = await first.start(society, steps=3, owner="u")
+        await until(lambda: first.store.resume_of(started.run_id) is not None, what="New run answered")
+        await first.close()                  # while the first Get action waits (longer than suspend_wait)
+        with RunStore(db) as reader:
+            run = reader.get_run(started.run_id)
+            resume = reader.resume_of(started.run_id)
+        assert run.step_count == 0 and run.status.startswith("suspended"), (run.status, run.events)
+        assert resume is not None
+        async with RemoteWorld(probe_world.url) as probe:   # the world's run moves on meanwhile
+            probe.reattach(resume["world"])
+            await probe.execute_action("+5")
+        async with RunService(db) as second:
+            assert second.recovered == [(started.run_id, "resuming")]
+            await until(lambda: second.store.get_run(started.run_id, max_steps=0).status != "running"
+                        and started.run_id not in second._runs, what="the resumed run's end")
+            run = check_record(second.store, started.run_id, "completed")
+    assert [(s.state, s.new_state) for s in run.steps] == [("n=5", "n=6"), ("n=6", "n=7"), ("n=7", "n=8")]

@@ -34,7 +34,8 @@ those and the step count. :meth:`Runner.suspend` stops the loop at the next step
 (a step recorded, nothing sent for the next) *without* End run, status "suspended": the
 servers keep the run (until their idle time-out). ``Runner(..., first_step=k + 1)`` over remote
 objects that already carry those run IDs sends no New run and carries the loop on from step
-k + 1, Get state first; ``settings.steps`` is still the whole run's.
+k + 1, Get state first; ``settings.steps`` is still the whole run's. A run suspended before
+its first step is resumed with ``attached=True`` (and ``first_step=0``): no New run either.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ class Runner:
                  recorder: Recorder | None = None,
                  on_step: Callable[[Step, RunResult], None] | None = None,
                  on_event: Callable[[Event, RunResult], None] | None = None,
-                 first_step: int = 0) -> None:
+                 first_step: int = 0, attached: bool | None = None) -> None:
         self.mind = mind
         self._ordered = mind if isinstance(mind, OrderedMind) else None
         self.world = world
@@ -166,7 +167,9 @@ class Runner:
         self._mind_errors = 0         # server-error answers to Get action in a row
         self._pipelining_failed = False
         self._world_down_since: float | None = None  # when the World's queries began to fail
-        self.first_step = first_step  # > 0: resuming a run whose servers' runs exist (no New run)
+        self.first_step = first_step  # the index of the first step this runner drives
+        # the servers' runs exist (resuming): no New run; by default, when starting past step 0
+        self.attached = first_step > 0 if attached is None else attached
         self._suspend = False          # suspend() asked: stop at the next step boundary
         self._stop = False             # stop() asked: end the run at the next step boundary
         self.detached = False          # no End run at the end: the servers keep the run
@@ -176,7 +179,7 @@ class Runner:
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
-        if self.first_step:  # resumed: the servers' runs exist; the recorder knows the run
+        if self.attached:  # resumed: the servers' runs exist; the recorder knows the run
             self.result.world_display_url = getattr(self.world, "display_url", None)
             self.result.mind_display_url = getattr(self.mind, "display_url", None)
         else:

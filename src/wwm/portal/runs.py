@@ -463,7 +463,8 @@ class RunService:
             if recorder.suspending:  # the service closes meanwhile: left as it was
                 recorder.on_finish(RunResult(status="suspended", record_id=run_id))
                 return
-            runner = recorder.runner = Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps)
+            runner = recorder.runner = Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps,
+                                              attached=claimed is not None)
             result = await runner.run()
         except _CannotResume as exc:
             recorder.interrupted_because = f"the run could not be resumed: {exc}"
