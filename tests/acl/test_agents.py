@@ -348,6 +348,28 @@ async def test_a_bid_after_the_withdrawal_is_not_sent() -> None:
     assert not any(e.direction == "sent" for e in late.log.entries)
 
 
+@pytest.mark.parametrize("delay", [0.09, 0.1, 0.11])
+async def test_a_bid_crossing_the_deadline_leaves_nothing_in_the_mailbox_and_no_commitment_open(delay: float) -> None:
+    """A bid that reaches the manager as its deadline passes (bidding after exactly the
+    deadline lands it there, crossing the withdrawal) used to stay in the manager's mailbox for
+    good: a long-running manager piled them up. Whatever the timing, the round now leaves no
+    message behind and no commitment open."""
+    bus = LocalBus()
+    boss = bus.add(Agent("boss"))
+    bus.add(Agent("ok", handler=worker(5, "honest", 0.01)))
+    late = bus.add(Agent("late", handler=worker(1, "late", delay)))
+    result = await contract_net(boss, [AID("ok"), AID("late")], "(x)", deadline=0.1)
+    await asyncio.sleep(0.25)
+    r = result.rounds[0]
+    assert boss.take_all(r.conversation) == []
+    for agent in (boss, late):
+        assert [c for c in agent.tracker.records(r.conversation) if c.active] == []
+        assert agent.engine.talk(r.conversation, "boss", "late").final
+    if delay == 0.1:   # the bid crossed the withdrawal, which declined it (or stopped it being sent)
+        assert r.silent == ["late"] and result.contractors == ["ok"]
+        assert boss.engine.talk(r.conversation, "boss", "late").state in ("rejected", "cancelled")
+
+
 def test_a_late_bid_crossing_the_withdrawal_ends_rejected_on_both_sides() -> None:
     boss, late = Engine("boss"), Engine("late")
     cfp = ACLMessage("cfp", AID("boss"), (AID("late"),), content="(x)", conversation_id="c",

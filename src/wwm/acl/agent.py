@@ -256,12 +256,13 @@ class Agent:
                 conv.messages.append(ack)
         # a reply that ended the thread while this agent was still sending never went through
         # receive(): take it from the mailbox, so the conversation shows it and nothing is left
-        conv.messages += self._take(conv.id)
+        conv.messages += self.take_all(conv.id)
         self._summarise(conv)
         return conv
 
-    def _take(self, conversation: str) -> list[ACLMessage]:
-        """Every message of ``conversation`` waiting in the mailbox, removed from it."""
+    def take_all(self, conversation: str) -> list[ACLMessage]:
+        """Every message of ``conversation`` waiting in the mailbox, removed from it (what came
+        after the one waiting for it stopped waiting, so that nothing is left behind)."""
         taken = [m for m in self._mail if m.conversation_id == conversation]
         self._mail = [m for m in self._mail if m.conversation_id != conversation]
         return taken

@@ -1,8 +1,9 @@
 """Contract Net, used for real: a manager allocates a task to the best bidders among agent
 servers, forming a team with the winners and disbanding it when the work is acknowledged.
 
-A participant that never answers is withdrawn from at the deadline; one that reneges or
-fails leaves the team (its thread ends in state 7) and the manager calls for proposals again
+A participant that never answers is withdrawn from at the deadline (a bid crossing the
+withdrawal is declined by it, and nothing of a round is left in the manager's mailbox); one
+that reneges or fails leaves the team (its thread ends in state 7) and the manager calls for proposals again
 among the agents it has not yet accepted and that did not stay silent or unreachable (those
 who refused or lost a round may bid again). :class:`Contractor` is a participant served as a WWM
 Mind (``wwm serve wwm.acl.contractnet:Contractor --arg name=b1 --arg price=5``).
@@ -211,6 +212,9 @@ async def _round(manager: Agent, r: Round, candidates: list[AID], task: str, mis
         r.dropped.append(name)
         await _quietly(manager.send(manager.compose("cancel", by_name[name], conversation=r.conversation,
                                                     protocol=PROTOCOL)))
+    for msg in manager.take_all(r.conversation):   # what came past the round's end: kept in the log only
+        log.info("%s: %s from %s after the round ended", r.conversation, msg.performative,
+                 msg.sender.name if msg.sender else "?")
 
 
 async def _quietly(send) -> None:
