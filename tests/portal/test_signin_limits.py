@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -28,9 +30,10 @@ WRONG = "no account has that username and password"
 class Browser:
     """One browser (its own cookies); ``signin`` and ``signup`` post the form as a user would."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, forwarded_for: str | None = None) -> None:
         self.base = base.rstrip("/")
-        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+        headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else None  # as a proxy would add
+        self.session = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True), headers=headers)
 
     async def form(self, path: str, fields: dict[str, str]) -> tuple[int, str, str | None]:
         """(status, the page's message or where it redirected, Retry-After)."""
@@ -199,3 +202,60 @@ def test_the_counts_rules_in_the_store(tmp_path):
         SigninLimits(name_free=0)
     with pytest.raises(ValueError, match="longest must be more than 0 seconds"):
         SigninLimits(longest=-1)
+
+
+async def test_addresses_not_counted_refuse_no_one_for_other_people_s_failures(tmp_path):
+    """``address_free=0`` (``wwm portal --address-failures 0``), for a portal behind a proxy it
+    was not told of: everyone shares the proxy's address, so only names are counted."""
+    limits = SigninLimits(name_free=2, address_free=0, first_refusal=30)
+    with portals(sqlite(tmp_path), limits) as (url,):
+        owner, others = Browser(url), Browser(url)
+        try:
+            assert (await owner.signup("alice", "correct horse"))[0] == 303
+            for n in range(25):                         # 25 people mistyping, one try each
+                assert (await others.signin(f"user{n}", "typo"))[:2] == (400, WRONG)
+            assert (await others.signup("alice", "x" * 12))[0] == 400   # taken: not counted either
+            assert (await owner.signin("alice", "correct horse"))[0] == 303
+            for _ in range(2):                          # the name is still counted
+                await others.signin("alice", "guess")
+            assert (await owner.signin("alice", "correct horse"))[0] == 429
+        finally:
+            await owner.close()
+            await others.close()
+    with pytest.raises(ValueError, match="address_free must be at least 0"):
+        SigninLimits(address_free=-1)
+
+
+def start_portal(db: str, *options: str) -> tuple[subprocess.Popen[str], str]:
+    """``wwm portal`` as a process of its own, and its URL once it printed its ready line."""
+    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db, "--check-every", "0",
+                              *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert child.stdout is not None
+    seen = []
+    for line in child.stdout:
+        seen.append(line)
+        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
+        if found:
+            return child, found.group(1)
+    raise AssertionError("".join(seen))
+
+
+@pytest.mark.parametrize("proxy", [True, False], ids=["behind --proxy", "no proxy given"])
+async def test_behind_the_proxy_it_was_told_of_the_portal_counts_the_forwarded_clients(tmp_path, proxy):
+    """``wwm portal --proxy 127.0.0.1``: a client is counted by the address its proxy forwards,
+    so one client's failures do not refuse another behind the same proxy; without ``--proxy``
+    the header is ignored (anyone could send one) and the connection's address is counted."""
+    options = ["--address-failures", "2", "--name-failures", "100"] + (["--proxy", "127.0.0.1"] if proxy else [])
+    child, url = start_portal(sqlite(tmp_path), *options)
+    one, other = Browser(url, forwarded_for="203.0.113.7"), Browser(url, forwarded_for="198.51.100.9")
+    try:
+        for name in ("a", "b"):
+            assert (await one.signin(name, "wrong"))[:2] == (400, WRONG)
+        assert (await one.signin("c", "wrong"))[0] == 429
+        said = await other.signin("d", "wrong")
+        assert said[0] == (400 if proxy else 429), said
+    finally:
+        await one.close()
+        await other.close()
+        child.terminate()
+        child.wait(20)

@@ -13,7 +13,7 @@ import argparse
 import signal
 from typing import TYPE_CHECKING, Any
 
-from ..commands import fail, interrupted, port_number, ready_line
+from ..commands import fail, interrupted, port_number, ready_line, whole_number
 
 if TYPE_CHECKING:
     from .store import PortalStore
@@ -32,6 +32,30 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, not {text!r}")
+    return value
+
+
+def _addresses(text: str) -> str:
+    """A comma-separated list of IP addresses or networks (``*``: any), as uvicorn trusts them."""
+    import ipaddress
+
+    for item in text.split(","):
+        if item.strip() != "*":
+            try:
+                ipaddress.ip_network(item.strip(), strict=False)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"expected IP addresses or networks separated by commas, "
+                                                 f"not {item.strip()!r}") from None
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0: any free port)")
@@ -47,6 +71,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'interrupted at step k'); by default they are suspended and resume at the next start")
     parser.add_argument("--check-every", type=_seconds, default=300.0, metavar="SECONDS",
                         help="seconds between checks of every registered server (default 300; 0: never)")
+    parser.add_argument("--proxy", type=_addresses, metavar="ADDRESSES",
+                        help="the reverse proxy in front of the portal (its addresses or networks, comma-separated): "
+                             "its X-Forwarded-For header names the client, whose address sign-in failures are "
+                             "counted by; without it the header is ignored (anyone could send one)")
+    parser.add_argument("--name-failures", type=whole_number, default=5, metavar="N",
+                        help="failed sign-ins for one username before it is refused for a while (default 5)")
+    parser.add_argument("--address-failures", type=_count, default=20, metavar="N",
+                        help="failed sign-ins from one client address before it is refused for a while "
+                             "(default 20; 0: addresses not counted, say behind a proxy not given by --proxy)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from ..server import listen
     from ..store.engine import StoreError
     from .app import make_app
+    from .signins import SigninLimits
     from .store import PortalStore
 
     try:
@@ -75,9 +109,12 @@ def run(args: argparse.Namespace) -> int:
             except (RuntimeError, TimeoutError, OSError) as exc:
                 return fail("portal", f"a demo server did not start: {exc}")
         app = make_app(store, public=args.public, check_every=args.check_every,
-                       end_runs_on_exit=args.end_runs_on_exit)
+                       end_runs_on_exit=args.end_runs_on_exit,
+                       signin_limits=SigninLimits(name_free=args.name_failures, address_free=args.address_failures))
+        # the client's address: the connection's, or the trusted proxy's X-Forwarded-For
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                               proxy_headers=False))
+                                               proxy_headers=args.proxy is not None,
+                                               forwarded_allow_ips=args.proxy))
         ready_line("the portal", f"http://{host}:{port}/")
         # uvicorn stops gracefully on SIGTERM, then raises the signal again: this handler makes
         # that an exit through the ``finally`` below (the demo's servers stop with the portal).

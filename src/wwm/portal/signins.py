@@ -33,15 +33,16 @@ class SigninLimits:
     """How many failures are answered at once, and how long the refusals after them last."""
 
     name_free: int = 5            # failures of one username answered at once
-    address_free: int = 20        # failures from one client address (a NAT may hide many people)
+    address_free: int = 20        # failures from one client address (a NAT may hide many people); 0: not counted
     first_refusal: float = 1.0    # seconds; doubles with each further failure
     longest: float = 15 * 60.0    # no refusal lasts longer
     forget: float = 24 * 3600.0   # a count starts again this long after its last failure
 
     def __post_init__(self) -> None:
-        for name in ("name_free", "address_free"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1 (got {getattr(self, name)})")
+        if self.name_free < 1:
+            raise ValueError(f"name_free must be at least 1 (got {self.name_free})")
+        if self.address_free < 0:
+            raise ValueError(f"address_free must be at least 0, 0 for addresses not counted (got {self.address_free})")
         for name in ("first_refusal", "longest", "forget"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be more than 0 seconds (got {getattr(self, name)})")
@@ -90,9 +91,9 @@ class SigninGuard:
     def sign_in(self, username: str, password: str, address: str) -> User:
         """The user, or :class:`TooManyFailures` (the password unchecked) or the store's one
         message for a wrong username or password (counted)."""
-        at = time.time()
+        at, limits = time.time(), self.limits
         name, place = _key("name", username), _key("address", address)
-        refused = self.store.refusals([name, place], at)
+        refused = self.store.refusals([name, place] if limits.address_free else [name], at)
         if name in refused:
             raise TooManyFailures(f"too many failed sign-ins for {username}; try again in "
                                   f"{_seconds(refused[name] - at)} s", _seconds(refused[name] - at))
@@ -101,24 +102,27 @@ class SigninGuard:
         try:
             user = self.store.sign_in(username, password)
         except PortalError:
-            limits = self.limits
             self.store.add_signin_failure(name, at, limits.forget, lambda n: limits.refusal(n, limits.name_free))
-            self.store.add_signin_failure(place, at, limits.forget,
-                                          lambda n: limits.refusal(n, limits.address_free))
+            self.address_failed(address)
             raise
         self.store.clear_signin_failures(name)
         return user
 
     def check_address(self, address: str) -> None:
         """:class:`TooManyFailures` if ``address`` is refused now (sign-up asks this first)."""
+        if not self.limits.address_free:
+            return
         at = time.time()
         refused = self.store.refusals([_key("address", address)], at)
         if refused:
             raise self._address_refused(next(iter(refused.values())) - at)
 
     def address_failed(self, address: str) -> None:
-        """Count a failure of ``address`` (a sign-up that found its username taken)."""
+        """Count a failure of ``address`` (a failed sign-in, or a sign-up that found its
+        username taken), unless addresses are not counted."""
         limits = self.limits
+        if not limits.address_free:
+            return
         self.store.add_signin_failure(_key("address", address), time.time(), limits.forget,
                                       lambda n: limits.refusal(n, limits.address_free))
 
