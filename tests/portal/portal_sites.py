@@ -1,12 +1,15 @@
 """Helpers for the portal's tests: loopback sites that answer what a test says (a hostile
-card among them), the portal served over HTTP in a thread, the CSRF token of a page, a mind
-that hangs, and a visitor that posts forms."""
+card among them), the portal served over HTTP in a thread or as a ``wwm portal`` process, the
+CSRF token of a page, a mind that hangs, and a visitor that posts forms."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
@@ -156,3 +159,23 @@ class Visitor:
         _, html = await self.get(page)
         async with self.session.post(self.base + path, data={"csrf": csrf_of(html), **fields}) as reply:
             return reply.status, await reply.text(), str(reply.url)
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    """``wwm portal`` as a process of its own; it and its URL once it printed its ready line."""
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db,
+                              "--check-every", "0", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env)
+    assert child.stdout is not None
+    seen = []
+    for line in child.stdout:
+        seen.append(line)
+        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
+        if found:
+            child.printed = seen  # type: ignore[attr-defined]
+            return child, found.group(1)
+    raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))

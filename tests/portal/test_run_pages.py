@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import html
-import os
 import re
 import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -25,7 +22,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from portal_sites import csrf_of, served, sse_messages, world_step
+from portal_sites import csrf_of, served, sse_messages, start_portal, world_step
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -36,7 +33,6 @@ from wwm.server.process import ServerProcess
 from wwm.store import RunStore
 
 pytestmark = pytest.mark.slow
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
@@ -259,23 +255,6 @@ async def test_bad_forms_are_refused_and_nothing_is_stored(store, portal, visito
 
 
 # ---- kill -9 of the portal process ---------------------------------------------------------------
-def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """``wwm portal`` as a process of its own; it and its URL once it printed its ready line."""
-    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db,
-                              "--check-every", "0", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env=env)
-    assert child.stdout is not None
-    seen = []
-    for line in child.stdout:
-        seen.append(line)
-        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
-        if found:
-            child.printed = seen  # type: ignore[attr-defined]
-            return child, found.group(1)
-    raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
-
-
 def record_of(db: str, store: PortalStore, rid: int) -> Any:
     with RunStore(db) as runs:
         return runs.get_run(store.run(rid).run_store_id)

@@ -9,15 +9,13 @@ from __future__ import annotations
 import asyncio
 import html
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import aiohttp
 import pytest
-from portal_sites import csrf_of, served
+from portal_sites import csrf_of, served, start_portal
 
 from wwm.portal.app import make_app
 from wwm.portal.signins import SigninLimits
@@ -224,20 +222,6 @@ async def test_addresses_not_counted_refuse_no_one_for_other_people_s_failures(t
             await others.close()
     with pytest.raises(ValueError, match="address_free must be at least 0"):
         SigninLimits(address_free=-1)
-
-
-def start_portal(db: str, *options: str) -> tuple[subprocess.Popen[str], str]:
-    """``wwm portal`` as a process of its own, and its URL once it printed its ready line."""
-    child = subprocess.Popen([sys.executable, "-m", "wwm.portal", "--port", "0", "--db", db, "--check-every", "0",
-                              *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert child.stdout is not None
-    seen = []
-    for line in child.stdout:
-        seen.append(line)
-        found = re.search(r"^serving the portal at (http://\S+?)/? ", line)
-        if found:
-            return child, found.group(1)
-    raise AssertionError("".join(seen))
 
 
 @pytest.mark.parametrize("proxy", [True, False], ids=["behind --proxy", "no proxy given"])
