@@ -139,19 +139,24 @@ async def test_the_owner_ends_a_run_on_a_ray_worker_with_its_secret(cluster, pos
 @pytest.mark.slow
 async def test_a_portal_restarted_mid_run_carries_its_ray_runs_on_with_their_ids_secrets_and_viewers(
         cluster, postgres, world, mind):
-    db, n = postgres.new_schema(), 800
+    db, n = postgres.new_schema(), 1500
     first = on_ray(db)
-    finite = await first.start(society(world, mind), steps=n, owner="u")
+    # the endless run first: the finite one is then stopped soon after its 50th step, long before
+    # its last, however long the endless one's worker took to start (under load: seconds)
     endless = await first.start(society(world, mind), steps=None, owner="u")
-    before = [await taken(first, r.run_id) for r in (finite, endless)]
-    await until(lambda: min(recorded(first, r.run_id) for r in (finite, endless)) >= 50, what="50 steps of each")
+    before = [await taken(first, endless.run_id)]
+    await until(lambda: recorded(first, endless.run_id) >= 50, what="50 steps of the endless run")
+    finite = await first.start(society(world, mind), steps=n, owner="u")
+    before.append(await taken(first, finite.run_id))
+    await until(lambda: recorded(first, finite.run_id) >= 50, what="50 steps of the finite run")
     await first.close()                   # `wwm portal` at Ctrl-C or SIGTERM: its runs are suspended
     left = {}
     with RunStore(db) as reader:
         for started in (finite, endless):
             run = reader.get_run(started.run_id)
             k = left[started.run_id] = run.step_count - 1
-            assert 49 <= k < n - 1 and run.status == f"suspended at step {k}" and run.finished_at is None
+            assert k >= 49 and run.status == f"suspended at step {k}" and run.finished_at is None
+            assert started is endless or k < n - 1, "the finite run stopped before its last step"
             assert run.events[-1].kind == "suspended" and run.world_score is None, "no End run was sent"
             assert [s.index for s in run.steps] == list(range(k + 1))
 
