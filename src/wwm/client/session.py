@@ -16,6 +16,8 @@ from ..store import RunStore, StoreRecorder
 from .runner import Event, Runner, RunResult, RunSettings, Step
 from .society import Society, SocietyError
 
+TOP_LEVEL = ("mind", "world")  # where Society.roles() puts the document's own mind and world
+
 
 class RoleError(SocietyError):
     """A server whose card says it is a World where a Mind is wanted, or the reverse; ``where``
@@ -78,7 +80,7 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
     Any other trouble reading a card (a time-out, an HTTP error, not JSON) is not this check's
     to judge: the run's own queries will meet it and say so."""
     roles = [(where, url, role) for where, url, role in society.roles() if url.startswith(("http://", "https://"))]
-    top = {url for where, url, _ in roles if where in ("mind", "world")}
+    top = {url for where, url, _ in roles if where in TOP_LEVEL}
     urls = list(dict.fromkeys(url for _, url, _ in roles))
     if not urls:
         return
@@ -91,8 +93,8 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
              if (card := cards.get(url)) is not None and card["role"] != role]
     if wrong:
         where, url, role, found_role = wrong[0]
-        swapped = [w for w, *_ in wrong if w in ("mind", "world")] == ["mind", "world"]
-        raise RoleError(role, url, found_role, swapped=swapped, where=None if where in ("mind", "world") else where)
+        swapped = [w for w, *_ in wrong if w in TOP_LEVEL] == list(TOP_LEVEL)
+        raise RoleError(role, url, found_role, swapped=swapped, where=None if where in TOP_LEVEL else where)
 
 
 async def _card(session: Any, url: str, wait: float, timeout: float,

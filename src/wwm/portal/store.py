@@ -139,19 +139,17 @@ class PortalStore:
     def secret_key(self) -> str:
         """The portal's secret (signs cookies and CSRF tokens), made on first use and kept, so
         cookies stay valid across restarts."""
-        with self._session() as s:
-            found = s.get(Setting, "secret_key")
-            if found is not None:
-                return found.value
+        found = self.setting("secret_key")
+        if found is not None:
+            return found
         try:
             with self._session() as s:
                 s.add(Setting(key="secret_key", value=secrets.token_urlsafe(32)))
         except IntegrityError:
             pass  # another process made it first
-        with self._session() as s:
-            found = s.get(Setting, "secret_key")
-            assert found is not None
-            return found.value
+        made = self.setting("secret_key")
+        assert made is not None
+        return made
 
     def setting(self, key: str) -> str | None:
         """A value the portal keeps for itself under ``key`` (None: never set)."""
@@ -262,7 +260,8 @@ class PortalStore:
                     row = s.get(SigninFailures, key, populate_existing=True)
                     assert row is not None
                     seconds = refusal(row.failures)
-                    row.refused_until = max(row.refused_until, at + seconds) if seconds > 0 else row.refused_until
+                    if seconds > 0:
+                        row.refused_until = max(row.refused_until, at + seconds)
                     s.execute(delete(SigninFailures).where(table.last_failure < at - forget,
                                                            table.refused_until < at))
                 return seconds
