@@ -243,3 +243,19 @@ async def test_behind_the_proxy_it_was_told_of_the_portal_counts_the_forwarded_c
         await other.close()
         child.terminate()
         child.wait(20)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--proxy", "nginx-box"], "--proxy: expected IP addresses or networks separated by commas, not 'nginx-box'"),
+    (["--proxy", "10.0.0.0/8,fe80::/10,nope"], "--proxy: expected IP addresses or networks separated by commas, "
+                                                "not 'nope'"),
+    (["--address-failures", "-1"], "--address-failures: expected a whole number >= 0, not '-1'"),
+    (["--name-failures", "0"], "--name-failures: expected a whole number >= 1, not '0'"),
+])
+def test_bad_sign_in_options_are_one_clear_line(capsys, args, message):
+    from wwm.cli.main import main
+
+    with pytest.raises(SystemExit) as exit:
+        main(["portal", *args])
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
