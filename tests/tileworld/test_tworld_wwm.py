@@ -197,12 +197,34 @@ async def test_a_run_chooses_its_percept_form_and_the_mind_reads_it(servers, for
         await bad.new_run()
 
 
+async def test_a_game_that_ends_between_actions_is_told_once_then_refused():
+    """The shared game's clock runs on its own: a client idle past the end is given the final
+    state, finished, at its next action, as one whose action waited past the end; only a client
+    already given the "end" state is refused with run-ended."""
+    args = {"robots": 2, "time": 3, "speed": 10, "seed": 4}       # 0.3 s of wall time
+    with ServerProcess("wwm.tileworld.shared_world:SharedTileworld", args=args) as server:
+        idle, looker = wwm.connect(server.url), wwm.connect(server.url)
+        await idle.new_run()
+        await looker.new_run()                                     # both robots taken: the clock runs
+        assert json.loads(await idle.get_state())["header"] == "start"
+        await asyncio.sleep(1.0)                                   # the game ends meanwhile
+        outcome = await idle.execute_action("east")
+        assert outcome.finished and json.loads(outcome.state)["header"] == "end"
+        with pytest.raises(Refusal) as info:
+            await idle.execute_action("east")
+        assert info.value.code == "run-ended"
+        assert json.loads(await looker.get_state())["header"] == "end"   # told by its state
+        with pytest.raises(Refusal) as info:
+            await looker.execute_action("east")
+        assert info.value.code == "run-ended"
+
+
 async def test_a_shared_tileworld_serves_three_games_in_a_row_to_different_clients():
     """No restart between games: once a game is over (or its clients have ended their runs), the
     next clients get a fresh one; a client of an old game still sees its own game, over."""
-    # a game lasts 3 s of world time, 0.3 s of wall time: "fresh" is a start before its end (its
+    # a game lasts 3 s of world time, 0.75 s of wall time: "fresh" is a start before its end (its
     # clock runs from the first join, so a loaded machine may see it past 0 already)
-    args = {"robots": 1, "time": 3, "speed": 10, "seed": 4}
+    args = {"robots": 1, "time": 3, "speed": 4, "seed": 4}
     with ServerProcess("wwm.tileworld.shared_world:SharedTileworld", args=args) as server:
         finals, old = [], []
         for game in range(3):

@@ -5,6 +5,8 @@ once every robot has a client; each "New run" (with its own ``form``: json, xml 
 the form of that client's states) joins a :class:`RobotBody` (robots in join
 order, teams from ``teams``, e.g. ``"0,1;2,3"``); an action waits out the robot's previous move
 cost (350 ms, 1000 ms for a bad move or a filled hole, T-World's) and is applied at once.
+A game that ends between a client's actions answers its next action with the final state,
+finished; an action from a client already given the "end" state is refused (``run-ended``).
 """
 
 from __future__ import annotations
@@ -96,9 +98,12 @@ class RobotBody(World):
         self.header = "start"
         self.busy_until = 0.0  # world time when the previous move is over
         self.inbox = Inbox(robot)
+        self.told_over = False       # this client has been given its game's "end" state
 
     async def get_state(self) -> str:
         engine = self.engine
+        if engine.finished:
+            self.told_over = True
         return state(engine, self.robot, "end" if engine.finished else self.header, self.inbox, self.form)
 
     async def execute_action(self, action: str) -> Outcome:
@@ -108,7 +113,12 @@ class RobotBody(World):
         except ActionError as exc:
             raise Refusal("bad-parameters", f"Execute action: {exc}") from None
         if engine.finished:
-            raise Refusal("run-ended", f"the shared Tileworld is over at {engine.time:.0f} s")
+            # The game's clock runs on its own: it may end between a client's actions. The
+            # first action after that is answered as one that waited past the end (the final
+            # state, finished); only a client already given the "end" state is refused.
+            if self.told_over:
+                raise Refusal("run-ended", f"the shared Tileworld is over at {engine.time:.0f} s")
+            return Outcome(await self.get_state(), score=0.0, finished=True)
         self.inbox.acted()
         while not (self.world.started and engine.time >= self.busy_until) and not engine.finished:
             await asyncio.sleep(self.world.tick_seconds)  # waiting for the others, or for the last move
