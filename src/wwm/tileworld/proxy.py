@@ -3,7 +3,9 @@
 Each side sends ``CONNECT:<magic string>``; the proxy pairs a TCP agent with a WebSocket
 robot of the same magic (case-insensitive, either arrival order, many pairs at once), then
 relays: every WebSocket text message is written to the agent as is (newline-terminated), and
-every chunk the agent sends becomes one WebSocket text message. An agent that connects with
+every line the agent sends becomes one WebSocket text message (:class:`AgentLines`): a line
+written in pieces is relayed once whole, several lines in one write are several messages. An
+agent that connects with
 ``CONNECT:<magic>:xml`` or ``CONNECT:<magic>:prolog`` gets every percept (and the proxy's own
 errors) in that form instead of JSON, one line each (:mod:`.forms`). The WebSocket protocol is the
 ``websockets`` library's (its Sans-I/O ``ServerProtocol``), fed from asyncio streams.
@@ -33,6 +35,8 @@ CONNECTED = "_CONNECTED_"
 DISCONNECTED = "_DISCONNECTED_"
 WORLD_CLOSED = "T-World instance was closed by the other side"
 HANDSHAKE_TIMEOUT = 10.0
+MAX_LINE = CHUNK      # an agent's line longer than this is dropped, with an error to the agent
+FLUSH_AFTER = 0.5     # unterminated text relayed after this many seconds of silence (see AgentLines)
 
 Side = Literal["agent", "world"]
 
@@ -54,6 +58,66 @@ def parse_connect(text: str) -> str:
     if len(magic) > MAX_MAGIC or "\n" in magic:
         raise ValueError(f"the magic string must be one line of at most {MAX_MAGIC} characters")
     return magic.lower()
+
+
+class AgentLines:
+    """The agent side's framing: bytes from a TCP agent in, whole lines out.
+
+    T-World's own proxy relayed each ``recv()`` as one action, so an agent whose action reached
+    it in two reads (an unbuffered ``write`` per word, a slow link) sent two invalid actions.
+    Here a line is relayed once its newline arrives; several lines in one read are several
+    actions; blank lines are skipped. Text without a newline is relayed when the agent falls
+    silent (``flush``, after ``FLUSH_AFTER`` seconds, so agents written for T-World's proxy
+    that end actions without a newline still work) or closes the connection (the last line of
+    a stream needs no newline). A line longer than ``MAX_LINE`` bytes is dropped whole, up to
+    its newline, and reported (``too_long``) rather than relayed cut.
+    """
+
+    def __init__(self, limit: int = MAX_LINE) -> None:
+        self.limit = limit
+        self.partial = bytearray()
+        self.skipping = False   # inside a line that was too long: drop up to its newline
+        self.too_long = 0       # lines dropped since the caller last looked
+
+    def feed(self, data: bytes) -> list[str]:
+        """The whole lines completed by ``data``, each with its newline."""
+        lines: list[str] = []
+        start = 0
+        while (end := data.find(b"\n", start)) >= 0:
+            piece = data[start:end + 1]
+            start = end + 1
+            if self.skipping:
+                self.skipping = False
+                continue
+            if len(self.partial) + len(piece) > self.limit + 1:
+                self.partial.clear()
+                self.too_long += 1
+                continue
+            self.partial += piece
+            self._emit(lines)
+        if not self.skipping:
+            self.partial += data[start:]
+            if len(self.partial) > self.limit:
+                self.partial.clear()
+                self.skipping = True
+                self.too_long += 1
+        return lines
+
+    def flush(self) -> list[str]:
+        """The unterminated text, as a last line (none if blank)."""
+        lines: list[str] = []
+        self._emit(lines)
+        return lines
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.partial)
+
+    def _emit(self, lines: list[str]) -> None:
+        text = self.partial.decode("utf-8", "replace")
+        self.partial.clear()
+        if text.strip():
+            lines.append(text)
 
 
 @dataclass(eq=False)
@@ -101,8 +165,9 @@ class Proxy:
     """The proxy server. ``await start()`` listens; ``port`` is the bound port."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, forward_to_agent: bool = True,
-                 max_connections: int = 1024) -> None:
+                 max_connections: int = 1024, flush_after: float = FLUSH_AFTER) -> None:
         self.host, self.port = host, port
+        self.flush_after = flush_after
         self.forward_to_agent = forward_to_agent
         self.max_connections = max_connections
         self.connections = 0
@@ -227,14 +292,28 @@ class Proxy:
                 await self._message(peer, text)
 
     async def _agent_loop(self, peer: Peer, first: bytes) -> None:
-        data = first
+        lines = AgentLines()
+        complete = lines.feed(first)
         while True:
-            await self._message(peer, data.decode("utf-8", "replace"))
-            if peer.closed:
+            for line in complete:
+                await self._message(peer, line)
+                if peer.closed:
+                    return
+            if lines.too_long:
+                lines.too_long = 0
+                await self._complain(peer, f"a line longer than {MAX_LINE} bytes was dropped; "
+                                           "send one action per line")
+            try:
+                wait = self.flush_after if lines.pending else None
+                data = await asyncio.wait_for(peer.reader.read(CHUNK), wait)
+            except TimeoutError:   # silence after unterminated text: relay it as it is
+                complete = lines.flush()
+                continue
+            if not data:   # the agent closed its side: its last line needs no newline
+                for line in lines.flush():
+                    await self._message(peer, line)
                 return
-            data = await peer.reader.read(CHUNK)
-            if not data:
-                return
+            complete = lines.feed(data)
 
     # ---- pairing and relaying ---------------------------------------------------------------------
     async def _message(self, peer: Peer, text: str) -> None:
