@@ -77,7 +77,7 @@ async def test_replay_agrees_with_the_log_and_catches_a_forged_one(logged, capsy
 def test_protocols_are_listed_and_checked(capsys) -> None:
     assert main(["acl", "protocols"]) == 0
     out = capsys.readouterr().out
-    assert "wf-conversation-for-action: 15 arcs" in out and out.count("checked, no problem") == 7
+    assert "wf-conversation-for-action: 16 arcs" in out and out.count("checked, no problem") == 7
 
 
 def test_bad_input_is_named(tmp_path, capsys) -> None:

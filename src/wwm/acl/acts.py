@@ -206,6 +206,12 @@ def accept(x: str, y: str, a1: str, q: str = "q") -> Act:
     return request(x, y, a1, q).named("accept")
 
 
+def accept_by_assert(x: str, y: str, a1: str, q: str = "q") -> Act:
+    """W&F 6→3 in the paper's other form: ASSERT x y (WAG x y (DONE y a1) q), x asserts it
+    wants y to do a1, which "will accomplish the same goals" as the REQ: the offer fires."""
+    return Act("accept", (Assert(x, y, WAG(x, y, Done(y, a1), q)),))
+
+
 def reject_offer(x: str, y: str, a1: str, q: str = "q") -> Act:
     """W&F 6→8 A:Reject: x asserts it will never request a1."""
     return Act("reject", (Assert(x, y, Always(Not(Requested(x, y, a1, q)))),))
@@ -283,6 +289,8 @@ def _say(part: Primitive) -> str:
             return f"{x} tells {y} it will not ask for {a1}"
         case Not(WAG(_, _, Done(_, a), _)):
             return f"{x} tells {y} it no longer wants {a} done"
+        case WAG(_, _, Done(_, a), _):
+            return f"{x} tells {y} it wants {a} done"
         case Always(Not(Goal(_, Eventually(Done(_, a))))):
             return f"{x} tells {y} it no longer intends to do {a}"
         case Always(Not(Done(_, a))):
@@ -301,7 +309,8 @@ def _say(part: Primitive) -> str:
 ACTS = {
     # name -> (constructor, who speaks: "A" requester / "B" performer, arguments it takes)
     "request": (request, "A"), "promise": (confirm, "B"), "refuse": (refuse, "B"),
-    "counter": (counteroffer, "B"), "accept": (accept, "A"), "reject": (reject_offer, "A"),
+    "counter": (counteroffer, "B"), "accept": (accept, "A"), "accept-assert": (accept_by_assert, "A"),
+    "reject": (reject_offer, "A"),
     "counter-counter": (counter_counter, "A"), "withdraw-offer": (withdraw_offer, "B"),
     "withdraw": (withdraw, "A"), "renege": (renege, "B"), "fail": (fail, "B"),
     "assert": (report_done, "B"), "declare": (declare_done, "A"),
@@ -319,6 +328,7 @@ PERFORMATIVE_MAP: dict[str, tuple[str, str | None]] = {
     "counter": ("propose", None),
     "offer": ("propose", None),
     "accept": ("accept-proposal", None),
+    "accept-assert": ("inform", "tell"),
     "reject": ("reject-proposal", None),
     "counter-counter": ("request", None),
     "withdraw": ("cancel", "unachieve"),

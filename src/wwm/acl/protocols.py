@@ -2,7 +2,8 @@
 checker that explores a protocol against the commitment tracker.
 
 A protocol is a set of arcs ``source --role: performative [act]--> target``. Winograd and
-Flores' conversation for action is the 15-arc table of the reference notes; FIPA Request,
+Flores' conversation for action is the 15-arc table of the reference notes (and the
+ASSERT form of A:Accept the paper names beside it); FIPA Request,
 Query, Contract Net (and Iterated), and Subscribe are written the same way, with the
 acknowledgement the paper's Theorem 5 calls for. Every state names the W&F state its
 commitments must be in, so the one engine can check the protocol against the tracker.
@@ -78,6 +79,7 @@ CONVERSATION_FOR_ACTION = Protocol(
         ("2", "8", INIT, "cancel", "withdraw", "A: Withdraw"),
         ("6", "2", INIT, "request", "counter-counter", "A: Counter"),
         ("6", "3", INIT, "accept-proposal", "accept", "A: Accept"),
+        ("6", "3", INIT, "inform", "accept-assert", "A: Accept (ASSERT A wants B to do a1)"),
         ("6", "8", INIT, "reject-proposal", "reject", "A: Reject"),
         ("6", "8", PART, "cancel", "withdraw-offer", "B: Withdraw"),
         ("3", "4", PART, "inform", "assert", "B: Assert"),
@@ -221,6 +223,8 @@ def build_act(name: str, speaker: str, hearer: str, thread: Thread | None, conte
         return A.counteroffer(speaker, hearer, a, content or a)
     if name == "accept":
         return A.accept(speaker, hearer, held("offer", hearer, "offer"))
+    if name == "accept-assert":
+        return A.accept_by_assert(speaker, hearer, held("offer", hearer, "offer"))
     if name == "reject":
         return A.reject_offer(speaker, hearer, held("offer", hearer, "offer"))
     if name == "counter-counter":

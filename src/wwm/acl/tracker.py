@@ -395,6 +395,10 @@ class _Effects:
                 return self.refuse(x, y, a)
             case PWAG(holder, _, Done(doer, a), _) if holder == x == doer:
                 return self.confirm(x, y, a)
+            case WAG(holder, _, Done(doer, a), q) | PWAG(holder, _, Done(doer, a), q) if holder == x and doer == y:
+                # "x wants y to do a": the paper's other form of A:Accept (6→3), a request in all
+                # but form; it has REQ's effects (and preconditions) wherever REQ may be performed
+                return self.request(Request(x, y, a, show(q)))
             case Implies(Requested(_, _, a1, _), PWAG()):
                 return self.offer(x, y, a1)
             case Not(Implies(Requested(_, _, a1, _), PWAG())):
