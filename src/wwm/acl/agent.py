@@ -4,6 +4,8 @@ a protocol as initiator or responder, over an in-process bus or the WWM network.
 Every message an agent sends is checked by its engine first (an act it may not perform is
 refused before it leaves); every message it receives is checked and, if it fits no protocol
 arc, answered with ``not-understood``. A message that cannot be delivered is rolled back.
+A message sent with a reply-by is watched: if its reply has not come by then, the agent's
+overdue policy acts (:mod:`.overdue`: withdraw, re-attempt, escalate, or only mark).
 """
 
 from __future__ import annotations
@@ -12,13 +14,17 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
-from .clock import Clock, SystemClock
+from .clock import Clock, SystemClock, aware
 from .engine import Engine, Talk, Verdict
 from .log import ConversationLog
 from .message import AID, AclError, ACLMessage, new_id
+from .overdue import Mark, Overdue, Policy, Reattempt, Withdraw, check_policy, decide
+from .tracker import Rejected
+
+POLL = 0.05   # seconds between looks at the clock while a deadline is pending (a manual clock moves by hand)
 
 log = logging.getLogger("wwm.acl")
 
@@ -68,11 +74,14 @@ class Conversation:
 
 class Agent:
     """One agent: a name, an address (its server's URL, if on the network), an engine with
-    its commitment tracker, a mailbox, and an optional responder ``handler``."""
+    its commitment tracker, a mailbox, an optional responder ``handler``, and what it does
+    when a reply it asked for by a deadline does not come (``on_overdue``, :mod:`.overdue`;
+    :class:`~.overdue.Mark` unless given: only marked)."""
 
     def __init__(self, name: str, *, address: str | None = None, transport: Transport | None = None,
                  clock: Clock | None = None, handler: Handler | None = None,
-                 log_path: str | None = None, services: tuple[str, ...] = ()) -> None:
+                 log_path: str | None = None, services: tuple[str, ...] = (),
+                 on_overdue: Policy | None = None) -> None:
         self.name = name
         self.address = address
         self.transport = transport
@@ -84,6 +93,9 @@ class Agent:
         self._mail: list[ACLMessage] = []
         self._arrived: asyncio.Condition | None = None
         self._tasks: set[asyncio.Task] = set()
+        self.on_overdue: Policy = check_policy(on_overdue or Mark())
+        self._policies: dict[str, Policy] = {}                          # per conversation
+        self._watches: dict[tuple[str, str], asyncio.Task] = {}        # (reply-with, receiver)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, address={self.address!r})"
@@ -113,9 +125,18 @@ class Agent:
                          reply_with=new_id("r"), in_reply_to=in_reply_to, reply_by=reply_by)
         return msg.with_user("X-act", act) if act else msg
 
-    async def send(self, msg: ACLMessage) -> list[Verdict]:
+    def on_overdue_in(self, conversation: str, policy: Policy) -> None:
+        """The overdue policy for one conversation (instead of the agent's)."""
+        self._policies[conversation] = check_policy(policy)
+
+    def policy_for(self, conversation: str | None) -> Policy:
+        return self._policies.get(conversation or "", self.on_overdue)
+
+    async def send(self, msg: ACLMessage, *, on_overdue: Policy | None = None) -> list[Verdict]:
         """Check ``msg`` against this agent's engine, apply it, deliver it to every receiver.
-        Raises :class:`Rejected` (nothing sent) or :class:`Undeliverable` (rolled back)."""
+        Raises :class:`Rejected` (nothing sent) or :class:`Undeliverable` (rolled back).
+        With a reply-by, the reply is awaited under ``on_overdue`` (else the conversation's
+        or the agent's policy)."""
         if msg.sender is None or msg.sender.name != self.name:
             msg = msg.with_(sender=self.aid)
         if msg.reply_with is None:
@@ -140,7 +161,93 @@ class Agent:
                 self.log.record(self.name, "undelivered", lost, [])
         if failures:
             raise Undeliverable(f"{msg.performative} not delivered to " + "; ".join(failures))
+        policy = check_policy(on_overdue) if on_overdue is not None else self.policy_for(msg.conversation_id)
+        if msg.reply_by is not None and msg.reply_with and not isinstance(policy, Mark):
+            for to in msg.receivers:
+                self._watches[(msg.reply_with, to.name)] = self._spawn(self._watch(msg, to, policy))
         return verdicts
+
+    # ---- deadlines --------------------------------------------------------------------------
+    async def _watch(self, msg: ACLMessage, to: AID, policy: Policy) -> None:
+        """At ``msg``'s reply-by, if ``to`` has not answered, apply ``policy``."""
+        assert msg.reply_by is not None
+        deadline = aware(msg.reply_by)
+        period = timedelta(seconds=max(0.0, (deadline - self.clock.now()).total_seconds()))
+        try:
+            await self._until(deadline)
+            await self._apply(msg, to, policy, period)
+        finally:
+            if self._watches.get((msg.reply_with or "", to.name)) is asyncio.current_task():
+                del self._watches[(msg.reply_with or "", to.name)]
+        await self._wake()
+
+    async def _apply(self, msg: ACLMessage, to: AID, policy: Policy, period: timedelta) -> None:
+        attempts = 0
+        current: Policy | None = policy
+        while current is not None:
+            late = self.tracker.pending(msg.reply_with, to.name)
+            if not late:
+                return   # answered in time, or the conversation ended otherwise
+            step = await decide(current, Overdue(self, msg, to, late, attempts))
+            if step is None or isinstance(step, Mark):
+                log.info("%s: %s's reply to %s is overdue; left open", self.name, to.name, msg.performative)
+                break
+            if isinstance(step, Withdraw):
+                await self.withdraw(msg, to)
+                break
+            if isinstance(step, Reattempt) and attempts >= step.times:
+                current = step.then
+                continue
+            deadline = self.clock.now() + period
+            self.tracker.renew(late, deadline)
+            if isinstance(step, Reattempt):
+                attempts += 1
+                await self._resend(msg, to)
+            # (an Escalate hook that answers Escalate is asked again after another period)
+            current = step
+            await self._until(deadline)
+
+    async def _until(self, deadline: datetime) -> None:
+        while (left := (deadline - self.clock.now()).total_seconds()) > 0:
+            await asyncio.sleep(min(left, POLL))
+
+    async def _resend(self, msg: ACLMessage, to: AID) -> None:
+        """Def 3's re-attempt: the same message again (same reply-with: taken once)."""
+        self.log.record(self.name, "sent", msg.with_(receivers=(to,)), [])
+        try:
+            if self.transport is None:
+                raise Undeliverable(f"agent {self.name} has no transport to send with")
+            await self.transport.deliver(msg, to)
+        except Exception as exc:   # the re-attempt failed too: the next deadline decides
+            log.info("%s could not re-send %s to %s: %s", self.name, msg.performative, to.name, exc)
+
+    async def withdraw(self, msg: ACLMessage, to: AID) -> ACLMessage | None:
+        """Withdraw from the conversation ``msg`` belongs to, as its protocol allows this agent
+        now (cancel: the paper's A:Withdraw, or the withdrawal of an offer); None if no
+        withdrawal is open (the conversation is over) or it could not be delivered."""
+        conversation = msg.conversation_id or ""
+        talk = self.talk(conversation, to.name)
+        if talk is None or talk.final:
+            return None
+        arc = next((a for a in self.engine.moves(conversation, self.name, to.name)
+                    if a.act in ("withdraw", "withdraw-offer")), None)
+        if arc is None:
+            log.info("%s: no withdrawal open in state %s of %s", self.name, talk.state, talk.protocol.name)
+            return None
+        cancel = self.compose(arc.performative, to, conversation=conversation, protocol=talk.protocol.name,
+                              in_reply_to=msg.reply_with, act=arc.act)
+        try:
+            await self.send(cancel)
+        except (Undeliverable, Rejected) as exc:
+            log.info("%s could not withdraw from %s: %s", self.name, to.name, exc)
+            return None
+        await self._wake()
+        return cancel
+
+    async def _wake(self) -> None:
+        cond = self._condition()
+        async with cond:
+            cond.notify_all()
 
     async def reply(self, to: ACLMessage, performative: str, content: str | None = None, *,
                     act: str | None = None, reply_by_seconds: float | None = None) -> ACLMessage:
@@ -190,10 +297,11 @@ class Agent:
         except Exception:
             log.exception("%s failed handling %s", self.name, msg.performative)
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def receive(self, conversation: str | None = None, *, timeout: float | None = None,
                       match: Callable[[ACLMessage], bool] | None = None) -> ACLMessage:
@@ -223,27 +331,31 @@ class Agent:
 
     async def request(self, to: AID, action: str, *, protocol: str = "fipa-request",
                       performative: str = "request", timeout: float = 10.0,
-                      acknowledge: bool = True) -> Conversation:
+                      acknowledge: bool = True, on_overdue: Policy | None = None) -> Conversation:
         """Ask ``to`` to do ``action`` and follow the protocol to its end: acknowledge a
-        reported completion (Theorem 5), withdraw if no answer comes within ``timeout``.
+        reported completion (Theorem 5). The first reply is asked for within ``timeout``
+        (reply-by); if none comes, ``on_overdue`` acts (else the agent's policy, if it has one
+        other than :class:`~.overdue.Mark`, else :class:`~.overdue.Withdraw`); a policy that
+        leaves the request open ends the wait with the thread as it is. Each later step
+        (the report of the work) is awaited ``timeout`` seconds, then the request is withdrawn.
         With ``acknowledge=False`` it returns at the completion report, as plain FIPA does:
         the thread stays in state "done", the performer's duty to reach mutual belief open."""
         msg = self.compose(performative, to, action, protocol=protocol, reply_by_seconds=timeout)
-        await self.send(msg)
+        policy = on_overdue or (self.on_overdue if not isinstance(self.on_overdue, Mark) else Withdraw())
+        await self.send(msg, on_overdue=policy)
         conv = Conversation(msg.conversation_id or "", messages=[msg])
         talk = self.talk(conv.id, to.name)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         while talk is not None and not talk.final:
+            watch = self._watches.get((msg.reply_with or "", to.name))
+            if watch is None and self.tracker.pending(msg.reply_with, to.name):
+                break   # overdue, and the policy left the request open
             try:
-                answer = await self.receive(conv.id, timeout=max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                try:  # no answer in time: withdraw, which meets the duty to inform (I7)
-                    await self.send(self.compose("cancel", to, conversation=conv.id, protocol=protocol,
-                                                 in_reply_to=msg.reply_with))
-                except Undeliverable as exc:
-                    log.info("%s could not withdraw from %s: %s", self.name, to.name, exc)
+                answer = await self._next(conv.id, watch, timeout)
+            except TimeoutError:   # no further step in time: withdraw, which meets the duty to inform (I7)
+                await self.withdraw(msg, to)
                 break
+            if answer is None:     # the policy acted: look again
+                continue
             conv.messages.append(answer)
             if answer.performative == "not-understood":
                 talk = self.talk(conv.id, to.name)
@@ -259,6 +371,20 @@ class Agent:
         conv.messages += self.take_all(conv.id)
         self._summarise(conv)
         return conv
+
+    async def _next(self, conversation: str, watch: asyncio.Task | None, timeout: float) -> ACLMessage | None:
+        """The next message of ``conversation``; None when ``watch`` (a deadline's policy) ends
+        first. With no watch, TimeoutError after ``timeout`` seconds."""
+        if watch is None:
+            return await self.receive(conversation, timeout=timeout)
+        get = asyncio.ensure_future(self.receive(conversation))
+        await asyncio.wait({get, watch}, return_when=asyncio.FIRST_COMPLETED)
+        if not get.done():
+            get.cancel()
+            await asyncio.gather(get, return_exceptions=True)
+        if get.done() and not get.cancelled() and get.exception() is None:
+            return get.result()
+        return None
 
     def take_all(self, conversation: str) -> list[ACLMessage]:
         """Every message of ``conversation`` waiting in the mailbox, removed from it (what came

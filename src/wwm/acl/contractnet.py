@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from .agent import Agent, Handler, Undeliverable
 from .message import AID, ACLMessage, new_id
 from .network import AgentMind, _services
+from .overdue import Mark
 from .tracker import Rejected
 
 log = logging.getLogger("wwm.acl")
@@ -150,6 +151,7 @@ async def contract_net(manager: Agent, participants: list[AID], task: str, *, ne
 
 async def _round(manager: Agent, r: Round, candidates: list[AID], task: str, missing: int,
                  deadline: float, work_timeout: float) -> None:
+    manager.on_overdue_in(r.conversation, Mark())   # this loop handles its deadlines itself
     cfp = manager.compose("cfp", candidates, task, conversation=r.conversation, protocol=PROTOCOL,
                           reply_by_seconds=deadline)
     try:

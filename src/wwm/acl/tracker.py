@@ -6,7 +6,8 @@ and soft expectations of a reply, each with the message that created and dischar
 The effects are read from the content of each primitive (REQ or ASSERT), never from an act's
 name; an act whose preconditions fail is rejected with the reason. From the records alone
 it derives the Winograd-Flores state, whether a team (a joint persistent goal) exists, and
-how the conversation ended. Reply-by deadlines mark records overdue without discharging them.
+how the conversation ended. Reply-by deadlines mark records overdue without discharging them
+(what an agent then does is its policy, :mod:`.overdue`).
 """
 
 from __future__ import annotations
@@ -314,6 +315,17 @@ class Tracker:
     def overdue(self, conversation: str | None = None) -> list[Commitment]:
         now = self.clock.now()
         return [r for r in self.records(conversation) if r.overdue(now)]
+
+    def pending(self, message_id: str | None, holder: str) -> list[Commitment]:
+        """The active records ``holder`` holds with a reply-by set by message ``message_id``
+        (the reply that message asked for has not come)."""
+        return [r for r in self.records() if message_id is not None and r.created_by == message_id
+                and r.holder == holder and r.active and r.deadline is not None]
+
+    def renew(self, records: list[Commitment], deadline: datetime) -> None:
+        """Move the reply-by of ``records`` (a re-attempt asks for the reply again)."""
+        for record in records:
+            record.deadline = deadline
 
     def explain(self, record: Commitment) -> str:
         made = f"created by message {record.created_by}" if record.created_by else "created"
