@@ -51,3 +51,12 @@ def test_asserting_a_want_with_no_offer_for_it_is_refused_as_a_request_would_be(
         tracker.apply(A.accept_by_assert("A", "B", "paint-red"), "c")
     assert tracker.state("c", "A", "B") == 6 and tracker.team("c") == set()
     assert A.english(A.accept_by_assert("A", "B", "paint-blue")) == "A tells B it wants paint-blue done"
+
+
+def test_asserting_a_persistent_goal_that_the_hearer_act_accepts_too() -> None:
+    tracker = Tracker()
+    tracker.apply(A.request("A", "B", "paint"), "c")
+    tracker.apply(A.counteroffer("B", "A", "paint", "paint-blue"), "c")
+    wants = A.Act("accept", (A.Assert("A", "B", A.PWAG("A", "B", A.Done("B", "paint-blue"), "q")),))
+    assert A.english(wants) == "A tells B it wants paint-blue done"
+    assert tracker.apply(wants, "c").state == 3 and tracker.team("c") == {"A", "B"}

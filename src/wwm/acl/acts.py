@@ -279,7 +279,7 @@ def _say(part: Primitive) -> str:
     match p:
         case Always(Not(PWAG(_, _, Done(_, a), _))):
             return f"{x} tells {y} it will not commit to {a} as asked"
-        case PWAG(_, _, Done(_, a), _):
+        case PWAG(holder, _, Done(doer, a), _) if holder == doer:
             return f"{x} promises {y} to do {a}"
         case Implies(Requested(_, _, a1, _), _):
             return f"{x} offers to do {a1} if {y} asks"
@@ -289,7 +289,7 @@ def _say(part: Primitive) -> str:
             return f"{x} tells {y} it will not ask for {a1}"
         case Not(WAG(_, _, Done(_, a), _)):
             return f"{x} tells {y} it no longer wants {a} done"
-        case WAG(_, _, Done(_, a), _):
+        case WAG(_, _, Done(_, a), _) | PWAG(_, _, Done(_, a), _):
             return f"{x} tells {y} it wants {a} done"
         case Always(Not(Goal(_, Eventually(Done(_, a))))):
             return f"{x} tells {y} it no longer intends to do {a}"
