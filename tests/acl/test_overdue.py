@@ -113,7 +113,7 @@ async def test_escalation_calls_the_hook_which_may_withdraw_or_leave_it_open() -
         first = await boss.request(silent.aid, "(x)", timeout=REPLY_BY)
         assert first.outcomes == {"silent": "withdrawn"}
         [told] = seen
-        assert (told.receiver.name, told.conversation, told.attempts) == ("silent", first.id, 0)
+        assert (told.agent, told.receiver.name, told.conversation, told.attempts) == ("boss", "silent", first.id, 0)
         assert [(r.holder, r.kind) for r in told.records] == [("silent", "expect")]
         second = await boss.request(silent.aid, "(y)", timeout=REPLY_BY)   # the hook leaves it open
         assert len(seen) == 2 and second.states == {"silent": "requested"} and second.outcomes == {"silent": None}

@@ -188,7 +188,7 @@ class Agent:
             late = self.tracker.pending(msg.reply_with, to.name)
             if not late:
                 return   # answered in time, or the conversation ended otherwise
-            step = await decide(current, Overdue(self, msg, to, late, attempts))
+            step = await decide(current, Overdue(self.name, msg, to, late, attempts))
             if step is None or isinstance(step, Mark):
                 log.info("%s: %s's reply to %s is overdue; left open", self.name, to.name, msg.performative)
                 break

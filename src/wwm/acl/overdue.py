@@ -25,21 +25,18 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .message import AID, ACLMessage
 from .tracker import Commitment
 
-if TYPE_CHECKING:
-    from .agent import Agent
-
 
 @dataclass(frozen=True, slots=True)
 class Overdue:
-    """A reply not come by its deadline: the message that asked for it, the receiver that has
-    not answered, the records it still holds, and how many re-attempts were made."""
+    """A reply not come by its deadline: the agent that asked (its name), the message that
+    asked for it, the receiver that has not answered, the records it still holds, and how many
+    re-attempts were made."""
 
-    agent: Agent
+    agent: str
     message: ACLMessage
     receiver: AID
     records: list[Commitment]
