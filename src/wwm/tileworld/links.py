@@ -113,7 +113,8 @@ class ProxyLink:
             text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
             if text == DISCONNECTED:
                 raise LinkClosed(f"agent {self.magic!r} disconnected")
-            # the proxy turns each of the agent's sends into one frame: split it into lines
+            # our proxy relays one line per frame; T-World's own relayed each of the agent's
+            # sends as one frame, which may hold several lines: split them
             self.lines.extend(part.strip() for part in text.split("\n") if part.strip())
         return self.lines.popleft()
 
