@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 from wwm import CompetingMind, Mind, RunStarted, Suggestion, Values
+from wwm.protocol.interfaces import FeudalMind
 from wwm.selection.ant_minds import HeadingMind
 from wwm.selection.learning.rewards import items
 
@@ -142,3 +143,22 @@ class TimeoutProbe(Mind):
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
         return Suggestion(f"{self.timeout:g}")
+
+
+class Delegate(FeudalMind):
+    """A Feudal servant that answers every "Take me to state" with the Mind URL ``to`` (the
+    server that will generate the action, 9.2.3), and counts the orders."""
+
+    def __init__(self, to: str = "") -> None:
+        self.to = to
+        self.orders = 0
+
+    async def take_me_to(self, state: str, destination: str, **step: Any) -> Suggestion:
+        self.orders += 1
+        return Suggestion(mind_url=self.to)  # (per-step items such as a Q-temperature: ignored)
+
+    async def get_action(self, state: str, **step: Any) -> Suggestion:
+        return Suggestion.cannot("a Feudal servant takes orders only")
+
+    def display_details(self) -> dict[str, Any]:
+        return {"orders": self.orders}

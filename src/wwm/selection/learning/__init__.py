@@ -3,7 +3,8 @@ lookup table, Nested minds that learn whom to call, Feudal minds that take you t
 what each learns is kept per client."""
 
 from .feudal import FeudalQMind
+from .lord import FeudalLord
 from .nested import NestedMind
 from .qlearning import QLearningMind
 
-__all__ = ["FeudalQMind", "NestedMind", "QLearningMind"]
+__all__ = ["FeudalLord", "FeudalQMind", "NestedMind", "QLearningMind"]

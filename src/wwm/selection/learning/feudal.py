@@ -45,6 +45,8 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
         self.c: str | None = None
         self.a: int | None = None
         self.arrivals = 0
+        self.orders = 0       # "Take me to state" queries this run
+        self.informed = 0     # "Inform it about state" queries this run
 
     @property
     def identity(self) -> str:
@@ -76,6 +78,7 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
         row = self.table.row(key)
         a = boltzmann_choice(row, t if self.learn or sent is not None else 0.0, self.rng)
         self.x, self.c, self.a = state, destination, a
+        self.orders += 1
         return Suggestion(self.actions[a], q=row[a], w=max(row) - min(row))
 
     async def how_good(self, state: str, destination: str, action: str, **step: Any) -> Values:
@@ -86,6 +89,7 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
         return Values(q=q, w=max(row) - q)
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
+        self.informed += 1
         if self.x is None or self.c is None or self.a is None:
             return None
         arrived = state.strip() == self.c.strip()
@@ -96,6 +100,12 @@ class FeudalQMind(TemperatureQueries, FeudalMind, LearningMind):
             self.table.update(self.key(self.x, self.c), self.a, reward, y)
         self.x, self.a = state, None
         return reward
+
+    def display_details(self) -> dict[str, Any]:
+        """For the run display page: the orders this run ("Take me to state"), the last one,
+        the news heard, the arrivals, and how many (x, c) the table knows."""
+        return {"orders": self.orders, "last order": {"x": self.x, "c": self.c} if self.c is not None else None,
+                "informed": self.informed, "arrivals": self.arrivals, "states known": len(self.table.q)}
 
     async def end_run(self, score: float | None = None) -> float | None:
         if self.learn:

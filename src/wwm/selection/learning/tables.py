@@ -49,12 +49,16 @@ class QTable:
     def max(self, x: str) -> float:
         return max(self.row(x))
 
-    def update(self, x: str, a: int, reward: float, y: str | None) -> float:
-        """One Q-learning step; returns the target r + gamma max_b Q(y,b)."""
+    def update(self, x: str, a: int, reward: float, y: str | None, discount: float | None = None) -> float:
+        """One Q-learning step; returns the target r + gamma max_b Q(y,b). ``discount``
+        replaces gamma for a choice that lasted k steps (gamma^k, with ``reward`` the
+        discounted sum of the k rewards: the master of a Feudal servant, whose order stands
+        until it is reached)."""
         if x not in self.q:
             self.q[x] = [self.initial] * len(self.actions)
             self.n[x] = [0] * len(self.actions)
-        target = reward + (self.gamma * self.max(y) if y is not None else 0.0)
+        factor = self.gamma if discount is None else discount
+        target = reward + (factor * self.max(y) if y is not None else 0.0)
         self.n[x][a] += 1
         alpha = 1.0 / self.n[x][a]
         self.q[x][a] += alpha * (target - self.q[x][a])
