@@ -7,7 +7,7 @@ import asyncio
 import random
 from typing import Any
 
-from wwm import CompetingMind, Mind, RunStarted, Suggestion, Values
+from wwm import CompetingMind, Mind, Outcome, RunStarted, Suggestion, Values, World
 from wwm.protocol.interfaces import FeudalMind
 from wwm.selection.ant_minds import HeadingMind
 from wwm.selection.learning.rewards import items
@@ -162,3 +162,19 @@ class Delegate(FeudalMind):
 
     def display_details(self) -> dict[str, Any]:
         return {"orders": self.orders}
+
+
+class Cycle(World):
+    """States ``s=0 .. s=n-1`` in turn; the action ``good`` scores 1, any other 0."""
+
+    def __init__(self, n: int = 10, good: str = "a") -> None:
+        self.n, self.good, self.steps = n, good, 0
+
+    async def get_state(self) -> str:
+        return f"s={self.steps % self.n}"
+
+    async def execute_action(self, action: str) -> Outcome:
+        self.steps += 1
+        score = 1.0 if action == self.good else 0.0
+        self._score += score
+        return Outcome(await self.get_state(), score)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.results import Suggestion, Values
 from ..registry import Registry
@@ -80,6 +80,14 @@ class Method:
 
     def forget(self) -> None:
         """The collection changed (10.16)."""
+
+    def knowledge(self, names: dict[int, str]) -> dict[str, Any] | None:
+        """What this method has learnt, to keep for the client (7.3), its minds named by
+        ``names`` (member id -> a name that outlives the run); None: it learns nothing."""
+        return None
+
+    def load(self, data: dict[str, Any], idents: dict[str, int]) -> None:
+        """Take back what :meth:`knowledge` gave, ``idents`` naming this run's members."""
 
     def payments(self, decision: Decision, score: float | None) -> dict[int, float]:
         """W-payments to send with "Inform it about winner", by member id (Economy of Mind)."""
@@ -423,6 +431,12 @@ class HierarchicalQ(OneMind):
         if decision.winner is not None:
             self.table.update(x, decision.winner.ident, score or 0.0, y, [m.ident for m in members])
 
+    def knowledge(self, names: dict[int, str]) -> dict[str, Any] | None:
+        return {"q": _rows(self.table.q, self.table.n, names)}
+
+    def load(self, data: dict[str, Any], idents: dict[str, int]) -> None:
+        self.table.q, self.table.n = _unrows(data.get("q", []), idents)
+
 
 class CollectiveW(OneMind):
     name = "collective-w"
@@ -448,6 +462,29 @@ class CollectiveW(OneMind):
         losses = [v.w for m, v in reports.items() if m is not k and v.w is not None]
         if losses:
             self.table.update(x, k.ident, sum(losses))
+
+    def knowledge(self, names: dict[int, str]) -> dict[str, Any] | None:
+        return {"w": _rows(self.table.w, self.table.n, names)}
+
+    def load(self, data: dict[str, Any], idents: dict[str, int]) -> None:
+        self.table.w, self.table.n = _unrows(data.get("w", []), idents)
+
+
+def _rows(values: dict[tuple[str, int], float], counts: dict[tuple[str, int], int],
+          names: dict[int, str]) -> list[list[Any]]:
+    """A table over (x, member id) as JSON rows [x, mind name, value, count]."""
+    return [[x, names[i], v, counts.get((x, i), 0)] for (x, i), v in values.items() if i in names]
+
+
+def _unrows(rows: list[list[Any]], idents: dict[str, int]) -> tuple[dict[tuple[str, int], float],
+                                                                     dict[tuple[str, int], int]]:
+    values: dict[tuple[str, int], float] = {}
+    counts: dict[tuple[str, int], int] = {}
+    for x, name, v, n in rows:
+        if name in idents:
+            values[(str(x), idents[name])] = float(v)
+            counts[(str(x), idents[name])] = int(n)
+    return values, counts
 
 
 class StochasticCollectiveW(CollectiveW):

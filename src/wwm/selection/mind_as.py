@@ -15,6 +15,7 @@ last answer and the winner (:meth:`ActionSelectionMind.display_details`).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
@@ -28,6 +29,7 @@ from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
+from .learning.knowledge import KnowledgeStore
 from .learning.tables import Temperature
 from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self, same_server
 from .methods import METHODS, Decision, Method, Settings, method_class
@@ -80,7 +82,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind
     whose card declares a ``timeout`` argument is sent this share of this server's own in its
     New run, so time-outs shrink down a chain, 9.2 note 1; a mind that declares ``peers`` is
-    sent the other minds' URLs, 10.17); ``seed``."""
+    sent the other minds' URLs, 10.17); ``seed``.
+
+    What the method itself learns (Hierarchical Q's Q(x,i), Collective W's W(x,i)) is kept per
+    client (7.3), by the minds' URLs and arguments: a client's next run starts from its own
+    tables, and New run's "Other client URL" (9.2.1) starts from another client's instead
+    (refused with ``other-client-unknown`` when there are none)."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -173,6 +180,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.pending = False  # a decision made this step and not yet followed by its news
         self.last_x: str | None = None
         self.steps = 0
+        self.store = KnowledgeStore()   # what the method learns (Q(x,i), W(x,i)), per client (7.3)
+        self.learnt_from: str | None = None
 
     def __getstate__(self) -> dict[str, Any]:  # (a server's snapshot: no live task)
         return {**self.__dict__, "_retry_task": None}
@@ -319,12 +328,52 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         await self._collection_changed()
 
     # ---- runs -----------------------------------------------------------------------------
+    # ---- what the AS itself learns, kept per client (7.3, 9.2.1) ------------------------------
+    def _names(self) -> dict[int, str]:
+        """Each member's name in a saved table: its URL, with the arguments written for it
+        (the same server with other arguments is another mind); a repeat gets #2, #3, ..."""
+        names: dict[int, str] = {}
+        seen: dict[str, int] = {}
+        for m in sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident):
+            name = m.url + (" " + json.dumps(m.args, sort_keys=True) if m.args else "")
+            seen[name] = seen.get(name, 0) + 1
+            names[m.ident] = name if seen[name] == 1 else f"{name}#{seen[name]}"
+        return names
+
+    @property
+    def identity(self) -> str:
+        """What the saved learning is for: this method over these minds (any order)."""
+        minds = "\n".join(sorted(self._names().values()))
+        return (f"{type(self).__module__}.{type(self).__qualname__}|{self.method.name}|"
+                f"{self.settings.gamma:g}|{minds}")
+
+    def _recall(self, client_url: str | None, other_client_url: str | None) -> None:
+        """Start from what this method learnt with this client, or with ``other_client_url``
+        ("the Mind you learnt with client c", which must exist: ``other-client-unknown``)."""
+        if self.method.knowledge({}) is None:  # a method that learns nothing
+            if other_client_url:
+                raise Refusal("other-client-unknown", f"method {self.method.name!r} learns nothing of its "
+                              "own, so nothing was learnt with any client")
+            return
+        data = self.store.recall(self.identity, client_url, other_client_url,
+                                 detail=f" (with method {self.method.name!r} over these minds)")
+        if data is not None:
+            self.method.load(data, {name: ident for ident, name in self._names().items()})
+            self.learnt_from = other_client_url or client_url
+
+    def _keep(self) -> None:
+        data = self.method.knowledge(self._names())
+        if data is not None:
+            self.store.save(self.identity, self.client_url, data)
+
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
-                      world_run_id: str | None = None) -> RunStarted | None:
+                      world_run_id: str | None = None,
+                      other_client_url: str | None = None) -> RunStarted | None:
         if same_server(client_url, home_url()):  # a run of this server made it a member, by any URL
             raise Refusal("mind-url-invalid", f"New run from {client_url}, this Action Selection "
                           "server itself: an AS cannot be its own member (it would call itself without end)")
         await super().new_run(client_url, world_display_url, world_run_id)
+        self._recall(client_url, other_client_url)
         everyone = sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident)
         self.members, self.waiting, self.returned = everyone, [], []
         failed = dict(await self._start(everyone))
@@ -407,6 +456,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             self.members.append(m)
 
     async def end_run(self, score: float | None = None) -> float | None:
+        self._keep()
         if self._retry_task is not None:
             self._retry_task.cancel()
         await self._close(self.members + self.returned + list(self.passive.values()), score)
@@ -679,6 +729,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                          f"{self.retry:g} s", "Q": None, "W": None, "won": False, "display": None,
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
         decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps, "timeout": self.timeout}
+        if self.learnt_from is not None:  # the tables it started from: learnt with this client
+            decision["learnt with"] = self.learnt_from
         if d is not None:
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)
