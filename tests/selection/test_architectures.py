@@ -39,6 +39,7 @@ SPECS: dict[str, tuple[str, dict]] = {
     "open": (f"{SEL}.keydoor:OpenDoor", {}),
     "goal": (f"{SEL}.keydoor:ReachGoal", {}),
     "serial": (f"{SEL}.serial:SerialMind", {}),
+    "link": (f"{SEL}.serial:SuccessorMind", {}),
     "random": ("wwm.kit.random_mind:RandomMind", {}),
     "explore": (f"{SEL}.keydoor:Explore", {}),
     "maes": (f"{SEL}.maes:MaesNetwork", {}),
@@ -122,6 +123,45 @@ async def test_a_serial_model_runs_the_mind_that_is_ready(servers):
     with pytest.raises(Refusal) as info:
         await empty.new_run()
     assert "needs a chain of at least one mind" in info.value.text
+
+
+async def test_a_chain_without_a_master_passes_requests_on_to_each_successor(servers):
+    """10.3, third variant: the client talks to the first link only; each link, its goal
+    completed, hands every later request to the next (one link server, three runs of it,
+    each with its own step mind and successor as a member {url, args})."""
+    last = {"url": servers["link"].url, "args": {"mind": servers["goal"].url}}
+    second = {"url": servers["link"].url, "args": {"mind": servers["open"].url, "successor": json.dumps(last)}}
+    first = {"mind": servers["fetch"].url, "successor": json.dumps(second)}
+    seeds = (0, 1, 2)
+    chain = [await score(servers["link"].url, first, servers["keydoor"].url, {"seed": s}, None) for s in seeds]
+    master = {"mind URL": [servers[n].url for n in ("fetch", "open", "goal")]}
+    serial = [await score(servers["serial"].url, master, servers["keydoor"].url, {"seed": s}, None) for s in seeds]
+    assert all(points == 1.0 for points, _ in chain), chain
+    assert chain == serial   # the same steps as the master that knows the order: none wasted
+
+    # one run step by step: the first link hands over once the key is held, the second once
+    # the door is open, and from then on the goal mind, two links down, acts
+    link = connect_member(MemberSpec(servers["link"].url, first))
+    world = connect_world(servers["keydoor"].url, run_args={"seed": 0})
+    await link.new_run()
+    await world.new_run()
+    handed: list[bool] = []
+    state = await world.get_state()
+    while "at_goal=0" in state:
+        out = await world.execute_action((await link.get_action(state)).action)
+        await link.inform(out.state, out.score)
+        state = out.state
+        with urllib.request.urlopen(await link.get_display_url() + ".json", timeout=5) as reply:
+            handed.append(json.loads(reply.read())["details"]["handed over"])
+    assert handed[0] is False and handed[-1] is True and handed == sorted(handed)  # once, for good
+    assert not await link.ready_to_suggest(state)   # the last link's goal is done: nobody is ready
+    assert not (await link.get_action(state)).can_suggest
+    await link.end_run()
+    await world.end_run()
+    bad = connect_member(MemberSpec(servers["link"].url, {"mind": "ftp://nowhere/"}))
+    with pytest.raises(Refusal) as info:
+        await bad.new_run()
+    assert info.value.code == "bad-parameters" and "ftp://nowhere/" in info.value.text
 
 
 async def test_a_maes_network_finds_the_order_by_spreading_activation(servers):
