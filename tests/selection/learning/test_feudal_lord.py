@@ -100,3 +100,27 @@ async def test_a_lord_drives_a_served_feudal_servant_by_url_and_does_as_well_as_
     with pytest.raises(Refusal) as info:
         await lord_of(procs).new_run(two, other_client_url="http://stranger.example/")
     assert info.value.code == "other-client-unknown"
+
+
+async def test_a_society_document_builds_the_hierarchy(procs, tmp_path):
+    """The lord in a society document (`wwm run society.yaml`): its servant a member with
+    arguments of its own, sent in the servant's New run."""
+    import yaml
+
+    from wwm.client.society import load
+
+    lord, feudal, _, _, world = procs
+    servant_args = {"actions": "left,right", "q_temperature": 0.1, "seed": 2}
+    doc = {"name": "Feudal corridor", "world": {"url": world.url},
+           "mind": {"url": lord.url, "args": {"minds": [{"url": feudal.url, "args": servant_args}],
+                                             "orders": f"pos=0;pos={LENGTH - 1}", "view": "pos"}},
+           "run": {"steps": 60, "keepalive": None, "client_url": "http://document.example/"}}
+    path = tmp_path / "feudal.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    society = load(path)
+    mind, corridor = society.build()
+    result = await run(mind, corridor, society.settings())
+    assert result.status == "completed" and len(result.steps) == 60
+    assert result.total_score >= 1
+    callers = {link["url"] for link in card(feudal.url)["credit_trail"]["called_by"]}
+    assert any("document.example" in c and c.startswith(lord.url) for c in callers)
