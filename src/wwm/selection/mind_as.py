@@ -38,6 +38,8 @@ from .tables import WinnerMemory
 
 log = logging.getLogger("wwm.selection")
 
+SAVE_EVERY = 1000  # steps between saves of what the AS learns (and at End run)
+
 
 def _split(value: str | list[Any] | None, sep: str = ",") -> list[Any]:
     if value is None:
@@ -182,6 +184,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.steps = 0
         self.store = KnowledgeStore()   # what the method learns (Q(x,i), W(x,i)), per client (7.3)
         self.learnt_from: str | None = None
+        self.learnt_steps = 0
 
     def __getstate__(self) -> dict[str, Any]:  # (a server's snapshot: no live task)
         return {**self.__dict__, "_retry_task": None}
@@ -612,6 +615,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         reports = await self.panel.gather(jobs, {m: m for m in jobs})
         if d is not None and self.last_x is not None:
             self.method.learn(d, self.last_x, y, score, reports, members)
+            self.learnt_steps += 1
+            if self.learnt_steps % SAVE_EVERY == 0:  # a run that never ends keeps its learning too
+                self._keep()
         return reports
 
     async def inform(self, state: str, score: float | None = None) -> float | None:

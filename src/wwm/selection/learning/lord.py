@@ -205,22 +205,22 @@ class FeudalLord(TemperatureQueries, CallsMinds, LearningMind):
         except Refusal as refusal:
             raise Refusal("bad-parameters", f"lord_view: {refusal.text}") from None
 
-    def _give_order(self, state: str, q_temperature: Any) -> Order:
-        sent = step_number(q_temperature, "Q-temperature")
-        t = self.temperature.tick() if sent is None else sent
+    def _give_order(self, state: str, t: float, sent: bool) -> Order:
         x = self.key(state)
         here = self.servant_view(state)
         row = self.table.row(x)
         # an order to the state it is in is no order: it is chosen only if nothing else is left
         allowed = [i for i, (_, c) in enumerate(self.choices) if c != here] or list(range(len(self.choices)))
-        pick = boltzmann_choice([row[i] for i in allowed], t if self.learn or sent is not None else 0.0, self.rng)
+        pick = boltzmann_choice([row[i] for i in allowed], t if self.learn or sent else 0.0, self.rng)
         self.given += 1
         return Order(x, allowed[pick])
 
     async def get_action(self, state: str, q_temperature: Any = None, **step: Any) -> Suggestion:
         self.x = state
+        sent = step_number(q_temperature, "Q-temperature")
+        t = self.temperature.tick() if sent is None else sent  # one step of the schedule per step
         if self.order is None:
-            self.order = self._give_order(state, q_temperature)
+            self.order = self._give_order(state, t, sent is not None)
         servant, c = self.choices[self.order.choice]
         seen = self.servant_view(state)
         # this step's own arguments (a Q-temperature: 0 is "your best, from what you have
@@ -293,10 +293,8 @@ class FeudalLord(TemperatureQueries, CallsMinds, LearningMind):
         told = list(dict.fromkeys(self.minds + self.called, None))  # every servant, and whoever acted
         answers = await asyncio.gather(*(m.inform(seen, score) for m in told), return_exceptions=True)
         for mind, answer in zip(told, answers, strict=True):
-            if isinstance(answer, Refusal):
+            if isinstance(answer, BaseException):  # a servant that missed the news: logged, not fatal
                 log.warning("informing %r failed: %s", mind, answer)
-            elif isinstance(answer, BaseException):
-                raise answer
         self.called = []
         r = self.goal(items(x), items(state), score, self.r) if x is not None else 0.0
         self.total += r
