@@ -79,3 +79,6 @@ async def test_the_as_keeps_what_it_learns_per_client_over_http(procs):
     with pytest.raises(Refusal) as info:   # a method that learns nothing has nothing to give
         await RemoteMind(procs[0].url, minds=[procs[1].url], method="w=q").new_run(two, other_client_url=one)
     assert info.value.code == "other-client-unknown"
+    with pytest.raises(Refusal) as info:   # nor one told to keep nothing (an experiment over seeds)
+        await society(procs, keep=False).new_run(two, other_client_url=one)
+    assert info.value.code == "other-client-unknown" and "keep=false" in info.value.text

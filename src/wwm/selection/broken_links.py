@@ -83,7 +83,7 @@ async def one_run(urls: list[str], kill: Callable[[int], None], method: str, see
                   segment: int, timeout: float) -> list[tuple[float, float]]:
     """One run of (servers + 1) parts, a server killed after each; (score, acted) per part."""
     order = kill_order(copies)
-    society = ActionSelectionMind(urls, method=method, timeout=timeout, seed=seed)
+    society = ActionSelectionMind(urls, method=method, timeout=timeout, seed=seed, keep=False)
 
     def on_step(step: Any, result: Any) -> None:
         if (step.index + 1) % segment == 0 and order:

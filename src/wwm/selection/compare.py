@@ -113,7 +113,7 @@ async def one(world: str, method: str, seed: int, steps: int, client: str | None
                            q_temperature=temperature, run_length=1e12,
                            w="learned" if learns else "q",
                            w_initial=-0.01, seed=seed) for g, v in goals]
-    society = ActionSelectionMind(minds, method=method, seed=seed, run_length=steps,
+    society = ActionSelectionMind(minds, method=method, seed=seed, run_length=steps, keep=False,  # each seed afresh
                                   q_temperature=0.1, strengths=strengths, views=";".join(v for _, v in goals)
                                   if method == "w-learning-subspaces" else "")
     result = await run(society, make(seed), RunSettings(steps=steps, keepalive=None))

@@ -89,7 +89,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     What the method itself learns (Hierarchical Q's Q(x,i), Collective W's W(x,i)) is kept per
     client (7.3), by the minds' URLs and arguments: a client's next run starts from its own
     tables, and New run's "Other client URL" (9.2.1) starts from another client's instead
-    (refused with ``other-client-unknown`` when there are none)."""
+    (refused with ``other-client-unknown`` when there are none). ``keep=false``: every run
+    learns from scratch and nothing is saved (an experiment over seeds)."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -104,7 +105,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                  period: int = 1, start: str = "random", remember: bool = False,
                  max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
                  retry: float = 2.0, timeout_share: float = 0.8, w_run_length: float | None = None,
-                 seed: int | None = None) -> None:
+                 keep: bool = True, seed: int | None = None) -> None:
         cls = method_class(method)
         if timeout <= 0:
             raise ValueError("timeout must be positive")
@@ -183,6 +184,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.last_x: str | None = None
         self.steps = 0
         self.store = KnowledgeStore()   # what the method learns (Q(x,i), W(x,i)), per client (7.3)
+        self.keep = keep
         self.learnt_from: str | None = None
         self.learnt_steps = 0
 
@@ -353,10 +355,12 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     def _recall(self, client_url: str | None, other_client_url: str | None) -> None:
         """Start from what this method learnt with this client, or with ``other_client_url``
         ("the Mind you learnt with client c", which must exist: ``other-client-unknown``)."""
-        if self.method.knowledge({}) is None:  # a method that learns nothing
+        if self.method.knowledge({}) is None or not self.keep:  # a method that learns nothing
             if other_client_url:
-                raise Refusal("other-client-unknown", f"method {self.method.name!r} learns nothing of its "
-                              "own, so nothing was learnt with any client")
+                why = "keeps nothing (keep=false)" if not self.keep else \
+                    f"runs method {self.method.name!r}, which learns nothing of its own"
+                raise Refusal("other-client-unknown", f"this Action Selection server {why}, so nothing "
+                              "was learnt with any client")
             return
         data = self.store.recall(self.identity, client_url, other_client_url,
                                  detail=f" (with method {self.method.name!r} over these minds)")
@@ -365,6 +369,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             self.learnt_from = other_client_url or client_url
 
     def _keep(self) -> None:
+        if not self.keep:
+            return
         data = self.method.knowledge(self._names())
         if data is not None:
             self.store.save(self.identity, self.client_url, data)
