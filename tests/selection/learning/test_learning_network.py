@@ -78,7 +78,7 @@ async def test_every_mind_l_and_mind_i_query(q_server, encoding):
     await m.send_w_temperature(0.5)
     assert await m.get_w_temperature() == 0.5
     await m.reset_w_temperature(run_length=20)
-    s = await m.get_suggestion("s", q_temperature=0, w_temperature=0.1)
+    s = await m.get_suggestion("s", q_temperature=0, w_temperature=0)  # bids its W exactly
     assert s.action == "a" and s.w == 0.0
     v = await m.inform_winner("s", obeyed=False, payment=0.25, winner_url="http://winner.example/",
                               action="b", score=0.0)

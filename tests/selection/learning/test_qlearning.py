@@ -4,6 +4,7 @@ and weak versions of one mind (10.10), W-learning from losses, knowledge kept pe
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -238,3 +239,21 @@ async def test_a_view_the_state_lacks_is_refused_by_name():
     await m.new_run()
     with pytest.raises(Refusal, match="names q"):
         await m.get_action("i=0 n=1 f=9 p=9")
+
+
+async def test_minds_bidding_at_one_w_temperature_win_by_boltzmann_over_w():
+    """The Gumbel-max identity the W-temperature rests on (7.3.2): the highest of the bids of
+    minds with W 1, 0.5, 0 at T picks mind k with probability e^{W_k/T} / SUM_j e^{W_j/T}."""
+    t, ws, n = 0.5, (1.0, 0.5, 0.0), 4000
+    minds = [QLearningMind(reward="score", actions="a", w_initial=w, learn=False, w_temperature=t,
+                           w_run_length=1e9, seed=i) for i, w in enumerate(ws)]
+    for m in minds:
+        await m.new_run()
+    wins = [0, 0, 0]
+    for _ in range(n):
+        bids = [(await m.get_suggestion("s")).w for m in minds]
+        wins[bids.index(max(bids))] += 1
+    total = sum(math.exp(w / t) for w in ws)
+    for k, w in enumerate(ws):
+        assert wins[k] / n == pytest.approx(math.exp(w / t) / total, abs=0.025)  # 3 sd ~0.02
+    assert await minds[0].get_w_temperature() == pytest.approx(t, abs=1e-4)  # a long W run: barely moved

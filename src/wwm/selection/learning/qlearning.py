@@ -6,6 +6,16 @@ length, or sent by the client with each step (7.3.1). In a society it presents W
 W-learning from its losses when it is not obeyed ([PhD] 6; only the losers update unless
 ``update_winner``), or W = Q (static, 10.7). Its "strength" c multiplies every Q and W it
 reports without changing its policy (10.10). What it learns is kept per client (7.3).
+
+Its W-temperature (7.3.2, 9.2.2) is to the competition what the Q-temperature is to its
+choice of action: how much it explores rather than bids what it knows. The W it puts forward
+in "Get suggested action with values" is its learnt W plus T_W times a centred Gumbel draw, so
+when every mind of a collection bids at one temperature T_W, a plain "highest W" picks mind k
+with probability e^{W_k/T_W} / SUM_j e^{W_j/T_W}, the stochastic highest W of [PhD] 6.5, and
+each mind gets to lose (and so learn W) in states it would otherwise always win. T_W = 0 bids
+the learnt W exactly. The temperature is kept by the server, declining to 0 over the proposed
+length of the W learning run, or sent with each step (7.3.1); "Reset W-Temperature" (the
+collection changed) starts the schedule again and re-learns W from scratch (7.3.2).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from .rewards import reward as find_reward
 from .tables import QTable, Temperature, TemperatureQueries, WTable, boltzmann_choice
 
 DEFAULT_ACTIONS = "0,1,2,3,4,5,6,7,8"
+EULER_GAMMA = 0.5772156649015329  # the mean of a standard Gumbel draw
 
 
 def parse_actions(actions: str | list[str]) -> list[str]:
@@ -51,13 +62,24 @@ def step_number(value: Any, name: str) -> float | None:
     return number
 
 
+def explored(temperature: float, rng: random.Random) -> float:
+    """What a W-temperature adds to a bid: T times a Gumbel draw centred on 0 (its mean,
+    Euler's gamma, taken off, so the bid is the learnt W on average). The highest of W_i + T G_i
+    is mind k with probability e^{W_k/T} / SUM_j e^{W_j/T} (the Gumbel-max identity)."""
+    if temperature <= 0:
+        return 0.0
+    return temperature * (-math.log(-math.log(1.0 - rng.random())) - EULER_GAMMA)
+
+
 class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
     """Q-learning and W-learning by lookup table, with the reward named by ``reward``.
 
     Arguments: ``reward`` (a goal of :mod:`wwm.selection.learning.rewards`, or "score"), ``r``
     (its size; default the goal's own), ``actions`` (comma-separated), ``gamma``,
     ``q_temperature`` (start of the declining schedule; default r/2) over ``run_length``
-    steps, ``learn`` (false: frozen), ``strength`` c > 0, ``w`` ("learned" or "q"),
+    steps, ``w_temperature`` (start of the W-temperature's schedule; default 0, bids exact)
+    over ``w_run_length`` steps (9.2.2 "Proposed length of W learning run"; default
+    ``run_length``), ``learn`` (false: frozen), ``strength`` c > 0, ``w`` ("learned" or "q"),
     ``w_initial`` (W of unseen states; negative for the strict variant), ``update_winner``,
     ``view`` (the keys of x this mind reads; default all), ``pretrained`` (start from the
     knowledge learnt with this client URL), ``seed``."""
@@ -72,8 +94,8 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
                  q_temperature: float | None = None, run_length: float = 10_000.0,
                  learn: bool = True, strength: float = 1.0, w: str = "learned",
                  w_initial: float = 0.0, update_winner: bool = False, w_temperature: float = 0.0,
-                 view: str = "", pretrained: str | None = None, seed: int | None = None,
-                 save_every: int = 1000) -> None:
+                 w_run_length: float | None = None, view: str = "", pretrained: str | None = None,
+                 seed: int | None = None, save_every: int = 1000) -> None:
         self.goal = find_reward(reward)
         self.r = self.goal.size if r is None else float(r)
         self.actions = parse_actions(actions)
@@ -92,7 +114,13 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
         self.strength = strength
         self.w_mode = w
         self.update_winner = update_winner
-        self.w_temperature = w_temperature
+        if w_run_length is not None and w_run_length <= 0:
+            raise ValueError("w_run_length (the proposed length of the W learning run) must be a "
+                             "positive number of steps")
+        if w_temperature < 0:
+            raise ValueError("w_temperature cannot be negative")
+        # 9.2.2: the W-temperature declines to 0 over the W learning run (7.3.1)
+        self.w_schedule = Temperature(w_temperature, run_length if w_run_length is None else w_run_length)
         self.pretrained = pretrained
         self.rng = random.Random(seed)
         self.save_every = save_every
@@ -156,13 +184,17 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
 
     async def get_suggestion(self, state: str, q_temperature: Any = None,
                              w_temperature: Any = None, **step: Any) -> Suggestion:
+        sent = step_number(w_temperature, "W-temperature")  # refused before anything moves
         a = self._choose(state, q_temperature)
         self.x, self.a = state, a
         key = self.key(state)
+        t = self.w_schedule.tick() if sent is None else sent
         return Suggestion(self.actions[a], q=self.strength * self.table.value(key, a),
-                          w=self.strength * self.w_value(key))
+                          w=self.strength * self.w_value(key) + explored(t, self.rng))
 
     async def get_values(self, state: str, action: str, **step: Any) -> Values:
+        """What ``action`` is worth to this mind, exact: a W-temperature shapes only the bid
+        it puts forward ("Get suggested action with values"), not a measurement of an action."""
         if action not in self.actions:
             return Values()  # an action this mind does not understand
         key = self.key(state)
@@ -222,17 +254,31 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
         self.strength = strength
 
     async def get_w_temperature(self) -> float | None:
-        return self.w_temperature
+        """The W-temperature the next bid will use (if none is sent with it)."""
+        return self.w_schedule.current
 
     async def reset_w_temperature(self, run_length: float | None = None) -> None:
-        """Collection changed: re-learn W quickly (the W learning rates start again)."""
+        """Collection changed (7.3.2): the W-temperature starts its schedule again (over
+        ``run_length`` steps if given) and W is re-learnt from scratch (its learning rates
+        start again at 1, so the first loss seen in a state replaces the old W)."""
+        try:
+            self.w_schedule.reset(run_length)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
         self.wtable.forget_counts()
 
     async def send_w_temperature(self, w_temperature: float, run_length: float | None = None) -> None:
+        """From now on this W-temperature, declining to 0 over ``run_length`` steps (or the
+        length in force). A positive one also re-learns W from scratch (7.3.2: "re-learn its
+        W-values from scratch, i.e. increase the W-Temperature"); 0 only stops exploring."""
         if w_temperature < 0:
             raise Refusal("bad-parameters", "a W-temperature cannot be negative")
-        self.w_temperature = w_temperature
-        self.wtable.forget_counts()
+        try:
+            self.w_schedule.reset(run_length, start=w_temperature)
+        except ValueError as exc:
+            raise Refusal("bad-parameters", str(exc)) from None
+        if w_temperature > 0:
+            self.wtable.forget_counts()
 
     # ---- scores and the end of the run ----------------------------------------------------
     async def get_current_score(self, score: float | None = None) -> float | None:
