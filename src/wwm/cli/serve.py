@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arg", action="append", metavar="K=V", default=[],
                         help="a default argument for every run (a run's own New run arguments win)")
     parser.add_argument("--state", metavar="FILE",
-                        help="snapshot own-copy runs to this SQLite file so a restarted server resumes them")
+                        help="snapshot own-copy runs (and keep the credit trail) in this SQLite file, so a "
+                             "restarted server resumes them (and publishes the same trail)")
     parser.add_argument("--public-url", help="the URL clients use, if not http://HOST:PORT/")
     parser.add_argument("--max-body", type=int, default=1 << 20, help="largest message accepted, in bytes")
     parser.add_argument("--idle-timeout", type=float, default=3600.0,

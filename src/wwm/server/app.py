@@ -100,6 +100,7 @@ class ServerApp:
             self._sweeper.cancel()
             if tcp_server is not None:
                 tcp_server.close()
+            self.dispatcher.trail.flush()  # the counts since the last write, to a --state file
             self.dispatcher.runs.close()
 
     async def _sweep(self) -> None:

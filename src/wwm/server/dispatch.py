@@ -58,6 +58,8 @@ class Dispatcher:
         self.runs = runs or RunTable(cls)
         self._runs = self.runs.runs  # (the table's dict of runs by ID, looked up on every query)
         self.trail = CreditTrail(url)
+        if self.runs.snapshots is not None:  # --state: the trail outlives a restart (7.2)
+            self.runs.snapshots.keep(self.trail)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
         self._accepts: dict[Any, _Takes] = {}

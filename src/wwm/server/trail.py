@@ -1,6 +1,17 @@
 """The credit trail of section 7.2: the servers this server calls, and the servers and clients
 that call it (learnt from the "client URL" every query carries), published at its URL.
 
+One link per distinct URL and side, with when it was first and last seen and how many
+queries it carried, so the trail grows with the number of callers, not of calls. A link is
+never dropped: the seed wants these lists "published online" for "long after" their authors
+"have gone". Only a flood of invented caller URLs is bounded: past ``limit`` links on a side,
+a new URL's queries are counted as unlisted instead of pushing out a listed one.
+
+A server started with ``--state FILE`` keeps its trail in that file beside its runs' snapshots
+(:meth:`wwm.server.snapshots.SnapshotFile.keep`), so a restarted server publishes the same
+trail: a new link is written at once (it survives even a crash), counts at most every
+``flush_seconds`` and when the server stops.
+
 While a query is being answered, :data:`current_server` names the server answering it; the
 client layer reads it to fill in "client URL" on the queries that server makes in turn and to
 record them as callees here.
@@ -9,9 +20,14 @@ record them as callees here.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+CALLS = "calls"          # the servers this one calls
+CALLED_BY = "called_by"  # the servers and clients that call it
+SIDES = (CALLS, CALLED_BY)
 
 
 @dataclass(slots=True)
@@ -22,34 +38,78 @@ class Link:
     queries: int = 0
 
 
+class LinkKeeper(Protocol):
+    """Where a trail is kept between runs of its server (the ``--state`` file)."""
+
+    def save_links(self, links: Iterable[tuple[str, Link]], unlisted: dict[str, int]) -> None: ...
+
+
 @dataclass
 class CreditTrail:
     url: str
     callers: dict[str, Link] = field(default_factory=dict)
     callees: dict[str, Link] = field(default_factory=dict)
-    limit: int = 1000  # links kept per side; the least recently seen go first
+    limit: int = 10_000  # links listed per side; past it a new URL's queries are counted unlisted
+    unlisted: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SIDES, 0))
+    keeper: LinkKeeper | None = None
+    flush_seconds: float = 2.0
+    _pending: dict[tuple[str, str], Link] = field(default_factory=dict, repr=False)
+    _flushed: float = field(default_factory=time.monotonic, repr=False)
 
     def called_by(self, url: str) -> None:
-        self._touch(self.callers, url)
+        self._touch(CALLED_BY, self.callers, url)
 
     def calls(self, url: str) -> None:
-        self._touch(self.callees, url)
+        self._touch(CALLS, self.callees, url)
 
-    def _touch(self, links: dict[str, Link], url: str) -> None:
+    def side(self, name: str) -> dict[str, Link]:
+        return self.callees if name == CALLS else self.callers
+
+    def _touch(self, side: str, links: dict[str, Link], url: str) -> None:
         now = time.time()
         link = links.get(url)
+        new = link is None
         if link is None:
             if len(links) >= self.limit:
-                del links[min(links.values(), key=lambda link: link.last_seen).url]
+                self.unlisted[side] += 1
+                self._changed(False)
+                return
             link = links[url] = Link(url, now, now)
         link.last_seen = now
         link.queries += 1
+        if self.keeper is not None:
+            self._pending[(side, url)] = link
+            self._changed(new)
 
+    def _changed(self, new_link: bool) -> None:
+        """Write what changed: at once for a new link, else at most every ``flush_seconds``."""
+        if self.keeper is not None and (new_link or time.monotonic() - self._flushed >= self.flush_seconds):
+            self.flush()
+
+    # ---- keeping ---------------------------------------------------------------------------
+    def restore(self, links: Iterable[tuple[str, Link]], unlisted: dict[str, int]) -> None:
+        """Take back the links kept before a restart (before any query is answered)."""
+        for side, link in links:
+            if side in SIDES:
+                self.side(side)[link.url] = link
+        for side in SIDES:
+            self.unlisted[side] += unlisted.get(side, 0)
+
+    def flush(self) -> None:
+        """Write the links changed since the last flush to the keeper, if any."""
+        self._flushed = time.monotonic()
+        if self.keeper is None:
+            return
+        pending, self._pending = self._pending, {}
+        self.keeper.save_links([(side, link) for (side, _), link in pending.items()], self.unlisted)
+
+    # ---- publishing ------------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
         def side(links: dict[str, Link]) -> list[dict[str, Any]]:
             return [{"url": link.url, "first_seen": link.first_seen, "last_seen": link.last_seen,
                      "queries": link.queries} for link in sorted(links.values(), key=lambda link: link.url)]
-        return {"url": self.url, "calls": side(self.callees), "called_by": side(self.callers)}
+        return {"url": self.url, CALLS: side(self.callees), CALLED_BY: side(self.callers),
+                "unlisted": dict(self.unlisted)}
 
 
 current_server: ContextVar[CreditTrail | None] = ContextVar("wwm_current_server", default=None)
