@@ -26,7 +26,7 @@ def test_original_patterns_are_palindromic_walks():
 
 def test_paper_patterns_repeat_a_closed_segment_cyclically():
     from wwm.lambdastar.episodes import paper_pattern_pair
-    s = generate(10, 60, 300, "paper", seed=2)
+    s = generate(10, 60, 300, "paper", seed=2, k_max=None)           # the rule itself, no K limit
     g = s.grid
     good, evil, length = paper_pattern_pair(g, 60, 300, 2)       # the patterns, before collisions
     assert np.array_equal(length, s.segment)

@@ -1,9 +1,11 @@
 """Test batteries per Definition 3: ω environments of one size (so one search-space entropy
 H(μ)) whose pattern complexities K(μ) are spread over a chosen range.
 
-``blind`` sampling draws patterns as the generator gives them (what the authors' code does);
-``stratified`` sampling draws candidates and keeps the same number of episodes from each of
-``bins`` equal-width bands of K in [k_min, k_max].
+``blind`` sampling (``k_range=None``) draws patterns as the generator gives them, up to the
+profile's limit on K (paper: K(μ) ∈ [2, 23], section 5.1; original: no limit, as the
+authors' code); ``stratified`` sampling draws candidates (with no limit, so a range can
+reach beyond 23) and keeps the same number of episodes from each of ``bins`` equal-width
+bands of K in [k_min, k_max].
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
                          f"K in [{lo_ok}, {hi_ok}]")
     wanted = bands(k_min, k_max, spec.bins)
     quota = np.diff(np.linspace(0, spec.episodes, len(wanted) + 1).round().astype(int))
-    pool = generate(spec.grid, spec.iterations, max(4 * spec.episodes, 200), spec.profile, spec.seed)
+    pool = generate(spec.grid, spec.iterations, max(4 * spec.episodes, 200), spec.profile, spec.seed,
+                    k_max=None)
     for _ in range(attempts):
         chosen = []
         for (lo, hi), count in zip(wanted, quota, strict=True):
@@ -66,7 +69,7 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
             chosen.append(hits[:count])
         else:
             return pool.select(np.sort(np.concatenate(chosen)))
-        pool = generate(spec.grid, spec.iterations, len(pool) * 4, spec.profile, spec.seed)
+        pool = generate(spec.grid, spec.iterations, len(pool) * 4, spec.profile, spec.seed, k_max=None)
     have = (int(pool.complexity.min()), int(pool.complexity.max()))
     raise ValueError(f"cannot fill the complexity range [{k_min}, {k_max}] with {spec.episodes} "
                      f"episodes on a {spec.grid}x{spec.grid} grid with ϑ = {spec.iterations} "

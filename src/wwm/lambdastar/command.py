@@ -82,8 +82,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--backend", choices=("serial", "ray"), default="serial", help="default: %(default)s")
     a("--ray-address", default=None, help="address of a running Ray cluster (default: a local one)")
     a("--k-range", type=_k_range, default=None,
-      help="build the battery with K spread evenly over LOW:HIGH (Definition 3); "
-           "default: blind sampling")
+      help="build the battery with K spread evenly over LOW:HIGH (Definition 3), beyond 23 too; "
+           "default: blind sampling, K <= 23 under the paper profile (section 5.1), no limit "
+           "under the original")
     a("--bins", type=int, default=4, help="bands of K in the breakdown (default: %(default)s)")
     a("--coordination", flag=True,
       help="Good pays only when two or more agents are next to it")

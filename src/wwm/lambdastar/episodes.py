@@ -110,17 +110,50 @@ class EpisodeSet:
         return [self.select(chunk) for chunk in chunks if len(chunk)]
 
 
+PROFILE_LIMIT = "profile"
+"""``generate(k_max=PROFILE_LIMIT)``: the profile's own K limit (``Profile.k_max``)."""
+
+
 def generate(grid: int | tuple[int, int], iterations: int, episodes: int,
              profile: str | Profile = "paper", seed: int = 0,
-             segment: tuple[int, int] | None = None) -> EpisodeSet:
+             segment: tuple[int, int] | None = None,
+             k_max: int | str | None = PROFILE_LIMIT) -> EpisodeSet:
     """``episodes`` environments. ``segment`` limits the recurrent segment length (paper
-    profile), which is how a battery aims at a range of K."""
+    profile), which is how a battery aims at a range of K. ``k_max`` is the highest K(μ)
+    drawn: by default the profile's (paper: 23, section 5.1; original: none); None: no limit.
+
+    Under a limit the paper profile draws segments of at most ``k_max - 1`` cells (a cyclic
+    sequence of period L has K ≤ L + 1), and the rare episode a Good/Evil collision pushes
+    above the limit is left out: a few spare episodes are drawn for that."""
     prof = get_profile(profile)
-    rows, cols = (grid, grid) if isinstance(grid, int) else grid
     if iterations < 1:
         raise ValueError(f"an episode needs at least one iteration (got {iterations})")
     if episodes < 1:
         raise ValueError(f"a test needs at least one episode (got {episodes})")
+    limit = prof.k_max if k_max == PROFILE_LIMIT else k_max
+    if limit is None:
+        return _generate(grid, iterations, episodes, prof, seed, segment)
+    if isinstance(limit, str) or limit < 2:
+        raise ValueError(f"the highest pattern complexity K must be at least 2 (got {limit!r})")
+    if prof.cyclic_patterns and prof.k_on_sequence:
+        lo, hi = segment if segment is not None else (1, max(1, iterations // 2))
+        if lo > limit - 1:
+            raise ValueError(f"segments of {lo} cells or more give K above {limit}")
+        segment = (lo, min(hi, limit - 1))
+    pool = episodes + episodes // 50 + 4
+    for _ in range(6):
+        found = _generate(grid, iterations, pool, prof, seed, segment)
+        fits = np.flatnonzero(found.complexity <= limit)
+        if len(fits) >= episodes:
+            return found.select(fits[:episodes])
+        pool *= 2
+    raise ValueError(f"the {prof.name} profile's patterns rarely have K <= {limit} "
+                     f"(found {len(fits)} of {episodes} episodes)")
+
+
+def _generate(grid: int | tuple[int, int], iterations: int, episodes: int, prof: Profile,
+              seed: int, segment: tuple[int, int] | None) -> EpisodeSet:
+    rows, cols = (grid, grid) if isinstance(grid, int) else grid
     geo = torus(rows, cols)
     if not prof.cyclic_patterns and rows != cols:
         raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")

@@ -22,7 +22,7 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
     from rich.table import Table
 
     settings = {"grid": lambda r: f"{r.job.grid}x{r.job.grid}", "seed": lambda r: str(r.job.seed),
-                "profile": lambda r: r.job.profile}
+                "profile": lambda r: r.job.profile, "K(μ) in": _k_span}
     varying = [name for name, get in settings.items() if len({get(r) for r in results}) > 1]
     shared = [f"{name} {settings[name](results[0])}" for name in settings if name not in varying and results]
     t = Table(title=", ".join([title, *shared]))
@@ -38,6 +38,11 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
         t.add_row(r.job.agent, str(r.job.size), *[settings[name](r) for name in varying],
                   f"{r.upsilon:+.4f} ± {r.stderr:.4f}", *cells)
     return t
+
+
+def _k_span(r: JobResult) -> str:
+    """The range of pattern complexity the test's episodes cover."""
+    return f"[{min(r.complexity)}, {max(r.complexity)}]" if r.complexity else "-"
 
 
 def _band_names(results: Sequence[JobResult]) -> list[str]:
