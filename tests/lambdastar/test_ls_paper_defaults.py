@@ -43,3 +43,31 @@ def test_a_cli_run_reports_the_k_range(tmp_path, capsys):
     assert main(["lambdastar", "--agents", "random", "--episodes", "100", "--iterations", "100",
                  "--no-plots", "--json", "--k-range", "2:40", "--out", str(tmp_path / "b")]) == 0
     assert max(json.loads(capsys.readouterr().out)[0]["complexity"]) > 23
+
+
+@pytest.mark.parametrize("profile, sessions", [("paper", 1), ("original", 100)])
+def test_learners_train_as_their_source_says_by_default(profile, sessions):
+    """paper: "each test episode of ϑ iterations is equivalent to one training session"
+    (Algorithm 1); the authors' code: 100 replays of the episode (trainingIterations)."""
+    from wwm.lambdastar import vector
+    from wwm.lambdastar.agents import make
+    from wwm.lambdastar.harness import Setting, play
+
+    episodes = build(BatterySpec(6, 12, 8, profile, seed=2))
+    team = make("qlearning", 1, episodes.grid, episodes.profile, 12)
+    assert team.replays == sessions
+    for engine in (play, vector.play):
+        default = engine(Setting("qlearning", 2), episodes).scores
+        assert np.array_equal(default, engine(Setting("qlearning", 2, replays=sessions), episodes).scores)
+        other = 100 if sessions == 1 else 1
+        assert not np.array_equal(default, engine(Setting("qlearning", 2, replays=other), episodes).scores)
+
+
+def test_the_cli_records_the_training_sessions_it_used(tmp_path, capsys):
+    base = ["lambdastar", "--agents", "qlearning", "--episodes", "5", "--iterations", "10", "--grid", "5",
+            "--no-plots", "--json"]
+    for profile, sessions in (("paper", 1), ("original", 100)):
+        assert main([*base, "--profile", profile, "--out", str(tmp_path / profile)]) == 0
+        assert json.loads(capsys.readouterr().out)[0]["job"]["replays"] == sessions
+    assert main([*base, "--replays", "7", "--out", str(tmp_path / "7")]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["job"]["replays"] == 7

@@ -93,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--drift", type=int, default=0,
       help="landscape: iterations between moves of its peaks (0: static)")
     a("--gamma", type=float, default=0.5, help="stigmergy fake-reward factor γ (paper profile)")
-    a("--replays", type=int, default=100, help="learners' training replays per episode (default: 100)")
+    a("--replays", type=int, default=None,
+      help="learners' training sessions per episode before the scored run (default: the profile's: "
+           "paper 1, as Algorithm 1; original 100, as the authors' code)")
     a("--mind", nargs="+", metavar="URL", default=None,
       help="test the mind(s) at these URLs through the protocol, comma- or space-separated "
            "(several: one collective)")
@@ -169,7 +171,7 @@ def _check_common(args) -> None:
         raise ValueError(f"--seed must be 0 or more (got {min(args.seed)})")
     if args.bins < 1:
         raise ValueError(f"--bins must be at least 1 (got {args.bins})")
-    if args.replays < 0:
+    if args.replays is not None and args.replays < 0:
         raise ValueError(f"--replays must be 0 or more (got {args.replays})")
     if not 0.0 < args.gamma < 1.0:
         raise ValueError(f"--gamma (the stigmergy fake-reward factor) must be between 0 and 1, "
@@ -218,6 +220,7 @@ def _local(args, console):
 
     from . import sweep
     from .agents import TEAMS
+    from .profiles import profile
     from .agents.mixed import is_mix, mix_key, mix_size, parse_mix
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
@@ -234,7 +237,8 @@ def _local(args, console):
     common = dict(episodes=args.episodes, iterations=args.iterations, profile=args.profile,
                   observation_range=args.observation_range, coordination=args.coordination,
                   environment=args.environment, k_range=args.k_range, bins=args.bins,
-                  gamma=args.gamma, replays=args.replays, drift=args.drift)
+                  gamma=args.gamma, drift=args.drift,
+                  replays=profile(args.profile).replays if args.replays is None else args.replays)
     jobs = []
     for grid, seed, agent in product(args.grid, args.seed, agents):
         if agent in mixes:  # a mix has its own size, and plays on the plain engine

@@ -25,7 +25,7 @@ class Setting:
     observation_range: int = 1
     coordination: bool = False
     gamma: float = 0.5       # stigmergy fake-reward factor (paper profile)
-    replays: int = 100       # learners' training replays per episode
+    replays: int | None = None  # learners' training replays per episode (None: the profile's)
 
     def team(self, episodes: EpisodeSet | LandscapeSet) -> Team:
         return agent_types.make(self.agent, self.size, episodes.grid, episodes.profile,
@@ -126,7 +126,7 @@ def _check(setting: Setting, episodes: EpisodeSet | LandscapeSet) -> None:
     """Refuse settings no engine can play, with the same words in both engines."""
     if setting.agent == "stigmergy" and not 0.0 < setting.gamma < 1.0:
         raise ValueError(f"the fake-reward factor γ must be in (0, 1) (got {setting.gamma})")
-    if setting.replays < 0:
+    if setting.replays is not None and setting.replays < 0:
         raise ValueError(f"replays must be 0 or more (got {setting.replays})")
     k = setting.observation_range
     if k < 1 or 2 * k + 1 > min(episodes.grid.rows, episodes.grid.cols):

@@ -35,7 +35,7 @@ class Job:
     k_range: tuple[int, int] | None = None
     bins: int = 4
     gamma: float = 0.5
-    replays: int = 100
+    replays: int | None = None         # None: the profile's (paper 1, original 100)
     drift: int = 0                     # landscape: iterations between moves (0: static)
 
     @property

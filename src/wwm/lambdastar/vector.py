@@ -299,7 +299,7 @@ def _learn_and_play(b: _Batch) -> np.ndarray:
     sarsa = key.endswith("sarsa")
     tables = 1 if shared else b.n
     q = np.full((b.E, tables, b.T, b.grid.size, 9), b.profile.q_initial)
-    replays = b.setting.replays
+    replays = b.profile.replays if b.setting.replays is None else b.setting.replays
     scale, alpha, gamma = b.profile.q_training_scale, 0.3, 0.3
     first_slice = b.profile.q_bootstrap_first_slice
     table_of = np.zeros(b.n, dtype=np.int64) if shared else np.arange(b.n)

@@ -1,8 +1,10 @@
 """Q-learning and SARSA agents, alone or sharing one table (the cooperative collectives).
 
 A state is (iteration, cell), so |S| = N·ϑ, with 9 actions. Before the scored run each
-episode is replayed ``replays`` times (the authors' code: 100) with the same start cells and
-trajectories; the table is kept across replays and dropped after the episode. Actions are
+episode is replayed ``replays`` times with the same start cells and trajectories (by default
+the profile's: ``paper`` once, "each test episode of ϑ iterations is equivalent to one
+training session", Algorithm 1; ``original`` 100 times, the authors' code); the table is kept
+across replays and dropped after the episode. Actions are
 greedy with random ties; ``original`` starts the table at an optimistic 2 (which does the
 exploring), ``paper`` at 0. The scored run is greedy and does not learn. ``original`` keeps
 the code's quirks: training rewards ×10 and the bootstrap read from the first time slice.
@@ -22,8 +24,10 @@ class QLearningTeam(Team):
     shared = False
     alpha, gamma = 0.3, 0.3
 
-    def __init__(self, *args, replays: int = 100, **kwargs) -> None:
+    def __init__(self, *args, replays: int | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if replays is None:  # the profile's: paper one training session, original 100 replays
+            replays = self.profile.replays
         if replays < 0:
             raise ValueError(f"replays must be 0 or more (got {replays})")
         self.replays = replays
