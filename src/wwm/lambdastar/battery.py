@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .episodes import EpisodeSet, generate
+from .torus import Grid, grid_shape, grid_text
 
 
 @dataclass(frozen=True, slots=True)
 class BatterySpec:
-    grid: int
+    grid: Grid  # its side (a square) or (rows, columns)
     iterations: int
     episodes: int
     profile: str = "paper"
@@ -42,7 +43,7 @@ def possible_range(spec: BatterySpec) -> tuple[int, int]:
     c of a segment of length L ≤ 2n-1; ``paper``: c of a ϑ-long sequence whose segment is at
     most ⌊ϑ/2⌋ long)."""
     if spec.profile == "original":
-        return 2, 2 * spec.grid - 1
+        return 2, 2 * grid_shape(spec.grid)[1] - 1
     return 1, max(2, spec.iterations // 2 + 1)
 
 
@@ -54,7 +55,7 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
     lo_ok, hi_ok = possible_range(spec)
     if k_max < lo_ok or k_min > hi_ok:
         raise ValueError(f"cannot fill the complexity range [{k_min}, {k_max}]: the {spec.profile} "
-                         f"profile on a {spec.grid}x{spec.grid} grid with ϑ = {spec.iterations} gives "
+                         f"profile on a {grid_text(spec.grid)} grid with ϑ = {spec.iterations} gives "
                          f"K in [{lo_ok}, {hi_ok}]")
     wanted = bands(k_min, k_max, spec.bins)
     quota = np.diff(np.linspace(0, spec.episodes, len(wanted) + 1).round().astype(int))
@@ -72,5 +73,5 @@ def build(spec: BatterySpec, attempts: int = 3) -> EpisodeSet:
         pool = generate(spec.grid, spec.iterations, len(pool) * 4, spec.profile, spec.seed, k_max=None)
     have = (int(pool.complexity.min()), int(pool.complexity.max()))
     raise ValueError(f"cannot fill the complexity range [{k_min}, {k_max}] with {spec.episodes} "
-                     f"episodes on a {spec.grid}x{spec.grid} grid with ϑ = {spec.iterations} "
+                     f"episodes on a {grid_text(spec.grid)} grid with ϑ = {spec.iterations} "
                      f"and the {spec.profile} profile (its patterns give K in {have[0]}..{have[1]})")

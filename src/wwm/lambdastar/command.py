@@ -22,6 +22,19 @@ def _k_range(text: str) -> tuple[int, int]:
     return pair
 
 
+def _grids(text: str) -> list:
+    """``10``, ``7,10,12`` or ``5x10,10``: each a square's side or ROWSxCOLUMNS."""
+    from .torus import grid_value
+
+    try:
+        grids = [grid_value(part.strip()) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}; several are comma-separated") from None
+    if not grids:
+        raise argparse.ArgumentTypeError("expected at least one grid, e.g. 10 or 5x10")
+    return grids
+
+
 class _Noted(argparse.Action):
     """Stores the value and notes that the option was given on the command line, so options
     that do not apply (to remote minds, or without them) are refused by name."""
@@ -73,7 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--episodes", "-w", type=int, default=1000, help="episodes ω (default: %(default)s)")
     a("--iterations", "-t", type=int, default=100,
       help="iterations ϑ per episode (default: %(default)s)")
-    a("--grid", type=whole_numbers, default=[10], help="grid side(s), e.g. 10 or 7,10,12 (default: 10)")
+    a("--grid", type=_grids, default=[10],
+      help="grid(s): a side (square) or ROWSxCOLUMNS, e.g. 10, 7,10,12 or 5x10 (default: 10)")
     a("--range", dest="observation_range", type=int, default=1, help="observation range k (default: 1)")
     a("--profile", choices=("paper", "original"), default="paper",
       help="paper definitions, or the authors' code's behaviour (default: %(default)s)")
@@ -220,8 +234,8 @@ def _local(args, console):
 
     from . import sweep
     from .agents import TEAMS
-    from .profiles import profile
     from .agents.mixed import is_mix, mix_key, mix_size, parse_mix
+    from .profiles import profile
 
     agents = [x.strip() for x in args.agents.split(",") if x.strip()]
     mixes = {x: parse_mix(x, lambda a: a in TEAMS) for x in agents if is_mix(x)}
@@ -258,7 +272,7 @@ def _remote(args, console, failures: list):
 
     from .service import administer_test
     from .sweep import Job, JobResult
-    from .torus import torus
+    from .torus import grid_shape, torus
 
     urls = _mind_urls(args)
     grid, seed = args.grid[0], args.seed[0]
@@ -284,4 +298,4 @@ def _remote(args, console, failures: list):
     bands = [{"k_min": b.k_min, "k_max": b.k_max, "episodes": b.episodes, "score": b.score,
               "stderr": b.stderr} for b in result.bands]
     return [JobResult(job, result.upsilon, result.stderr, result.scores.tolist(),
-                      result.complexity.tolist(), torus(grid).entropy(), bands)]
+                      result.complexity.tolist(), torus(*grid_shape(grid)).entropy(), bands)]

@@ -18,7 +18,7 @@ from .complexity import lempel_ziv_periodic, lempel_ziv_rows
 from .phases import phase
 from .profiles import Profile
 from .profiles import profile as get_profile
-from .torus import Torus, torus
+from .torus import Grid, Torus, grid_shape, torus
 
 # named random streams of one seed
 PATTERNS, EVIL, COLLISIONS, STARTS, AGENT_DRAWS, TRAINING = range(6)
@@ -114,13 +114,14 @@ PROFILE_LIMIT = "profile"
 """``generate(k_max=PROFILE_LIMIT)``: the profile's own K limit (``Profile.k_max``)."""
 
 
-def generate(grid: int | tuple[int, int], iterations: int, episodes: int,
+def generate(grid: Grid, iterations: int, episodes: int,
              profile: str | Profile = "paper", seed: int = 0,
              segment: tuple[int, int] | None = None,
              k_max: int | str | None = PROFILE_LIMIT) -> EpisodeSet:
-    """``episodes`` environments. ``segment`` limits the recurrent segment length (paper
-    profile), which is how a battery aims at a range of K. ``k_max`` is the highest K(μ)
-    drawn: by default the profile's (paper: 23, section 5.1; original: none); None: no limit.
+    """``episodes`` environments on a ``grid`` (its side, or (rows, columns)). ``segment``
+    limits the recurrent segment length (paper profile), which is how a battery aims at a
+    range of K. ``k_max`` is the highest K(μ) drawn: by default the profile's (paper: 23,
+    section 5.1; original: none); None: no limit.
 
     Under a limit the paper profile draws segments of at most ``k_max - 1`` cells (a cyclic
     sequence of period L has K ≤ L + 1), and the rare episode a Good/Evil collision pushes
@@ -151,9 +152,9 @@ def generate(grid: int | tuple[int, int], iterations: int, episodes: int,
                      f"(found {len(fits)} of {episodes} episodes)")
 
 
-def _generate(grid: int | tuple[int, int], iterations: int, episodes: int, prof: Profile,
+def _generate(grid: Grid, iterations: int, episodes: int, prof: Profile,
               seed: int, segment: tuple[int, int] | None) -> EpisodeSet:
-    rows, cols = (grid, grid) if isinstance(grid, int) else grid
+    rows, cols = grid_shape(grid)
     geo = torus(rows, cols)
     if not prof.cyclic_patterns and rows != cols:
         raise ValueError(f"the original profile runs on square grids only (got {rows}x{cols})")

@@ -17,7 +17,7 @@ import numpy as np
 from .engine import Observation
 from .episodes import AGENT_DRAWS, STARTS, TRAINING, stream
 from .profiles import PAPER, Profile
-from .torus import Torus, torus
+from .torus import Grid, Torus, grid_shape, torus
 
 LANDSCAPE = 7  # the random stream of the landscapes
 
@@ -112,13 +112,13 @@ class LandscapeEpisode:
         return float(self.totals.sum() / (self.agents * max(1, self.iteration)))
 
 
-def generate_landscapes(grid: int, iterations: int, episodes: int, seed: int = 0, drift: int = 0,
+def generate_landscapes(grid: Grid, iterations: int, episodes: int, seed: int = 0, drift: int = 0,
                         peaks: tuple[int, int] = (4, 9), pits: tuple[int, int] = (2, 5)) -> LandscapeSet:
     """``episodes`` landscapes: Gaussian bumps on the torus (one global peak, several lower
     peaks and some pits), scaled into [-1, 1] with the global optimum at exactly 1."""
     if drift < 0:
         raise ValueError(f"drift must be 0 (static) or a number of iterations (got {drift})")
-    geo = torus(grid)
+    geo = torus(*grid_shape(grid))
     rng = stream(seed, LANDSCAPE)
     frames = iterations + 1 if drift else 1
     fields = np.empty((episodes, frames, geo.size), dtype=np.float64)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .agents import TEAMS
 from .sweep import JobResult
+from .torus import grid_text
 
 
 def table(results: Sequence[JobResult], title: str = "Λ* test"):
@@ -21,7 +22,7 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
     wide for the terminal wraps rather than being cut."""
     from rich.table import Table
 
-    settings = {"grid": lambda r: f"{r.job.grid}x{r.job.grid}", "seed": lambda r: str(r.job.seed),
+    settings = {"grid": lambda r: grid_text(r.job.grid), "seed": lambda r: str(r.job.seed),
                 "profile": lambda r: r.job.profile, "K(μ) in": _k_span}
     varying = [name for name, get in settings.items() if len({get(r) for r in results}) > 1]
     shared = [f"{name} {settings[name](results[0])}" for name in settings if name not in varying and results]
@@ -65,7 +66,7 @@ def write_csv(results: Sequence[JobResult], path: Path) -> Path:
         for r in results:
             j = r.job
             bands = {f"{b['k_min']}-{b['k_max']}": b["score"] for b in r.bands}
-            w.writerow([j.agent, j.size, j.grid, j.profile, j.environment, j.seed, j.episodes,
+            w.writerow([j.agent, j.size, grid_text(j.grid), j.profile, j.environment, j.seed, j.episodes,
                         j.iterations, j.observation_range, j.coordination, j.engine,
                         f"{r.entropy:.4f}", f"{r.upsilon:.6f}", f"{r.stderr:.6f}",
                         *[f"{bands[n]:.6f}" if n in bands else "" for n in names]])

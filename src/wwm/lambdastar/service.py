@@ -45,6 +45,7 @@ from .episodes import generate
 from .harness import KBand, MeanOfEpisodes
 from .profiles import PROFILES
 from .remote import MindFailure, Progress, administer
+from .torus import Grid, grid_arg, grid_shape
 from .world import LambdaStarWorld
 
 
@@ -55,7 +56,7 @@ class MindsResult(MeanOfEpisodes):
 
     minds: list[str]
     profile: str
-    grid: int
+    grid: int | str          # the side of a square, else "ROWSxCOLUMNS"
     iterations: int
     seed: int
     observation_range: int
@@ -97,7 +98,7 @@ class MindsResult(MeanOfEpisodes):
                 "failures": [f.as_dict() for f in self.failures]}
 
 
-async def administer_test(minds: Sequence[str], *, grid: int = 10, episodes: int = 100,
+async def administer_test(minds: Sequence[str], *, grid: Grid | str = 10, episodes: int = 100,
                           iterations: int = 100, profile: str = "paper", seed: int = 0,
                           observation_range: int = 1, coordination: bool = False,
                           oracle_hints: bool = False, bins: int = 4, world: str | None = None,
@@ -108,11 +109,13 @@ async def administer_test(minds: Sequence[str], *, grid: int = 10, episodes: int
     take. ``progress(done, total)`` is called as episodes finish. ``oracle_hints`` shows
     Good's path in the state (for the expert baseline). ``world``: the URL of a Λ* world
     server to use instead of one held by the service (it must be set up for these settings).
-    ``apart``: in a process of its own (see the module); False: in the caller's event loop."""
+    ``apart``: in a process of its own (see the module); False: in the caller's event loop.
+    ``grid``: a side (a square), (rows, columns) or "ROWSxCOLUMNS"."""
     settings: dict[str, Any] = dict(grid=grid, iterations=iterations, episodes=episodes, agents=len(minds),
                     profile=profile, seed=seed, observation_range=observation_range,
                     coordination=coordination, oracle_hints=oracle_hints)
     check(minds, settings, bins=bins, timeout=timeout)
+    grid = settings["grid"] = grid_arg(grid)  # on the wire: the side of a square, else "ROWSxCOLUMNS"
     if apart:
         return await _apart(list(minds), dict(
             grid=grid, episodes=episodes, iterations=iterations, profile=profile, seed=seed,
@@ -122,7 +125,7 @@ async def administer_test(minds: Sequence[str], *, grid: int = 10, episodes: int
     got = await administer(place, list(minds), world_args=settings, mind_args=mind_args,
                            timeout=timeout, progress=progress)
     complexity = (place.episodes.complexity if isinstance(place, LambdaStarWorld)
-                  else generate(grid, iterations, episodes, profile, seed).complexity)
+                  else generate(grid_shape(grid), iterations, episodes, profile, seed).complexity)
     complexity = complexity[:len(got.scores)]
     cuts = k_bands(int(complexity.min()), int(complexity.max()), bins) if len(complexity) else []
     out = []
@@ -247,22 +250,24 @@ def check(minds: Sequence[str], settings: dict[str, Any], *, bins: int = 4, time
     bad = [m for m in minds if not isinstance(m, str) or "://" not in m]
     if bad:
         raise ValueError(f"minds: {bad[0]!r} is not a URL (e.g. http://127.0.0.1:8101/)")
-    for name in ("grid", "iterations", "episodes", "observation_range", "seed"):
+    try:
+        rows, cols = grid_shape(settings["grid"])
+    except ValueError as exc:
+        raise ValueError(f"grid: {exc}") from None
+    for name in ("iterations", "episodes", "observation_range", "seed"):
         value = settings[name]
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"{name} must be a whole number (got {value!r})")
-    if settings["grid"] < 3:
-        raise ValueError(f"grid must be at least 3 (got {settings['grid']})")
     if settings["iterations"] < 1 or settings["episodes"] < 1:
         raise ValueError("episodes and iterations must be at least 1")
     if settings["seed"] < 0:
         raise ValueError(f"seed must be 0 or more (got {settings['seed']})")
     k = settings["observation_range"]
-    if k < 1 or 2 * k + 1 > settings["grid"]:
-        raise ValueError(f"observation_range {k} does not fit a {settings['grid']}x{settings['grid']} "
+    if k < 1 or 2 * k + 1 > min(rows, cols):
+        raise ValueError(f"observation_range {k} does not fit a {rows}x{cols} "
                          f"grid (need 1 <= k and 2k+1 <= the grid side)")
-    if len(minds) > settings["grid"] ** 2:
-        raise ValueError(f"{len(minds)} minds do not fit on a {settings['grid']}x{settings['grid']} grid")
+    if len(minds) > rows * cols:
+        raise ValueError(f"{len(minds)} minds do not fit on a {rows}x{cols} grid")
     if settings["profile"] not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)} (got {settings['profile']!r})")
     if bins < 1:

@@ -17,13 +17,14 @@ from .battery import BatterySpec, build
 from .harness import Scores, Setting
 from .harness import play as play_plain
 from .phases import phase
+from .torus import Grid
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
     agent: str
     size: int = 1
-    grid: int = 10
+    grid: Grid = 10                    # its side (a square) or (rows, columns)
     seed: int = 0
     episodes: int = 1000
     iterations: int = 100
@@ -60,7 +61,7 @@ class JobResult:
                 "complexity": self.complexity}
 
 
-def jobs(agents: Sequence[str], sizes: Sequence[int] = (1,), grids: Sequence[int] = (10,),
+def jobs(agents: Sequence[str], sizes: Sequence[int] = (1,), grids: Sequence[Grid] = (10,),
          seeds: Sequence[int] = (0,), **common) -> list[Job]:
     """The cross product, in a fixed order."""
     return [Job(agent=a, size=n, grid=g, seed=s, **common)

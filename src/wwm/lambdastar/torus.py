@@ -8,9 +8,13 @@ up-left, up, up-right, left, stay, right, down-left, down, down-right.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import numpy as np
+
+Grid = int | tuple[int, int]
+"""A grid size: its side (a square) or (rows, columns)."""
 
 ACTION_NAMES: tuple[str, ...] = ("up-left", "up", "up-right", "left", "stay", "right",
                                  "down-left", "down", "down-right")
@@ -93,3 +97,42 @@ class Torus:
 def torus(rows: int, cols: int | None = None) -> Torus:
     """The shared, cached :class:`Torus` of this size."""
     return Torus(rows, cols)
+
+
+def grid_shape(grid: object) -> tuple[int, int]:
+    """(rows, columns) of a grid given as its side (a square), as (rows, columns) or
+    [rows, columns], or as text: ``10`` or ``5x10``. A ValueError names what is wrong."""
+    if isinstance(grid, str):
+        found = re.fullmatch(r"\s*(\d+)\s*(?:[x×]\s*(\d+)\s*)?", grid.lower())
+        if not found:
+            raise ValueError(f"a grid is a side such as 10 or ROWSxCOLUMNS such as 5x10 (got {grid!r})")
+        rows = int(found[1])
+        shape = (rows, int(found[2]) if found[2] else rows)
+    elif isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
+        shape = (int(grid), int(grid))
+    elif (isinstance(grid, (tuple, list)) and len(grid) == 2
+          and all(isinstance(g, (int, np.integer)) and not isinstance(g, bool) for g in grid)):
+        shape = (int(grid[0]), int(grid[1]))
+    else:
+        raise ValueError(f"a grid is a side such as 10 or [rows, columns] such as [5, 10] (got {grid!r})")
+    if min(shape) < 3:
+        raise ValueError(f"the grid must be at least 3x3 (got {shape[0]}x{shape[1]})")
+    return shape
+
+
+def grid_value(grid: object) -> Grid:
+    """A grid in its plain form: the side of a square, else (rows, columns)."""
+    rows, cols = grid_shape(grid)
+    return rows if rows == cols else (rows, cols)
+
+
+def grid_text(grid: object) -> str:
+    """``5x10`` (``10x10`` for a square of side 10)."""
+    rows, cols = grid_shape(grid)
+    return f"{rows}x{cols}"
+
+
+def grid_arg(grid: object) -> int | str:
+    """A grid as an argument on the wire: the side of a square, else ``ROWSxCOLUMNS``."""
+    value = grid_value(grid)
+    return value if isinstance(value, int) else grid_text(value)

@@ -21,7 +21,7 @@ from ..protocol.interfaces import World
 from ..protocol.results import Outcome
 from .engine import Episode
 from .episodes import EpisodeSet, generate
-from .torus import ACTION_NAMES
+from .torus import ACTION_NAMES, grid_arg, grid_shape
 
 STATE_FORMAT = """JSON object, one per body and iteration:
 {"test": "lambdastar", "cohort": 1, "profile": "paper", "grid": [10, 10], "episode": 1, "episodes": 10,
@@ -108,7 +108,7 @@ class Cohort:
     def state(self, j: int, reward: float | None) -> str:
         w = self.world
         doc: dict[str, Any] = {"test": "lambdastar", "cohort": self.number,
-                               "profile": w.profile, "grid": [w.grid, w.grid],
+                               "profile": w.profile, "grid": list(w.shape),
                                "episode": self.episode + 1, "episodes": w.episodes_count,
                                "agent": j + 1, "agents": self.size, "reward": reward,
                                "iterations": w.iterations, "finished": self.finished}
@@ -232,10 +232,21 @@ class Body(World):
         return await self.get_current_score()
 
 
+def _plain(name: str, value: Any) -> Any:
+    """A run's setting in the form the world's own settings are kept in (a grid given as
+    [5, 10], "5x10" or 10 compares by its shape)."""
+    if name != "grid":
+        return value
+    try:
+        return grid_arg(value)
+    except ValueError:
+        return value
+
+
 class LambdaStarWorld(World):
     """The Λ* test as a shared world: each run is an agent body; see the state and action
-    formats. Arguments: grid side, iterations ϑ, episodes ω, agents per cohort, profile
-    ("paper" or "original"), seed, observation range k, coordination (Good pays only when
+    formats. Arguments: grid (a side, or ROWSxCOLUMNS such as 5x10), iterations ϑ, episodes
+    ω, agents per cohort, profile ("paper" or "original"), seed, observation range k, coordination (Good pays only when
     two or more agents are next to it), oracle hints (Good's next cells in the state)."""
 
     sharing = "shared"
@@ -243,13 +254,16 @@ class LambdaStarWorld(World):
     action_format: ClassVar[str] = ACTION_FORMAT
     wait_seconds: float = 60.0
 
-    def __init__(self, grid: int = 10, iterations: int = 100, episodes: int = 10, agents: int = 1,
+    def __init__(self, grid: int | str = 10, iterations: int = 100, episodes: int = 10, agents: int = 1,
                  profile: str = "paper", seed: int = 0, observation_range: int = 1,
                  coordination: bool = False, oracle_hints: bool = False) -> None:
         if agents < 1:
             raise ValueError(f"agents must be at least 1 (got {agents})")
-        if observation_range < 1 or 2 * observation_range + 1 > grid:
-            raise ValueError(f"observation range {observation_range} does not fit a {grid}x{grid} grid")
+        self.shape = grid_shape(grid)
+        grid = grid_arg(self.shape)  # the side of a square, else "ROWSxCOLUMNS"
+        if observation_range < 1 or 2 * observation_range + 1 > min(self.shape):
+            raise ValueError(f"observation range {observation_range} does not fit a "
+                             f"{self.shape[0]}x{self.shape[1]} grid")
         self.config = dict(grid=grid, iterations=iterations, episodes=episodes, agents=agents,
                            profile=profile, seed=seed, observation_range=observation_range,
                            coordination=coordination, oracle_hints=oracle_hints)
@@ -257,11 +271,11 @@ class LambdaStarWorld(World):
         self.agents, self.profile, self.seed = agents, profile, seed
         self.observation_range, self.coordination = observation_range, coordination
         self.oracle_hints = oracle_hints
-        self.episodes = generate(grid, iterations, episodes, profile, seed)
+        self.episodes = generate(self.shape, iterations, episodes, profile, seed)
         self.cohort: Cohort | None = None
 
     async def join(self, client_url: str | None = None, **args: Any) -> World:
-        differ = {k: v for k, v in args.items() if k in self.config and self.config[k] != v}
+        differ = {k: v for k, v in args.items() if k in self.config and self.config[k] != _plain(k, v)}
         unknown = [k for k in args if k not in self.config]
         if differ or unknown:
             raise Refusal("bad-parameters", "this shared Λ* world is set up as "

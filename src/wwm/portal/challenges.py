@@ -86,15 +86,20 @@ def parse_deadline(text: str) -> datetime | None:
 
 
 def lambdastar_settings(form: FormData, episodes: int) -> dict[str, Any]:
-    """The Λ* test's own settings from the form (grid side, iterations, profile), checked."""
+    """The Λ* test's own settings from the form (grid: a side or ROWSxCOLUMNS, iterations,
+    profile), checked."""
     from ..lambdastar.profiles import PROFILES
     from ..lambdastar.service import check
+    from ..lambdastar.torus import grid_arg
 
     try:
-        grid = int(str(form.get("grid") or 10))
+        grid = grid_arg(str(form.get("grid") or 10))
+    except ValueError as exc:
+        raise ChallengeError(str(exc)) from None
+    try:
         iterations = int(str(form.get("iterations") or 100))
     except ValueError:
-        raise ChallengeError("grid and iterations are whole numbers") from None
+        raise ChallengeError("iterations is a whole number") from None
     profile = str(form.get("profile") or "paper")
     hints = str(form.get("oracle_hints", "")) in ("on", "true", "1")
     if episodes > 10_000 or iterations > 10_000:
@@ -227,7 +232,7 @@ class Judge:
         for seed in challenge.seeds:
             try:
                 result = await administer_test(
-                    minds, grid=int(settings.get("grid", 10)), iterations=int(settings.get("iterations", 100)),
+                    minds, grid=settings.get("grid", 10), iterations=int(settings.get("iterations", 100)),
                     episodes=challenge.steps, profile=str(settings.get("profile", "paper")), seed=seed,
                     oracle_hints=bool(settings.get("oracle_hints", False)),
                     timeout=float(settings.get("timeout", DEFAULTS["timeout"])))
