@@ -62,12 +62,17 @@ class MeanOfEpisodes:
 
 @dataclass(slots=True)
 class Scores(MeanOfEpisodes):
-    """Per-episode group scores R̄ (Definition 2) and their complexities."""
+    """Per-episode group scores R̄ (Definition 2) and their complexities; with ``coverage``
+    (``[ω, n]``) the share of the grid's cells each agent stood on in the scored run of each
+    episode, start cell included, and with ``team_coverage`` (``[ω]``) the share any member
+    stood on (section 6.1: "monitoring which neighborhoods are/are not explored")."""
 
     setting: Setting
     scores: np.ndarray
     complexity: np.ndarray
     meta: dict = field(default_factory=dict)
+    coverage: np.ndarray | None = None
+    team_coverage: np.ndarray | None = None
 
 
     def by_complexity(self, bins: list[tuple[int, int]] | None = None) -> list[KBand]:
@@ -90,6 +95,7 @@ def play(setting: Setting, episodes: EpisodeSet | LandscapeSet,
     n = setting.size
     draws = episodes.all_draws(n)
     scores = np.empty(len(episodes))
+    visited = np.zeros((len(episodes), n, episodes.grid.size), dtype=bool)
     for e in range(len(episodes)):
         if team.replays:
             training = episodes.training_draws(e, team.replays, n)
@@ -97,11 +103,12 @@ def play(setting: Setting, episodes: EpisodeSet | LandscapeSet,
             for r in range(team.replays):
                 _run(team, _episode(setting, episodes, e), training[r])
             team.training = False
-        scores[e] = _run(team, _episode(setting, episodes, e), draws[e])
+        scores[e] = _run(team, _episode(setting, episodes, e), draws[e], visited[e])
         team.end_episode()
         if progress is not None:
             progress(1)
-    return Scores(setting, scores, episodes.complexity.copy())
+    return Scores(setting, scores, episodes.complexity.copy(), coverage=visited.mean(axis=2),
+                  team_coverage=visited.any(axis=1).mean(axis=1))
 
 
 def _episode(setting: Setting, episodes: EpisodeSet | LandscapeSet, e: int) -> Episode | LandscapeEpisode:
@@ -113,12 +120,18 @@ def _episode(setting: Setting, episodes: EpisodeSet | LandscapeSet, e: int) -> E
                    coordination=setting.coordination)
 
 
-def _run(team: Team, env: Environment, draws: np.ndarray) -> float:
+def _run(team: Team, env: Environment, draws: np.ndarray, visited: np.ndarray | None = None) -> float:
+    """Play one episode; ``visited`` (``[n, N]``), if given, marks the cells each agent stands on."""
     team.begin(env)
+    agents = np.arange(len(env.positions))
+    if visited is not None:
+        visited[agents, env.positions] = True
     for i in range(env.iterations):
         actions = team.act(env.observe(), draws[i])
         rewards = env.step(actions)
         team.feedback(rewards, env.positions)
+        if visited is not None:
+            visited[agents, env.positions] = True
     return env.score()
 
 

@@ -26,8 +26,9 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
                 "profile": lambda r: r.job.profile, "K(μ) in": _k_span}
     varying = [name for name, get in settings.items() if len({get(r) for r in results}) > 1]
     shared = [f"{name} {settings[name](results[0])}" for name in settings if name not in varying and results]
-    t = Table(title=", ".join([title, *shared]))
-    for name in ("agent", "n", *varying, "Υ ± s.e."):
+    t = Table(title=", ".join([title, *shared]),
+              caption="visited: the share of the cells an agent stood on in an episode (its team's)")
+    for name in ("agent", "n", *varying, "Υ ± s.e.", "visited"):
         t.add_column(name, justify="left" if name in ("agent", "profile") else "right", overflow="fold")
     band_names = _band_names(results)
     for name in band_names:
@@ -37,8 +38,17 @@ def table(results: Sequence[JobResult], title: str = "Λ* test"):
         cells = [f"{bands[n]['score']:+.3f}" if n in bands and bands[n]["episodes"] else ""
                  for n in band_names]
         t.add_row(r.job.agent, str(r.job.size), *[settings[name](r) for name in varying],
-                  f"{r.upsilon:+.4f} ± {r.stderr:.4f}", *cells)
+                  f"{r.upsilon:+.4f} ± {r.stderr:.4f}", _visited(r), *cells)
     return t
+
+
+def _visited(r: JobResult) -> str:
+    """The mean share of the cells an agent stood on in an episode; the team's after it."""
+    if r.coverage is None:
+        return "-"
+    agent = sum(r.coverage) / len(r.coverage)
+    team = r.team_coverage if len(r.coverage) > 1 else None
+    return f"{agent:.0%}" + ("" if team is None else f" ({team:.0%})")
 
 
 def _k_span(r: JobResult) -> str:
@@ -62,13 +72,15 @@ def write_csv(results: Sequence[JobResult], path: Path) -> Path:
         w = csv.writer(f)
         w.writerow(["agent", "size", "grid", "profile", "environment", "seed", "episodes",
                     "iterations", "observation_range", "coordination", "engine", "entropy_bits",
-                    "upsilon", "stderr", *[f"K {n}" for n in names]])
+                    "upsilon", "stderr", "coverage", "team_coverage", *[f"K {n}" for n in names]])
         for r in results:
             j = r.job
             bands = {f"{b['k_min']}-{b['k_max']}": b["score"] for b in r.bands}
             w.writerow([j.agent, j.size, grid_text(j.grid), j.profile, j.environment, j.seed, j.episodes,
                         j.iterations, j.observation_range, j.coordination, j.engine,
                         f"{r.entropy:.4f}", f"{r.upsilon:.6f}", f"{r.stderr:.6f}",
+                        "" if r.coverage is None else f"{sum(r.coverage) / len(r.coverage):.6f}",
+                        "" if r.team_coverage is None else f"{r.team_coverage:.6f}",
                         *[f"{bands[n]:.6f}" if n in bands else "" for n in names]])
     return path
 

@@ -54,10 +54,16 @@ class JobResult:
     complexity: list[int]
     entropy: float
     bands: list[dict] = field(default_factory=list)
+    coverage: list[float] | None = None
+    """per agent: the mean share of the grid's cells it stood on in an episode (section 6.1's
+    coverage); None where it was not measured (minds on the network)."""
+    team_coverage: float | None = None
+    """the mean share of the cells any member of the team stood on in an episode."""
 
     def as_dict(self) -> dict:
         return {"job": asdict(self.job), "upsilon": self.upsilon, "stderr": self.stderr,
-                "entropy": self.entropy, "bands": self.bands, "scores": self.scores,
+                "entropy": self.entropy, "bands": self.bands, "coverage": self.coverage,
+                "team_coverage": self.team_coverage, "scores": self.scores,
                 "complexity": self.complexity}
 
 
@@ -104,9 +110,13 @@ def run_job(job: Job, progress: Callable[[int], None] | None = None) -> JobResul
         from .battery import bands
         cuts = (bands(*job.k_range, job.bins) if job.k_range else
                 bands(int(scores.complexity.min()), int(scores.complexity.max()), job.bins))
+        coverage = team = None
+        if scores.coverage is not None and scores.team_coverage is not None:
+            coverage = scores.coverage.mean(axis=0).tolist()
+            team = float(scores.team_coverage.mean())
         return JobResult(job, scores.upsilon, scores.stderr, scores.scores.tolist(),
                          scores.complexity.tolist(), float(episodes.entropy),
-                         [asdict(b) for b in scores.by_complexity(cuts)])
+                         [asdict(b) for b in scores.by_complexity(cuts)], coverage, team)
 
 
 def run(all_jobs: Sequence[Job], backend: str = "serial",

@@ -101,6 +101,10 @@ class _Batch:
     def reset(self) -> None:
         self.pos = self.set.starts(self.n).astype(np.intp).copy()
         self.total = np.zeros((self.E, self.n), dtype=np.int64)
+        # the cells each agent has stood on, as flat indices into [E, n, N]
+        self.visited = np.zeros(self.E * self.n * self.N, dtype=bool)
+        self.slots = (np.arange(self.E * self.n) * self.N).reshape(self.E, self.n)
+        self.visited[self.slots + self.pos] = True
 
     def at(self, t: int, cells: np.ndarray) -> np.ndarray:
         """Half-units of reward at ``cells`` (``[..., E, n]``) with the objects at iteration t."""
@@ -120,6 +124,7 @@ class _Batch:
 
     def step(self, i: int, actions: np.ndarray) -> np.ndarray:
         self.pos = self.moves.take(self.pos * 9 + actions)
+        self.visited[self.slots + self.pos] = True
         if self.setting.coordination:
             good = self.good_t[:, i][:, None]
             plus = self.pay[good, self.pos].astype(np.int16)
@@ -133,6 +138,12 @@ class _Batch:
 
     def scores(self) -> np.ndarray:
         return (self.total.sum(axis=1) / 2.0) / (self.n * self.T)
+
+    def coverage(self) -> tuple[np.ndarray, np.ndarray]:
+        """``[E, n]`` share of the cells each agent stood on since the last reset, and
+        ``[E]`` the share any of them stood on."""
+        visited = self.visited.reshape(self.E, self.n, self.N)
+        return visited.mean(axis=2), visited.any(axis=1).mean(axis=1)
 
 
 def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
@@ -148,14 +159,18 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
         tables = 1 if setting.agent.startswith("shared") else setting.size
         per_episode = tables * episodes.iterations * episodes.grid.size * 9 * 8
         size = max(1, min(chunk, 64, Q_TABLE_BYTES // per_episode))
-    out = []
+    out, cover, team = [], [], []
     parts = [episodes] if len(episodes) <= size else episodes.split(-(-len(episodes) // size))
     for part in parts:
         batch = _Batch(setting, part)
         out.append(_learn_and_play(batch) if learner else _play(batch))
+        agent_share, team_share = batch.coverage()
+        cover.append(agent_share)
+        team.append(team_share)
         if progress is not None:
             progress(len(part))
-    return Scores(setting, np.concatenate(out), episodes.complexity.copy())
+    return Scores(setting, np.concatenate(out), episodes.complexity.copy(),
+                  coverage=np.concatenate(cover), team_coverage=np.concatenate(team))
 
 
 def _play(b: _Batch) -> np.ndarray:
