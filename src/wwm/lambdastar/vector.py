@@ -19,6 +19,7 @@ from .profiles import profile as get_profile
 from .torus import torus
 
 Q_TABLE_BYTES = 256 * 2 ** 20  # memory for the learners' Q-tables of one chunk of episodes
+VISITED_BYTES = 64 * 2 ** 20   # memory for the cells visited by each agent in one chunk
 SUPPORTED = ("random", "local", "oracle", "stigmergy", "woc", "bidding", "dictator", "imitative",
              "qlearning", "shared-q", "sarsa", "shared-sarsa")
 
@@ -154,11 +155,11 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
                          f"(it has {', '.join(SUPPORTED)})")
     _check(setting, episodes)
     learner = setting.agent in ("qlearning", "shared-q", "sarsa", "shared-sarsa")
-    size = chunk
+    size = max(1, min(chunk, VISITED_BYTES // (setting.size * episodes.grid.size)))
     if learner:  # the chunk's Q-tables, [E, tables, ϑ, N, 9] floats, stay within Q_TABLE_BYTES
         tables = 1 if setting.agent.startswith("shared") else setting.size
         per_episode = tables * episodes.iterations * episodes.grid.size * 9 * 8
-        size = max(1, min(chunk, 64, Q_TABLE_BYTES // per_episode))
+        size = max(1, min(size, 64, Q_TABLE_BYTES // per_episode))
     out, cover, team = [], [], []
     parts = [episodes] if len(episodes) <= size else episodes.split(-(-len(episodes) // size))
     for part in parts:
