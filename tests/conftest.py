@@ -27,8 +27,23 @@ def pytest_configure(config):
     # The tests send Ctrl-C (SIGINT) to the commands they start, as a terminal would. A suite
     # started as a background job (`cmd &` in a script) inherits SIGINT ignored, and so would
     # every process it starts; a handler of its own here makes them start with the default.
+    # What the tests' minds learn (7.3) and the portal's default database go to a throw-away data
+    # home too, never the user's ~/.local/share/wwm, and never another test session's.
+    if "WWM_TEST_DATA_HOME" not in os.environ or os.environ.get("PYTEST_XDIST_WORKER"):
+        home = tempfile.mkdtemp(prefix="wwm-test-data-")
+        os.environ["XDG_DATA_HOME"] = os.environ["WWM_TEST_DATA_HOME"] = home
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def knowledge_dir(tmp_path, monkeypatch):
+    """Every test keeps what its minds and Action Selection servers learn (7.3) in a folder of
+    its own: a learning society recalls what it learnt with the same client in an earlier run,
+    so a test must never meet another test's (or an earlier session's) learning."""
+    folder = tmp_path / "knowledge"
+    monkeypatch.setenv("WWM_KNOWLEDGE_DIR", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@ relative to a particular client only", so a buggy or malicious client changes on
 copy, and another client gets it only by asking ("give me the Mind you learnt with client c").
 
 One JSON file per (mind identity, client URL) under the server operator's directory
-(``$WWM_KNOWLEDGE_DIR``, default ``~/.local/share/wwm/knowledge``); the directory is never
-a run argument, so no client can make the server read or write elsewhere.
+(``$WWM_KNOWLEDGE_DIR``, by default ``$XDG_DATA_HOME/wwm/knowledge``, that is
+``~/.local/share/wwm/knowledge``); the directory is never a run argument, so no client can make
+the server read or write elsewhere.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def default_root() -> Path:
     configured = os.environ.get("WWM_KNOWLEDGE_DIR")
     if configured:
         return Path(configured)
-    return Path.home() / ".local" / "share" / "wwm" / "knowledge"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "wwm" / "knowledge"
 
 
 class KnowledgeStore:
