@@ -75,6 +75,9 @@ Conventions:
   (`Q-temperature` → `q_temperature`), except that a method (or constructor) with a
   parameter `wire_items` receives the open items in that one dict under their exact wire
   names (`X-CamelCase` stays `X-CamelCase`).
+- A query may also be sent by the seed's own longer name where this protocol's is shorter
+  (`Add mind to collection` for `Add mind`, listed with each query below); the answer carries
+  the name the query was sent by, and a server's card lists them under `query_aliases`.
 - `New run` answers with the run ID (secret: known only to the client) and a display URL.
 - "Cannot suggest action" is the item `cannot suggest action` (with an optional reason),
   which is not the action "Do nothing".
@@ -121,6 +124,8 @@ def render() -> str:
             returned = [f"`{r.replace('<role>', role)}`" for r in RETURN_ITEMS[spec.returns]] or ["confirm"]
             refusals = ", ".join(f"`{r}`" for r in spec.refusals) or "-"
             name = spec.name + (f" — {spec.doc}" if spec.doc else "")
+            if spec.aliases:
+                name += " Also answered as " + ", ".join(f'"{a}"' for a in spec.aliases) + " (the seed's name)."
             lines.append(f"| {name} | {', '.join(sent) or '-'} | {', '.join(returned)} | {refusals} |")
         lines.append("")
     lines += ["Any query may also be refused with `unknown-run`, `run-ended`, `unsupported-query`, "

@@ -64,9 +64,14 @@ def query_message(spec: QuerySpec) -> dict[str, Any]:
     if spec.method != "new_run":  # the server refuses any other query without its run ID
         data["required"] = [spec.run_id_field, *data["required"]]
     return {"type": "object", "title": spec.name, "description": _describe(spec),
-            "properties": {"wwm": _VERSION, "query": {"const": spec.name}, "data": data},
+            "properties": {"wwm": _VERSION, "query": _named(spec), "data": data},
             "required": ["query", "data"] if data["required"] else ["query"],
             "additionalProperties": False}
+
+
+def _named(spec: QuerySpec) -> dict[str, Any]:
+    """The schema of a query's name: its wire name, or one of its aliases (answered as asked)."""
+    return {"enum": list(spec.names)} if spec.aliases else {"const": spec.name}
 
 
 def response_message(spec: QuerySpec) -> dict[str, Any]:
@@ -79,7 +84,7 @@ def response_message(spec: QuerySpec) -> dict[str, Any]:
     data: dict[str, Any] = {"type": "object", "properties": items, "required": required,
                             "additionalProperties": _ANY_VALUE}
     return {"type": "object", "title": f"{spec.name} (answer)",
-            "properties": {"wwm": _VERSION, "response": {"const": spec.name}, "data": data},
+            "properties": {"wwm": _VERSION, "response": _named(spec), "data": data},
             "required": ["wwm", "response", "data"] if required else ["wwm", "response"],
             "additionalProperties": False}
 
@@ -151,8 +156,9 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
     components["refusal"] = refusal_message()
     refs = {s.name: "#/components/schemas/" + snake(f"{s.name} query") for s in specs}
     answers = [{"$ref": "#/components/schemas/" + snake(f"{s.name} answer")} for s in specs]
+    mapping = {**refs, **{alias: refs[s.name] for s in specs for alias in s.aliases}}
     query_body = {"oneOf": [{"$ref": ref} for ref in refs.values()],
-                  "discriminator": {"propertyName": "query", "mapping": refs}}
+                  "discriminator": {"propertyName": "query", "mapping": mapping}}
     responses: dict[str, Any] = {"200": _json({"oneOf": answers}, "The query's answer.", xml=True)}
     for status, codes in sorted(_refusals_by_status().items()):
         meanings = "; ".join(f"{c}: {CODES[c].meaning}" for c in codes)
@@ -161,7 +167,7 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
         "operationId": "query",
         "summary": "Send a query (section 9); the answer comes back in the same encoding.",
         "description": ("The query's name is in the body. Queries of this server: "
-                        + ", ".join(s.name for s in specs)
+                        + ", ".join(s.name + "".join(f' (or "{a}")' for a in s.aliases) for s in specs)
                         + ". The same messages are accepted in the XML encoding (section 11.2.1, "
                           "Content-Type application/xml, schemas/wwm-protocol.xsd) and answered in it."),
         "requestBody": {"required": True,

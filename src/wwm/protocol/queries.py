@@ -44,6 +44,8 @@ class Field:
     kind: Kind
     optional: bool = False
     attr: str = ""       # the Python keyword; derived from wire when empty
+    invalid: str = ""    # a URL item's own refusal code (section 9), when it has one: the value
+                         # must then be an absolute URL of one of URL_SCHEMES
 
     @property
     def py(self) -> str:
@@ -79,6 +81,14 @@ class QuerySpec:
     open_arguments: bool = False  # takes an open-ended set of further arguments
     doc: str = ""
     refusals: tuple[str, ...] = ()
+    # other names the query is answered by: the seed's own spelling of a row whose wire name
+    # here is shorter ("Add mind to collection" for "Add mind"); the answer carries the name asked
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name this query is answered by: its wire name first, then its aliases."""
+        return (self.name, *self.aliases)
 
     @property
     def run_id_field(self) -> str:
@@ -156,7 +166,8 @@ _SPECS: list[QuerySpec] = [
     # ---- 9.2.1 Mind_L ----------------------------------------------------------------------
     QuerySpec("Get Q-Temperature", _M, "Mind_L", "get_q_temperature", (), Returns.Q_TEMPERATURE),
     QuerySpec("Reset Q-Temperature", _M, "Mind_L", "reset_q_temperature", (RUN_LENGTH,),
-              Returns.CONFIRM, doc="World has changed: reset Q-temperature to something sensible."),
+              Returns.CONFIRM, doc="World has changed: reset Q-temperature to something sensible.",
+              aliases=("Reset Q-Temperature / World has changed",)),
     QuerySpec("Send explicit Q-Temperature", _M, "Mind_L", "send_q_temperature",
               (Field("Q-temperature", Kind.NUMBER), RUN_LENGTH), Returns.CONFIRM),
     # ---- 9.2.2 Mind_i ----------------------------------------------------------------------
@@ -165,7 +176,8 @@ _SPECS: list[QuerySpec] = [
               (Field("strength", Kind.NUMBER),), Returns.CONFIRM),
     QuerySpec("Get W-Temperature", _M, "Mind_i", "get_w_temperature", (), Returns.W_TEMPERATURE),
     QuerySpec("Reset W-Temperature", _M, "Mind_i", "reset_w_temperature", (RUN_LENGTH,),
-              Returns.CONFIRM, doc="Collection has changed: reset W-temperature."),
+              Returns.CONFIRM, doc="Collection has changed: reset W-temperature.",
+              aliases=("Reset W-Temperature / Collection has changed",)),
     QuerySpec("Send explicit W-Temperature", _M, "Mind_i", "send_w_temperature",
               (Field("W-temperature", Kind.NUMBER), RUN_LENGTH), Returns.CONFIRM),
     QuerySpec("Get suggested action with values", _M, "Mind_i", "get_suggestion", (STATE,),
@@ -186,16 +198,18 @@ _SPECS: list[QuerySpec] = [
               (STATE, Field("destination", Kind.TEXT)), Returns.SUGGESTION, open_arguments=True),
     QuerySpec("How good is this action", _M, "Mind_Feu", "how_good",
               (STATE, Field("destination", Kind.TEXT), ACTION), Returns.VALUES,
-              open_arguments=True),
+              open_arguments=True, aliases=("How good/bad is this action",)),
     # ---- 9.2.4 Mind_AS ---------------------------------------------------------------------
     QuerySpec("Add mind", _M, "Mind_AS", "add_mind", (Field("mind URL", Kind.URL),),
-              Returns.CONFIRM, refusals=("mind-url-invalid", "credit-trail-failed")),
+              Returns.CONFIRM, refusals=("mind-url-invalid", "credit-trail-failed"),
+              aliases=("Add mind to collection",)),
     QuerySpec("Remove mind", _M, "Mind_AS", "remove_mind", (Field("mind URL", Kind.URL),),
-              Returns.CONFIRM),
+              Returns.CONFIRM, aliases=("Remove mind from collection",)),
 ]
 
 QUERIES: dict[tuple[str, str], QuerySpec] = {}
 QUERY_SETS: dict[str, str] = {}  # query set -> role
+ALIASES: dict[tuple[str, str], QuerySpec] = {}  # (role, alias) -> the query it names
 
 
 def register(spec: QuerySpec) -> QuerySpec:
@@ -203,7 +217,15 @@ def register(spec: QuerySpec) -> QuerySpec:
     key = (spec.role, spec.name)
     if key in QUERIES and QUERIES[key] != spec:
         raise ValueError(f"query {spec.name!r} is already defined for {spec.role} servers")
+    for alias in spec.aliases:
+        other = QUERIES.get((spec.role, alias)) or ALIASES.get((spec.role, alias))
+        if other is not None and other != spec:
+            raise ValueError(f"{alias!r} already names the query {other.name!r} of {spec.role} servers")
+    if key in ALIASES and ALIASES[key] != spec:
+        raise ValueError(f"{spec.name!r} is already another name of {ALIASES[key].name!r} on {spec.role} servers")
     QUERIES[key] = spec
+    for alias in spec.aliases:
+        ALIASES[(spec.role, alias)] = spec
     QUERY_SETS.setdefault(spec.query_set, spec.role)
     return spec
 
@@ -213,11 +235,15 @@ for _spec in _SPECS:
 
 
 def lookup(role: str, name: str) -> QuerySpec:
+    """The query a server of ``role`` answers by ``name`` (its wire name or an alias)."""
     try:
         return QUERIES[(role, name)]
     except KeyError:
+        spec = ALIASES.get((role, name))
+        if spec is not None:
+            return spec
         other = "mind" if role == "world" else "world"
-        if (other, name) in QUERIES:
+        if (other, name) in QUERIES or (other, name) in ALIASES:
             raise Refusal("unknown-query", f"{name!r} is a {other} query; this is a {role} server") from None
         raise Refusal("unknown-query", f"{name!r} is not a query of the World-Wide-Mind protocol") from None
 

@@ -57,7 +57,7 @@ RETURN_ITEMS: dict[Returns, list[str]] = {
 
 def _names() -> list[str]:
     load_extensions()
-    return sorted({s.name for s in QUERIES.values()})
+    return sorted({name for s in QUERIES.values() for name in s.names})
 
 
 def query_data_schema(spec: QuerySpec) -> dict[str, Any]:
@@ -85,7 +85,8 @@ def json_schema() -> dict[str, Any]:
     rules = []
     by_name: dict[str, list[QuerySpec]] = {}
     for spec in QUERIES.values():
-        by_name.setdefault(spec.name, []).append(spec)
+        for name in spec.names:  # an alias is checked as the query it names
+            by_name.setdefault(name, []).append(spec)
     for name, specs in sorted(by_name.items()):
         variants = [query_data_schema(s) for s in specs]
         data = variants[0] if len(variants) == 1 else {"anyOf": variants}

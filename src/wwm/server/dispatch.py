@@ -65,9 +65,10 @@ class Dispatcher:
         self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
         # the queries :meth:`answer_payload` answers straight from their JSON, by wire name
+        # (an alias too, whose answer carries the alias: the name the client asked by)
         self._direct: dict[str, _Plan] = {
-            spec.name: self._plan(spec) for spec in Q.queries_of(self.role, self.query_sets)
-            if spec.method not in ("new_run", "end_run", "get_display_url")}
+            name: self._plan(spec, name) for spec in Q.queries_of(self.role, self.query_sets)
+            if spec.method not in ("new_run", "end_run", "get_display_url") for name in spec.names}
 
     async def answer_bytes(self, raw: bytes, content_type: str | None = None) -> tuple[Codec, Response]:
         """Decode one message in whichever encoding it came, answer it, and return the codec to
@@ -225,10 +226,12 @@ class Dispatcher:
         return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
                             else {"wwm": PROTOCOL_VERSION, "response": plan.name})
 
-    def _plan(self, spec: Q.QuerySpec) -> _Plan:
-        plan = self._plans.get(spec.name)
+    def _plan(self, spec: Q.QuerySpec, name: str | None = None) -> _Plan:
+        """What answering ``spec`` asked by ``name`` (its wire name unless an alias) needs."""
+        name = name or spec.name
+        plan = self._plans.get(name)
         if plan is None:
-            plan = self._plans[spec.name] = _Plan(spec)
+            plan = self._plans[name] = _Plan(spec, name)
         return plan
 
     async def answer(self, query: Query) -> Response:
@@ -309,7 +312,7 @@ class Dispatcher:
         out.setdefault(f"{self.role} display URL", f"{self.url.rstrip('/')}/display/{run.display_token}")
         display_url = out[f"{self.role} display URL"]
         run.display_url = display_url if isinstance(display_url, str) else None
-        return Response(spec.name, out)
+        return Response(query.name, out)
 
     # ---- every other query ----------------------------------------------------------------
     async def _call(self, spec: Q.QuerySpec, query: Query) -> Response:
@@ -344,7 +347,7 @@ class Dispatcher:
             self.runs.end(run.run_id)
         elif plan.changes_run:
             self.runs.save(run)
-        return Response(spec.name, out)
+        return Response(query.name, out)  # (the name asked by: an alias is answered as asked)
 
     def _fit(self, takes: _Takes, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Drop absent optional items; refuse items the method cannot take."""
@@ -418,9 +421,9 @@ class _Plan:
     __slots__ = ("spec", "name", "method", "run_id_field", "known", "changes_run", "items", "conversions",
                  "outcome", "fits_of", "_fits")
 
-    def __init__(self, spec: Q.QuerySpec) -> None:
+    def __init__(self, spec: Q.QuerySpec, name: str | None = None) -> None:
         self.spec = spec
-        self.name = spec.name
+        self.name = name or spec.name  # the name asked by, which the answer carries
         self.method = spec.method
         self.outcome = spec.returns is Q.Returns.OUTCOME  # (Execute action: answered in place)
         self.fits_of: dict[Any, bool] = {}  # by method function: whether it takes the short way

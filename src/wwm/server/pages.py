@@ -41,6 +41,8 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "websocket": websocket,
         "query_sets": sorted(d.query_sets),
         "queries": [s.name for s in Q.queries_of(d.role, d.query_sets)],
+        # the seed's own spelling of a query, answered as that query (and named as asked)
+        "query_aliases": {a: s.name for s in Q.queries_of(d.role, d.query_sets) for a in s.aliases},
         "bindings": {"http": d.url, "websocket": websocket, **d.bindings},
         "encodings": ["application/xml", "application/json"],
         "state_format": getattr(cls, "state_format", "opaque text"),
