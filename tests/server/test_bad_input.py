@@ -10,7 +10,8 @@ import time
 import aiohttp
 import pytest
 
-from wwm.client import RemoteWorld
+from wwm import Refusal
+from wwm.client import RemoteMind, RemoteWorld
 
 BOMB = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [
@@ -131,3 +132,16 @@ async def test_too_large_is_refused_in_the_declared_encoding(probe_world):
         status, reply_type, payload = await post(session, probe_world.url, too_large, "text/xml")
     assert status == 413 and "xml" in reply_type
     assert refusal_of(reply_type, payload)[0] == "too-large"
+
+
+@pytest.mark.parametrize("encoding", ["xml", "json"])
+@pytest.mark.parametrize("bad", ["garbage", "ftp://files.example/run", "http://", "/relative/path"])
+async def test_a_world_display_url_that_is_not_a_url_is_refused(probe_mind, encoding, bad):
+    async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
+        with pytest.raises(Refusal) as refused:
+            await mind.new_run(world_display_url=bad)
+        assert refused.value.code == "world-display-url-invalid"
+        assert bad in refused.value.text and "world display URL" in refused.value.text
+        started = await mind.new_run(world_display_url=" ws://w.example:9/run/7 ")  # the server goes on
+        assert started.display_url == "urn:probe:none:ws://w.example:9/run/7"
+        await mind.end_run()

@@ -78,6 +78,9 @@ Conventions:
 - A query may also be sent by the seed's own longer name where this protocol's is shorter
   (`Add mind to collection` for `Add mind`, listed with each query below); the answer carries
   the name the query was sent by, and a server's card lists them under `query_aliases`.
+- The `world display URL` a Mind's New run carries must be an absolute `http://`, `https://`,
+  `ws://` or `wss://` URL with a host; anything else is refused with `world-display-url-invalid`
+  naming the value (the `client URL` of any query with `client-url-invalid`).
 - `New run` answers with the run ID (secret: known only to the client) and a display URL.
 - "Cannot suggest action" is the item `cannot suggest action` (with an optional reason),
   which is not the action "Do nothing".

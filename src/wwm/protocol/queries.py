@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
 from .errors import Refusal
 from .results import Outcome, RunStarted, Suggestion, Values
@@ -138,7 +139,8 @@ _SPECS: list[QuerySpec] = [
     QuerySpec("End run", _W, "World", "end_run", (), Returns.SCORE),
     # ---- 9.2 Mind server -------------------------------------------------------------------
     QuerySpec("New run", _M, "Mind", "new_run",
-              (Field("world display URL", Kind.URL, optional=True),
+              (Field("world display URL", Kind.URL, optional=True,
+                     invalid="world-display-url-invalid"),
                Field("world run ID", Kind.ID, optional=True),
                # 9.2.1: "Give me the version of the Mind you have constructed by learning with
                # the client at this URL."
@@ -274,7 +276,11 @@ def read_value(item: Field, value: Any, query: str) -> Any:
         if kind in (Kind.ID, Kind.URL):
             if not isinstance(value, (str, int)) or isinstance(value, bool):
                 raise ValueError("expected text")
-            return str(value).strip()
+            text = str(value).strip()
+            if item.invalid and text and not is_absolute_url(text):
+                raise Refusal(item.invalid, f'{query}: "{item.wire}" should be an absolute URL '
+                              f'({", ".join(s + "://..." for s in URL_SCHEMES)}), got {_show(text)}')
+            return text or (None if item.invalid else text)
         if kind is Kind.NUMBER:
             number = _number(value)
             if not math.isfinite(number):  # "nan", "inf" or 1e999 would poison what a run learns
@@ -285,6 +291,19 @@ def read_value(item: Field, value: Any, query: str) -> Any:
     except (TypeError, ValueError) as exc:
         raise _refused(item, value, query, exc) from None
     raise AssertionError(kind)
+
+
+URL_SCHEMES = ("http", "https", "ws", "wss")
+
+
+def is_absolute_url(text: str) -> bool:
+    """Whether ``text`` is an absolute URL of one of :data:`URL_SCHEMES` with a host."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (raises on a port that is not a number)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in URL_SCHEMES and bool(parts.hostname) and not any(c.isspace() for c in text)
 
 
 def read_number(item: Field, value: Any, query: str) -> float:
