@@ -48,7 +48,9 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
+from ..protocol.queries import is_absolute_url
 from ..protocol.results import Outcome, Suggestion
+from .timeouts import offer_timeout
 
 T = TypeVar("T")
 Policy = Literal["requery", "ignore-late"]
@@ -185,8 +187,13 @@ class Runner:
         else:
             world_run = await self._query(self.world, self.world.new_run(s.client_url), "New run")
             self.result.world_display_url = getattr(world_run, "display_url", None)
+            # the mind is told the client's time-out, so it decides within it (9.2 New run)
+            await offer_timeout(self.mind, s.timeout)
+            # (a display URL the world gave that is not an http(s)/ws URL is not passed on: the
+            # mind would refuse the run with world-display-url-invalid for the world's doing)
+            shown = self.result.world_display_url
             mind_run = await self._query(self.mind, self.mind.new_run(
-                s.client_url, world_display_url=self.result.world_display_url), "New run")
+                s.client_url, world_display_url=shown if shown and is_absolute_url(shown) else None), "New run")
             self.result.mind_display_url = getattr(mind_run, "display_url", None)
             if self.recorder:
                 self.recorder.on_start(self.result)
