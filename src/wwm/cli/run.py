@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-pipeline", dest="pipeline", action="store_false", default=None,
                         help="send Inform and the next Get action one round trip each (by default they go "
                              "back to back where the binding keeps their order)")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="a file holding the access token of the mind and world servers given by URL "
+                             "(their owner's secret: wwm serve --token-file); a document's own token-file wins")
     parser.add_argument("--db", help="SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL or a SQLite file)")
     parser.add_argument("--no-record", action="store_true", help="do not record the run")
     parser.add_argument("--json", action="store_true",
@@ -91,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         society = build_society(args)
+        if args.token_file:
+            for spec in (society.mind, society.world):
+                if spec.url is not None and spec.token_file is None:
+                    spec.token_file = args.token_file
     except (UsageError, SocietyError) as exc:
         return fail("run", exc, 2)
     settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy,

@@ -9,6 +9,7 @@ from ..commands import port_number
 
 if TYPE_CHECKING:
     from ..protocol.interfaces import ServedClass
+    from ..server.access import Access
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +37,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "granian carries more concurrent clients (benchmarks/network.py)")
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs")
+    add_access_arguments(parser)
+
+
+def add_access_arguments(parser: argparse.ArgumentParser) -> None:
+    """The owner's rules of who may use the server (section 4.3; :mod:`wwm.server.access`)."""
+    parser.add_argument("--allow-clients", action="append", metavar="PATTERNS",
+                        help="serve only clients whose client URL matches one of these comma-separated "
+                             "shell patterns (e.g. 'http://10.0.0.*,urn:wwm:client:*'); others are refused "
+                             "with client-blocked")
+    parser.add_argument("--block-clients", action="append", metavar="PATTERNS",
+                        help="refuse clients whose client URL matches one of these comma-separated shell "
+                             "patterns (client-blocked); a block wins over --allow-clients")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="a file holding a secret each query must carry as its item 'access token' "
+                             "(wwm run --token-file, connect(url, token=...)); else authentication-required")
+
+
+def access_of(args: argparse.Namespace) -> Access | None:
+    """The rules the access options give (None: anyone may use the server); UsageError when
+    the token file cannot be used."""
+    from ..commands import UsageError
+    from ..server.access import Access
+
+    try:
+        return Access.from_options(args.allow_clients, args.block_clients, args.token_file)
+    except ValueError as exc:
+        raise UsageError(f"--token-file: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         if not (isinstance(target, type) and issubclass(target, (World, Mind))):
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
         cls: ServedClass = target
+        access = access_of(args)
     except UsageError as exc:
         return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
@@ -67,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         build_at_start(cls, defaults)
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
-              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http,
+              idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http, access=access,
               on_ready=lambda url: ready_line(f"the {cls.role} {cls.__name__}", url))
     except Refusal as exc:
         return fail("serve", f"bad --arg: {exc.text}", 2)

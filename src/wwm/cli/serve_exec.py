@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..commands import port_number
+from .serve import access_of, add_access_arguments
 
 MODES = ("per-query", "persistent")
 _SERVED: dict[str, type] = {}   # the classes this process serves, by name, for snapshots
@@ -51,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, default=3600.0,
                         help="drop a run (and kill its persistent program) after this many idle seconds")
     parser.add_argument("--log-level", default="warning")
+    add_access_arguments(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND...",
                         help="the program and its arguments, after --")
 
@@ -170,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
         if args.state and not args.state_dir:
             raise ValueError("--state needs --state-dir too: a restarted server can only resume "
                              "runs whose program state is still where it left it")
+        access = access_of(args)
     except (ValueError, UsageError) as exc:
         return fail("serve-exec", exc, 2)
     made = args.state_dir is None
@@ -184,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     typed = " ".join(args.command[1:] if args.command[:1] == ["--"] else args.command)
     try:
         serve(cls, host=args.host, port=args.port, defaults=defaults, public_url=args.public_url,
-              log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state,
+              log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state, access=access,
               on_ready=lambda url: ready_line(f"the {args.role} `{typed}` ({args.mode})", url))
     except OSError as exc:
         return fail("serve-exec", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)

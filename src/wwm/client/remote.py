@@ -25,6 +25,7 @@ from ..protocol.interfaces import Mind, World
 from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..protocol.transport import Transport, settle
+from ..server.access import TOKEN_ITEM
 from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
@@ -101,12 +102,14 @@ class _Remote:
     def __init__(self, target: str | Transport, *, client_url: str | None = None,
                  transport: str = "http", encoding: str | None = None,
                  timeout: float | None = DEFAULT_TIMEOUT, run_args: Mapping[str, Any] | None = None,
-                 **args: Any) -> None:
+                 token: str | None = None, **args: Any) -> None:
         # an encoding chosen here is kept; without one, JSON until the server shows otherwise
         self._chosen = encoding is not None
         encoding = encoding or "json"
         self._options = {"client_url": client_url, "transport": transport, "encoding": encoding,
-                         "timeout": timeout}
+                         "timeout": timeout, "token": token}
+        # the server's access token (wwm.server.access), sent with every query; never shown
+        self.token = token.strip() if isinstance(token, str) and token.strip() else None
         self.transport: Transport = (open_transport(target, transport, encoding=encoding, timeout=timeout)
                                      if isinstance(target, str) else target)
         if self._chosen and isinstance(self.transport, HttpTransport):
@@ -245,6 +248,8 @@ class _Remote:
             trail.calls(self.url)
         elif self.client_url:
             data["client URL"] = self.client_url
+        if self.token is not None:
+            data[TOKEN_ITEM] = self.token
         for key, value in kwargs.items():
             if type(value) is str:
                 data[wire_of.get(key, key)] = value
@@ -443,6 +448,8 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     :func:`connect_world`). Keyword options: ``client_url``, ``transport``
     ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"; without it, JSON unless the
     server's card or first answer says it reads only XML), ``timeout`` (seconds per query),
+    ``token`` (the server's access token, sent with every query, for a server whose card says
+    ``access.token_required``),
     ``run_args`` (a mapping of New run arguments, whatever their names); every other keyword
     is an argument sent with "New run"."""
     card = None

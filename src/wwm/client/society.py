@@ -68,6 +68,9 @@ class ServerSpec(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
     transport: Literal["http", "ws", "tcp"] = "http"
     encoding: Literal["json", "xml"] = "json"
+    # a file holding the server's access token (its owner's secret, wwm serve --token-file):
+    # the document names where the secret is, never the secret
+    token_file: str | None = Field(default=None, alias="token-file")
 
     @model_validator(mode="after")
     def _one_of(self) -> ServerSpec:
@@ -252,14 +255,27 @@ def check(society: Society, source: str = "society") -> None:
 def build_mind(spec: ServerSpec, where: str = "mind") -> Mind:
     if spec.url is not None:
         return RemoteMind(spec.url, transport=spec.transport, encoding=_chosen_encoding(spec),
-                          run_args=_resolve_args(spec, f"{where}.args"))
+                          run_args=_resolve_args(spec, f"{where}.args"), token=_token(spec, where))
     return _local(spec, Mind, where)
 
 
 def build_world(spec: ServerSpec) -> World:
     if spec.url is not None:
-        return RemoteWorld(spec.url, transport=spec.transport, encoding=_chosen_encoding(spec), run_args=spec.args)
+        return RemoteWorld(spec.url, transport=spec.transport, encoding=_chosen_encoding(spec), run_args=spec.args,
+                           token=_token(spec, "world"))
     return _local(spec, World, "world")
+
+
+def _token(spec: ServerSpec, where: str) -> str | None:
+    """The access token in the server's ``token-file``, if it names one."""
+    if spec.token_file is None:
+        return None
+    from ..server.access import read_token
+
+    try:
+        return read_token(spec.token_file).decode()
+    except ValueError as exc:
+        raise SocietyError(f"{where}.token-file: {exc}") from None
 
 
 def _chosen_encoding(spec: ServerSpec) -> str | None:

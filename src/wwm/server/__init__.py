@@ -14,26 +14,27 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.interfaces import Mind, ServedClass, World
+from .access import Access
 from .app import MAX_BODY, ServerApp
 from .arguments import build_at_start
 from .dispatch import Dispatcher
 from .runs import RunTable
 from .snapshots import SnapshotFile
 
-__all__ = ["ServerApp", "build_at_start", "listen", "make_app", "serve"]
+__all__ = ["Access", "ServerApp", "build_at_start", "listen", "make_app", "serve"]
 
 
 def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
-             tcp: tuple[str, int] | None = None) -> ServerApp:
+             tcp: tuple[str, int] | None = None, access: Access | None = None) -> ServerApp:
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
-    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs), max_body=max_body, tcp=tcp,
-                     pages=pages)
+    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access), max_body=max_body,
+                     tcp=tcp, pages=pages)
 
 
 def listen(host: str, port: int) -> socket.socket:

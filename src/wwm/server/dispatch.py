@@ -24,6 +24,7 @@ from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
+from .access import TOKEN_ITEM, Access
 from .arguments import Arguments
 from .resumed import Resumed
 from .runs import Run, RunTable
@@ -39,8 +40,9 @@ class Dispatcher:
     """Answers queries for one World or Mind class."""
 
     def __init__(self, cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
-                 runs: RunTable | None = None) -> None:
+                 runs: RunTable | None = None, access: Access | None = None) -> None:
         self.cls = cls
+        self.access = access  # who may use this server (None: anyone); checked on every query
         self.role: str = cls.role
         self.query_sets = cls.query_sets()
         self.arguments = Arguments(cls)
@@ -120,7 +122,7 @@ class Dispatcher:
         function and object it touches costs several times over between processes, where
         code and data are cold after each wake-up (folding the layers into one function
         took 5-6 µs of CPU a query off the server's 40; ``benchmarks/network.py``)."""
-        if raw[:1] != b"{":
+        if raw[:1] != b"{" or self.access is not None:  # (the owner's rules: the general way)
             return None
         try:
             doc = orjson.loads(raw)
@@ -237,6 +239,10 @@ class Dispatcher:
     async def answer(self, query: Query) -> Response:
         spec = None
         try:
+            if self.access is not None:  # before anything else: an outsider learns nothing
+                query = Query(query.name, self.access.admit(query.data), query.version)
+            elif TOKEN_ITEM in query.data:  # a token this server does not ask for: not an argument
+                query = Query(query.name, {k: v for k, v in query.data.items() if k != TOKEN_ITEM}, query.version)
             spec = Q.lookup(self.role, query.name)
             if spec.query_set not in self.query_sets:
                 raise Refusal("unsupported-query",

@@ -56,6 +56,8 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "runs_ended": d.runs.ended,
         "credit_trail": d.trail.as_dict(),
     }
+    if d.access is not None:  # the owner's rules (4.3): whether a token is needed, never the token
+        info["access"] = d.access.describe()
     if issubclass(cls, World):
         info["sharing"] = getattr(cls, "sharing", "own")
         info["clock"] = getattr(cls, "clock", "synchronous")
