@@ -55,27 +55,25 @@ def specs_of(role: str, query_sets: Iterable[str] | None = None) -> list[QuerySp
     return [s for s in QUERIES.values() if s.role == role and s.query_set in sets]
 
 
-def query_message(spec: QuerySpec) -> dict[str, Any]:
-    """The JSON Schema of one query message (its data items from the query's table row)."""
+def query_message(spec: QuerySpec, name: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of one query message (its data items from the query's table row), sent
+    by ``name`` (its wire name unless one of its aliases)."""
+    name = name or spec.name
     data = query_data_schema(spec)
     # the caller's URL may be null (not given); New run checks it is a URL (client-url-invalid)
     client = _CLIENT_URL if spec.method == "new_run" else {"type": ["string", "null"]}
     data = {**data, "properties": {**data["properties"], "client URL": client}}
     if spec.method != "new_run":  # the server refuses any other query without its run ID
         data["required"] = [spec.run_id_field, *data["required"]]
-    return {"type": "object", "title": spec.name, "description": _describe(spec),
-            "properties": {"wwm": _VERSION, "query": _named(spec), "data": data},
+    return {"type": "object", "title": name, "description": _describe(spec),
+            "properties": {"wwm": _VERSION, "query": {"const": name}, "data": data},
             "required": ["query", "data"] if data["required"] else ["query"],
             "additionalProperties": False}
 
 
-def _named(spec: QuerySpec) -> dict[str, Any]:
-    """The schema of a query's name: its wire name, or one of its aliases (answered as asked)."""
-    return {"enum": list(spec.names)} if spec.aliases else {"const": spec.name}
-
-
-def response_message(spec: QuerySpec) -> dict[str, Any]:
-    """The JSON Schema of the answer to one query when it is not refused."""
+def response_message(spec: QuerySpec, name: str | None = None) -> dict[str, Any]:
+    """The JSON Schema of the answer to one query when it is not refused (named as asked)."""
+    asked = name or spec.name
     items: dict[str, Any] = {}
     for name in RETURN_ITEMS[spec.returns]:
         wire = name.replace("<role>", spec.role)
@@ -83,8 +81,8 @@ def response_message(spec: QuerySpec) -> dict[str, Any]:
     required = [f"{spec.role} run ID"] if spec.returns is Returns.RUN else []
     data: dict[str, Any] = {"type": "object", "properties": items, "required": required,
                             "additionalProperties": _ANY_VALUE}
-    return {"type": "object", "title": f"{spec.name} (answer)",
-            "properties": {"wwm": _VERSION, "response": _named(spec), "data": data},
+    return {"type": "object", "title": f"{asked} (answer)",
+            "properties": {"wwm": _VERSION, "response": {"const": asked}, "data": data},
             "required": ["wwm", "response", "data"] if required else ["wwm", "response"],
             "additionalProperties": False}
 
@@ -153,12 +151,16 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
         components["new_run_query"], defs = with_arguments(components["new_run_query"], arguments)
         components |= defs
     components |= {snake(f"{s.name} answer"): response_message(s) for s in specs}
+    # the seed's own spelling of a query (an alias): a message of its own, answered as asked
+    aliases = [(s, alias) for s in specs for alias in s.aliases]
+    components |= {snake(f"{alias} query"): query_message(s, alias) for s, alias in aliases}
+    components |= {snake(f"{alias} answer"): response_message(s, alias) for s, alias in aliases}
     components["refusal"] = refusal_message()
-    refs = {s.name: "#/components/schemas/" + snake(f"{s.name} query") for s in specs}
-    answers = [{"$ref": "#/components/schemas/" + snake(f"{s.name} answer")} for s in specs]
-    mapping = {**refs, **{alias: refs[s.name] for s in specs for alias in s.aliases}}
+    names = [*((s.name, s.name) for s in specs), *((alias, alias) for _, alias in aliases)]
+    refs = {name: "#/components/schemas/" + snake(f"{key} query") for name, key in names}
+    answers = [{"$ref": "#/components/schemas/" + snake(f"{key} answer")} for _, key in names]
     query_body = {"oneOf": [{"$ref": ref} for ref in refs.values()],
-                  "discriminator": {"propertyName": "query", "mapping": mapping}}
+                  "discriminator": {"propertyName": "query", "mapping": refs}}
     responses: dict[str, Any] = {"200": _json({"oneOf": answers}, "The query's answer.", xml=True)}
     for status, codes in sorted(_refusals_by_status().items()):
         meanings = "; ".join(f"{c}: {CODES[c].meaning}" for c in codes)
@@ -229,6 +231,8 @@ def asyncapi(role: str, query_sets: Iterable[str] | None = None, *,
     specs = specs_of(role, query_sets)
     schemas = {snake(f"{s.name} query"): query_message(s) for s in specs}
     schemas |= {snake(f"{s.name} answer"): response_message(s) for s in specs}
+    schemas |= {snake(f"{a} query"): query_message(s, a) for s in specs for a in s.aliases}
+    schemas |= {snake(f"{a} answer"): response_message(s, a) for s in specs for a in s.aliases}
     schemas["refusal"] = refusal_message()
     messages = {name: {"name": schema["title"], "contentType": "application/json",
                        "payload": {"$ref": f"#/components/schemas/{name}"}}
