@@ -5,13 +5,17 @@ it was sent by."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 import urllib.request
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 from probes import PROBE_ENV
 
+from wwm.client import RemoteMind
 from wwm.protocol import queries as Q
 from wwm.server.process import ServerProcess, json_card
 
@@ -102,3 +106,24 @@ def test_every_section_9_name_of_the_seed_is_a_query():
     for role, names in seed.items():
         for name in names:
             assert Q.lookup(role, name) is not None
+
+
+def test_the_client_asks_a_seed_written_server_by_the_seeds_names(tmp_path):
+    # a program that knows only the seed's names, behind serve-exec: the client's "Add mind"
+    # reaches it by way of the server's remote mind, is refused (unknown-query), and is asked
+    # again as "Add mind to collection"; the next one goes by the seed's name at once
+    program = Path(__file__).with_name("seed_named_mind.py")
+    command = [sys.executable, "-m", "wwm.cli.main", "serve-exec", "--port", "0", "--query-sets", "Mind_AS",
+               "--state-dir", str(tmp_path), "--", sys.executable, str(program)]
+    with ServerProcess("", command=command, port=0, env=PROBE_ENV) as server:
+        async def go() -> None:
+            async with RemoteMind(server.url) as mind:
+                await mind.new_run()
+                await mind.add_mind("http://a.example/")
+                await mind.add_mind("http://b.example/")
+                await mind.remove_mind("http://a.example/")
+                assert (await mind.get_action("x")).action == "1"
+                await mind.end_run()
+
+        asyncio.run(go())
+    assert (tmp_path / "collection.txt").read_text() == "http://b.example/"
