@@ -257,3 +257,23 @@ async def test_minds_bidding_at_one_w_temperature_win_by_boltzmann_over_w():
     for k, w in enumerate(ws):
         assert wins[k] / n == pytest.approx(math.exp(w / t) / total, abs=0.025)  # 3 sd ~0.02
     assert await minds[0].get_w_temperature() == pytest.approx(t, abs=1e-4)  # a long W run: barely moved
+
+
+async def test_a_mind_saved_before_the_w_schedule_goes_on_with_its_w_temperature():
+    """A --state server's run pickled by the version whose mind kept a bare ``w_temperature``
+    is read back with that temperature, declining from there, and bids at once."""
+    import pickle
+
+    mind = QLearningMind(actions="a,b", w_temperature=0.0, run_length=100, seed=1)
+    await mind.new_run()
+    old = mind.__dict__.copy()
+    del old["w_schedule"]
+    old["w_temperature"] = 2.0
+    mind.__dict__.clear()
+    mind.__dict__.update(old)     # the object as the old version pickled it
+    blob = pickle.dumps(mind)
+    back = pickle.loads(blob)
+    assert await back.get_w_temperature() == 2.0
+    suggestion = await back.get_suggestion("x")
+    assert suggestion.action in ("a", "b")
+    assert await back.get_w_temperature() < 2.0      # the schedule moved one step down

@@ -253,6 +253,14 @@ class QLearningMind(TemperatureQueries, LearningMind, CompetingMind):
             raise Refusal("bad-parameters", "mind strength must be positive ([PhD] App. D: c > 0)")
         self.strength = strength
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A run a --state server saved before the W-temperature took effect kept a bare
+        # ``w_temperature``: it goes on with that value, declining over the mind's run length.
+        if "w_schedule" not in state:
+            old = max(0.0, float(state.pop("w_temperature", 0.0) or 0.0))
+            state["w_schedule"] = Temperature(old, state["temperature"].run_length)
+        self.__dict__.update(state)
+
     async def get_w_temperature(self) -> float | None:
         """The W-temperature the next bid will use (if none is sent with it)."""
         return self.w_schedule.current
