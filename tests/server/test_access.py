@@ -133,3 +133,58 @@ def test_an_unusable_token_file_stops_the_server_with_one_line(tmp_path):
         done = _wwm("serve", "probes:ProbeWorld", "--port", "0", "--token-file", str(path))
         assert done.returncode == 2
         assert words in done.stderr and str(path) in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def action_selection():
+    with ServerProcess("wwm.selection.mind_as:ActionSelectionMind", env=PROBE_ENV) as server:
+        yield server
+
+
+async def test_an_action_selection_server_sends_its_member_the_token_given_for_it(action_selection, locked_mind):
+    """A member whose server asks for a token is ``{url, token}``: the AS sends it with every
+    query to that member, and shows it nowhere; without it the member refuses the AS."""
+    member = {"url": locked_mind.url, "token": SECRET}
+    async with RemoteMind(action_selection.url, minds=[json.dumps(member)], min_members=1) as society:
+        await society.new_run()
+        assert (await society.get_action("s")).action == "echo:s"   # the locked mind answered
+        await society.end_run()
+    with urllib.request.urlopen(action_selection.url, timeout=10) as page:
+        assert SECRET not in page.read().decode()
+    async with RemoteMind(action_selection.url, minds=[locked_mind.url], min_members=1) as society:
+        text = await refused(society, "too-few-minds")
+        assert "needs its access token" in text and SECRET not in text
+
+
+@pytest.mark.slow
+def test_a_society_document_gives_a_member_its_token_file(action_selection, locked_mind, probe_world,
+                                                           token_file, tmp_path):
+    def society(member: dict) -> str:
+        path = tmp_path / "society.json"
+        path.write_text(json.dumps({"mind": {"url": action_selection.url, "args": {"minds": [member],
+                                                                                    "min_members": 1}},
+                                    "world": {"url": probe_world.url}}))
+        return str(path)
+
+    done = _wwm("run", society({"url": locked_mind.url, "token-file": str(token_file)}), "--steps", "3",
+                "--no-record", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["steps"] == 3
+    missing = _wwm("run", society({"url": locked_mind.url, "token-file": str(tmp_path / "nowhere")}), "--steps", "3",
+                   "--no-record")
+    assert missing.returncode == 2 and "mind.args.minds[0].token-file: cannot read the token file" in missing.stderr
+
+
+def test_a_snapshot_keeps_a_member_s_token_and_never_shows_it():
+    """A restarted --state server reconnects to its members' runs with their tokens."""
+    import pickle
+
+    from wwm.kit.region import freeze, thaw
+
+    mind = RemoteMind("http://127.0.0.1:9/", token=SECRET, client_url="urn:c")
+    mind.run_id = "r1"
+    for kept in (freeze(mind), mind):          # a wrapper's reference, an AS's remote mind
+        back = pickle.loads(pickle.dumps(kept))
+        back = thaw(back) if not isinstance(back, RemoteMind) else back
+        assert back.token == SECRET and back.run_id == "r1"
+        assert SECRET not in repr(kept)

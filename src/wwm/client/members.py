@@ -9,6 +9,11 @@ with arguments is one entry of the repeated "mind URL" item holding its JSON tex
 the XML wire too); a bare URL is sent as it always was. :func:`read_member` reads one entry
 in any of these forms and checks its shape all the way down, naming the path of whatever is
 wrong (``minds[1].args.minds[0].args: ...``); :func:`connect_member` connects to it.
+
+A member whose server asks for an access token (``wwm serve --token-file``) carries it as
+``{"url", "args", "token"}``: the caller sends it with every query to that member. The token
+travels to the server that calls the member (the client trusts it with the member's secret, as
+it trusts it with the member's run), never further, and is never shown.
 """
 
 from __future__ import annotations
@@ -39,9 +44,12 @@ class MemberSpec:
 
     url: str
     args: dict[str, Any] = field(default_factory=dict)
+    token: str | None = field(default=None, repr=False)  # the member server's access token
 
     def wire(self) -> str | dict[str, Any]:
-        """What a caller sends for it: the bare URL when it has no arguments."""
+        """What a caller sends for it: the bare URL when it has no arguments (nor token)."""
+        if self.token is not None:
+            return {"url": self.url, "args": self.args, "token": self.token}
         return {"url": self.url, "args": self.args} if self.args else self.url
 
 
@@ -80,9 +88,10 @@ def read_member(entry: Any, where: str) -> MemberSpec:
             raise MemberError(f"{where}: not a URL, nor a JSON object {{url, args}} ({exc})") from None
     if not isinstance(entry, Mapping):
         raise MemberError(f"{where}: a mind is a URL or a mapping {{url, args}}, not {_show(entry)}")
-    unknown = sorted(set(map(str, entry)) - {"url", "args"})
+    unknown = sorted(set(map(str, entry)) - {"url", "args", "token"})
     if unknown:
-        raise MemberError(f"{where}: unknown key {unknown[0]!r} (a mind is {{url, args}})")
+        raise MemberError(f"{where}: unknown key {unknown[0]!r} (a mind is {{url, args}}, and a token "
+                          "if its server asks for one)")
     url = entry.get("url")
     if not isinstance(url, str) or not url.strip():
         raise MemberError(f"{where}.url: a mind needs its URL as text, not {_show(url)}")
@@ -92,7 +101,10 @@ def read_member(entry: Any, where: str) -> MemberSpec:
     if not isinstance(args, Mapping):
         raise MemberError(f"{where}.args: the mind's New run arguments are a mapping of names to "
                           f"values, not {_show(args)}")
-    return MemberSpec(url.strip(), check_args(dict(args), f"{where}.args"))
+    token = entry.get("token")
+    if token is not None and not (isinstance(token, str) and token.strip()):
+        raise MemberError(f"{where}.token: a member server's access token is text, not {type(token).__name__}")
+    return MemberSpec(url.strip(), check_args(dict(args), f"{where}.args"), token.strip() if token else None)
 
 
 def check_args(args: dict[str, Any], where: str) -> dict[str, Any]:
@@ -138,7 +150,7 @@ class MemberMind(RemoteMind):
 def connect_member(member: MemberSpec, **options: Any) -> RemoteMind:
     """A remote Mind for ``member`` whose New run carries the member's own arguments;
     ``options`` are the connection's (``timeout``, ``client_url``, ...)."""
-    return MemberMind(member.url, run_args=member.args, **options)
+    return MemberMind(member.url, run_args=member.args, token=member.token, **options)
 
 
 def _show(value: Any, limit: int = 40) -> str:

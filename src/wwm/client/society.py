@@ -222,7 +222,8 @@ def _resolve(value: Any, remote_parent: bool, where: str, *, build: bool = True,
         if remote_parent:
             if spec.url is None:
                 raise SocietyError(f"{where}: a remote mind's minds must be URLs, not a class ({spec.class_})")
-            return MemberSpec(spec.url, _resolve_args(spec, f"{where}.args", build=build)).wire()
+            return MemberSpec(spec.url, _resolve_args(spec, f"{where}.args", build=build),
+                              _token(spec, where)).wire()
         if not build:
             _resolve_args(spec, f"{where}.args", build=False)
             return value

@@ -18,7 +18,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
@@ -283,15 +283,17 @@ class _RemoteRef:
     run_id: str | None
     client_url: str | None
     timeout: float | None
+    token: str | None = field(default=None, repr=False)  # its server's access token, if it asks one
 
     @classmethod
     def of(cls, mind: Any) -> _RemoteRef:
-        return cls(mind.url, mind.run_id, mind.client_url, getattr(mind.transport, "timeout", None))
+        return cls(mind.url, mind.run_id, mind.client_url, getattr(mind.transport, "timeout", None),
+                   getattr(mind, "token", None))
 
     def open(self) -> Mind:
         from ..client.remote import connect_mind
 
-        mind = connect_mind(self.url, timeout=self.timeout, client_url=self.client_url)
+        mind = connect_mind(self.url, timeout=self.timeout, client_url=self.client_url, token=self.token)
         mind.run_id = self.run_id
         return mind
 

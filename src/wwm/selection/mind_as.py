@@ -205,7 +205,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         url = check_mind_url(spec.url)
         refuse_self(url, home_url())
         try:  # the binding follows the scheme: HTTP, WebSocket or TCP
-            remote = connect_member(MemberSpec(url, spec.args), timeout=self.timeout)
+            remote = connect_member(MemberSpec(url, spec.args, spec.token), timeout=self.timeout)
         except ValueError as exc:
             raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
         ident, self._next_ident = self._next_ident, self._next_ident + 1
