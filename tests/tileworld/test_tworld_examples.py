@@ -1,4 +1,4 @@
-"""The example agents in C, JavaScript, Java and Python each play a whole game through the
+"""The example agents in C, JavaScript, Java, Python and Prolog each play a whole game through the
 real proxy, as real processes, in JSON and in a second percept form (XML or Prolog, chosen
 by the magic string); two of them play as a team and exchange messages."""
 
@@ -16,7 +16,8 @@ from wwm.tileworld.proxy import Proxy
 from wwm.tileworld.recording import Recording, replay
 
 pytestmark = pytest.mark.slow
-SECOND_FORM = {"c": "prolog", "javascript": "prolog", "java": "xml", "python": "xml"}
+LANGUAGES = ["c", "javascript", "java", "python", "prolog"]
+SECOND_FORM = {"c": "prolog", "javascript": "prolog", "java": "xml", "python": "xml", "prolog": "prolog"}
 
 
 async def play(commands: list[list[str]], config: Config, mode: str = "discrete", speed: float = 1.0,
@@ -40,7 +41,7 @@ async def play(commands: list[list[str]], config: Config, mode: str = "discrete"
                           for p, (out, err) in zip(procs, outputs, strict=True)]
 
 
-@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+@pytest.mark.parametrize("language", LANGUAGES)
 async def test_each_language_plays_a_full_game_through_the_proxy(agent_commands, language):
     config = Config(seed=11, end={"neutral": {"time": 60}})
     game, result, [(code, out, err)] = await play([agent_commands[language]], config)
@@ -53,7 +54,7 @@ async def test_each_language_plays_a_full_game_through_the_proxy(agent_commands,
     assert replay(recording) == len(recording.percepts_sent()) > 100
 
 
-@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+@pytest.mark.parametrize("language", LANGUAGES)
 async def test_each_language_reads_its_second_percept_form(agent_commands, language):
     form = SECOND_FORM[language]
     config = Config(seed=5, battery=True, gamma=0.2, end={"neutral": {"time": 30}})
@@ -88,7 +89,7 @@ async def test_the_c_agent_plays_in_real_time(agent_commands):
     assert replay(Recording.from_dict(game.recording())) > 20
 
 
-@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+@pytest.mark.parametrize("language", LANGUAGES)
 async def test_each_agent_says_in_one_line_that_the_proxy_is_not_there(agent_commands, language):
     from wwm.server.process import free_port
 
@@ -101,7 +102,7 @@ async def test_each_agent_says_in_one_line_that_the_proxy_is_not_there(agent_com
     assert lines[0].startswith(f"cannot reach the proxy at 127.0.0.1:{port}: ") and "refused" in lines[0].lower()
 
 
-@pytest.mark.parametrize("language", ["c", "javascript", "java", "python"])
+@pytest.mark.parametrize("language", LANGUAGES)
 async def test_each_agent_restores_an_empty_battery_and_plays_on(agent_commands, language):
     config = Config(seed=11, battery=True, gamma=0.1, end={"neutral": {"time": 30}})
     _, result, [(code, _, err)] = await play([agent_commands[language]], config)
