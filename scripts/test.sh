@@ -22,6 +22,7 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+command -v swipl >/dev/null 2>&1 || missing+=(swi-prolog-nox)
 [ -x /usr/sbin/lighttpd ] || missing+=(lighttpd)  # the CGI mind of examples/cgi under a stock web server
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
