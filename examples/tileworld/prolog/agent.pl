@@ -70,22 +70,24 @@ play(In, Out, Form0, Code) :-
     (   Line == end_of_file
     ->  format(user_error, "proxy closed the connection~n", []),
         Code = 1
-    ;   catch(message(Line, Form, Header, Data), Error, true),
-        (   nonvar(Error)
-        ->  message_to_codes_safe(Error, Why),
-            sub_string(Line, 0, _, _, Start0), string_length(Start0, N), Shown is min(N, 60),
+    ;   catch(( message(Line, Form, Header, Data) -> Read = true ; Read = false ), Error,
+              ( why(Error, Why), Read = false(Why) )),
+        (   Read == true
+        ->  react(Header, Data, Form, In, Out, Code)
+        ;   ( Read = false(Why) -> true ; Why = "not tw_msg(header(H), data(D)) nor {\"header\": H, \"data\": D}" ),
+            string_length(Line, N), Shown is min(N, 60),
             sub_string(Line, 0, Shown, _, Start),
-            format(user_error, "not a percept (~s): ~q~n", [Why, Start]),
+            format(user_error, "not a percept (~w): ~q~n", [Why, Start]),
             play(In, Out, Form0, Code)
-        ;   react(Header, Data, Form, In, Out, Code)
         )
     ).
 
-message_to_codes_safe(Error, Text) :-
-    (   catch(message_to_codes(Error, _, Codes), _, fail)
-    ->  string_codes(Text, Codes)
-    ;   term_string(Error, Text)
-    ).
+%   why(+Error, -Text): a reading error in a few words.
+why(error(syntax_error(json(What)), _), Text) :- !, format(string(Text), "not JSON: ~w", [What]).
+why(error(syntax_error(What), _), Text) :- !, format(string(Text), "not a Prolog term: ~w", [What]).
+why(error(existence_error(key, Key, _), _), Text) :- !, format(string(Text), "no ~w member", [Key]).
+why(error(type_error(Type, Value), _), Text) :- !, format(string(Text), "~q is not a ~w", [Value, Type]).
+why(Error, Text) :- term_string(Error, Text).
 
 react(end, Data, Form, _, _, 0) :- !,
     percept_score(Data, Score),
@@ -98,11 +100,14 @@ react(message, Text, Form, In, Out, Code) :- !,
 react(error, Text, Form, In, Out, Code) :- !,
     format(user_error, "error from the world: ~w~n", [Text]),
     play(In, Out, Form, Code).
-react(_, Data, Form, In, Out, Code) :-
+react(Header, Data, Form, In, Out, Code) :-
     (   percept(Data, Percept)
     ->  decide(Percept, Action),                                % 4) decide
         send(Out, "~w", [Action])                               % 5) send the action
-    ;   true                                                    % (pause and other texts)
+    ;   atomic(Data)                                            % pause and other texts
+    ->  true
+    ;   format(user_error, "a ~w message without the grid or the agent's location~n", [Header]),
+        send(Out, "none", [])
     ),
     play(In, Out, Form, Code).                                  % 6) repeat until "end"
 
@@ -113,7 +118,7 @@ react(_, Data, Form, In, Out, Code) :-
 message(Line, prolog, Header, Data) :-
     sub_string(Line, 0, 1, _, "t"), !,
     term_string(Term, Line),                    % the point of the Prolog form: it is a term
-    Term = tw_msg(header(Header), DataTerm),
+    Term =.. [tw_msg, header(Header), DataTerm|_],
     prolog_data(DataTerm, Data).
 message(Line, json, Header, Data) :-
     atom_json_dict(Line, Dict, [value_string_as(atom)]),
