@@ -6,14 +6,13 @@ and a writer of search spaces over them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from wwm.server.process import ServerProcess
+from wwm.server.process import ServerProcess, start_all
 
 BED = "wwm.search.testbed"
 # name -> (class, arguments); the order is the space's order of candidates
@@ -37,8 +36,7 @@ def signal_bed() -> Iterator[dict[str, str]]:
     for name, (cls, args) in CANDIDATES.items():
         servers[name] = ServerProcess(f"{BED}:{cls}", args)
     try:
-        with ThreadPoolExecutor(len(servers)) as pool:  # ten Python start-ups side by side
-            list(pool.map(lambda server: server.start(), servers.values()))
+        start_all(list(servers.values()))  # ten Python start-ups side by side
         yield {name: server.url for name, server in servers.items()}
     finally:
         for server in servers.values():

@@ -70,19 +70,24 @@ def test_three_workers_share_a_study_and_a_killed_worker_loses_only_its_running_
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
                for k in range(3)]
     try:
-        # kill worker 1 once it has finished a trial and is running another
-        victim = None
-        deadline = time.monotonic() + 90
-        while victim is None and time.monotonic() < deadline:
+        # kill worker 1 once it has finished a trial and is running another: seen so while the
+        # worker is frozen (SIGSTOP), so that the trial cannot finish between the look and the kill
+        def running_after_a_finished_one() -> int | None:
             try:
                 trials = optuna.load_study(study_name="shared", storage=storage).get_trials(deepcopy=False)
             except KeyError:        # the study is not made yet
-                trials = []
+                return None
             mine = [t for t in trials if t.user_attrs.get("worker") == 1]
-            running = [t for t in mine if t.state == TrialState.RUNNING]
-            if running and any(t.state.is_finished() for t in mine):
-                os.killpg(workers[1].pid, signal.SIGKILL)
-                victim = running[0].number
+            running = [t.number for t in mine if t.state == TrialState.RUNNING]
+            return running[0] if running and any(t.state.is_finished() for t in mine) else None
+
+        victim = None
+        deadline = time.monotonic() + 90
+        while victim is None and time.monotonic() < deadline:
+            if running_after_a_finished_one() is not None:
+                os.killpg(workers[1].pid, signal.SIGSTOP)
+                victim = running_after_a_finished_one()
+                os.killpg(workers[1].pid, signal.SIGKILL if victim is not None else signal.SIGCONT)
             time.sleep(0.05)
         assert victim is not None, "worker 1 never had a trial running after a finished one"
         for k in (0, 2):

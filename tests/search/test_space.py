@@ -113,3 +113,32 @@ def test_two_workers_that_both_counted_the_last_free_trial_run_only_one(tmp_path
     assert second._ask_now() == "wait"             # the first worker's trial still runs ...
     first.study.tell(mine, 1.0)
     assert second._ask_now() is None               # ... and once it is done, the budget is spent
+
+
+def test_workers_started_together_on_an_empty_database_all_get_its_storage(postgres):
+    """Several `wwm search --worker k` started at once on a new database each create Optuna's
+    tables; the losers of that race must use the tables the winner made, not stop."""
+    import threading
+
+    from wwm.search.engine import storage_of
+
+    for _ in range(3):                       # the race is won and lost in milliseconds: try it thrice
+        url = postgres.new_schema()
+        start, errors = threading.Barrier(4), []
+
+        def open_it(url: str, start: threading.Barrier, errors: list[Exception]) -> None:
+            start.wait()
+            try:
+                storage_of(url)
+            except Exception as exc:         # noqa: BLE001 (the test reports any failure)
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_it, args=(url, start, errors)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == []
+        study = optuna.create_study(storage=storage_of(url), study_name="s")   # the tables work
+        study.tell(study.ask(), 1.0)
+        assert len(optuna.load_study(study_name="s", storage=url).trials) == 1

@@ -7,7 +7,6 @@ learnt with is refused with ``other-client-unknown``."""
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from wwm import Refusal
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
-from wwm.server.process import ServerProcess
+from wwm.server.process import ServerProcess, start_all
 
 pytestmark = pytest.mark.slow
 
@@ -29,9 +28,7 @@ def procs(tmp_path_factory):
            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))}
     specs = [("wwm.selection.mind_as:ActionSelectionMind", {}), ("society_minds:TableMind", {"q": "a:1"}),
              ("society_minds:TableMind", {"q": "b:1"}), ("society_minds:Cycle", {"n": STATES, "good": "a"})]
-    started = [ServerProcess(target, args=args, env=env) for target, args in specs]
-    with ThreadPoolExecutor(len(started)) as pool:
-        list(pool.map(lambda p: p.start(), started))
+    started = start_all([ServerProcess(target, args=args, env=env) for target, args in specs])
     yield started
     for p in started:
         p.stop()

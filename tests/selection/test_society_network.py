@@ -9,7 +9,6 @@ import asyncio
 import json
 import os
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from wwm.client.runner import RunSettings, run
 from wwm.protocol.messages import Query
 from wwm.selection import ActionSelectionMind
 from wwm.selection.ant import AntWorld
-from wwm.server.process import ServerProcess
+from wwm.server.process import ServerProcess, start_all
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +30,7 @@ AS = "wwm.selection.mind_as:ActionSelectionMind"
 
 def servers(*specs: tuple[str, dict]) -> list[ServerProcess]:
     """Start several servers at once (each takes a second or so to import)."""
-    procs = [ServerProcess(target, args=args, env=ENV) for target, args in specs]
-    with ThreadPoolExecutor(len(procs)) as pool:
-        list(pool.map(lambda p: p.start(), procs))
-    return procs
+    return start_all([ServerProcess(target, args=args, env=ENV) for target, args in specs])
 
 
 def stop(procs: list[ServerProcess]) -> None:
@@ -185,8 +181,7 @@ async def test_a_nested_society_three_levels_deep_over_seven_processes():
                            args={"minds": f"{lower.url},{fleer.url}", "region": "p==9"})
     top = ServerProcess(AS, env=ENV, args={"minds": f"{region.url},{fleer2.url}", "timeout": 4})
     procs = [forager, homer, fleer, fleer2, lower, region, top]
-    with ThreadPoolExecutor(len(procs)) as pool:
-        list(pool.map(lambda p: p.start(), procs))
+    start_all(procs)
     try:
         society = RemoteMind(top.url)
         result = await run(society, AntWorld(seed=3), RunSettings(steps=60, keepalive=None, timeout=10))

@@ -13,7 +13,7 @@ import pytest
 from probes import probe_server
 
 from wwm.client import RemoteWorld
-from wwm.server.process import ServerProcess
+from wwm.server.process import ServerProcess, start_all
 
 pytestmark = pytest.mark.slow
 
@@ -88,3 +88,16 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_start_all_starts_servers_side_by_side_and_stops_them_all_if_one_cannot_start():
+    good, bad = ServerProcess("wwm.kit.grid:GridWorld"), ServerProcess("no_such_module:Nothing")
+    with pytest.raises(RuntimeError, match="no_such_module:Nothing exited"):
+        start_all([good, bad])
+    assert good.process is not None and good.process.poll() is not None   # it started, then was stopped
+    servers = start_all([ServerProcess("wwm.kit.grid:GridWorld"), ServerProcess("wwm.kit.grid_minds:FoodSeeker")])
+    try:
+        assert [s.card()["role"] for s in servers] == ["world", "mind"]
+    finally:
+        for s in servers:
+            s.stop()

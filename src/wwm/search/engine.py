@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import random
 import time
 import warnings
 from collections.abc import Callable
@@ -111,14 +112,34 @@ def sampler_of(settings: SearchSettings, space: Space) -> optuna.samplers.BaseSa
     return optuna.samplers.RandomSampler(seed=seed)
 
 
+CREATE_ATTEMPTS = 8   # tries at opening a study storage whose tables another worker is creating
+
+
+def _created_meanwhile(exc: Exception) -> bool:
+    """Whether ``exc`` is a CREATE that lost a race with another process creating the same
+    table, type or version row (PostgreSQL: a unique violation on the catalogue or "already
+    exists"; SQLite: "already exists")."""
+    from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+
+    return isinstance(exc, IntegrityError) or (
+        isinstance(exc, (ProgrammingError, OperationalError)) and "already exists" in str(exc))
+
+
 def storage_of(url: str | None) -> optuna.storages.BaseStorage | None:
     if url is None:
         return None
-    try:
-        storage = optuna.storages.RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS, grace_period=GRACE_SECONDS,
-                                             engine_kwargs={"pool_pre_ping": True})
-    except Exception as exc:  # a bad URL, an unreachable server, a missing driver
-        raise SearchError(f"cannot use the study storage {url}: {type(exc).__name__}: {exc}") from None
+    for attempt in range(CREATE_ATTEMPTS):
+        try:
+            storage = optuna.storages.RDBStorage(url, heartbeat_interval=HEARTBEAT_SECONDS,
+                                                 grace_period=GRACE_SECONDS, engine_kwargs={"pool_pre_ping": True})
+            break
+        except Exception as exc:  # a bad URL, an unreachable server, a missing driver
+            # Workers started together on an empty database each create Optuna's tables: the
+            # losers' CREATEs fail on what the winner just made. Those tables are there now.
+            if _created_meanwhile(exc) and attempt < CREATE_ATTEMPTS - 1:
+                time.sleep(0.05 * (attempt + 1) + random.random() * 0.05)
+                continue
+            raise SearchError(f"cannot use the study storage {url}: {type(exc).__name__}: {exc}") from None
     if storage.engine.dialect.name == "sqlite":
         # Optuna writes each parameter and attribute in a transaction of its own: with SQLite's
         # default (a journal file synced at every commit) that is most of a trial's time.

@@ -3,9 +3,10 @@
 ``ServerProcess("module:Class", args={...})`` starts ``wwm serve --port 0`` in a subprocess,
 reads the port the server took from its ready line, waits until it answers, and stops it on
 exit; ``kill()`` and ``restart()`` (same port, same snapshot file) let tests break and mend
-links. ``free_port()`` finds a free port, for a program that cannot be told ``--port 0``: a
-port found free and then bound by another process can be taken in between by a third
-(tests run in parallel do), which ``--port 0`` cannot.
+links; ``start_all(processes)`` starts several side by side. ``free_port()`` finds a free
+port, for a program that cannot be told ``--port 0``: a port found free and then bound by
+another process can be taken in between by a third (tests run in parallel do), which
+``--port 0`` cannot.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any
@@ -210,3 +213,16 @@ def _drain(stream: IO[bytes], log: Path | None, found: list[str], ready: threadi
                         ready.set()
         finally:
             ready.set()
+
+
+def start_all(processes: Sequence[ServerProcess], timeout: float = 20.0) -> list[ServerProcess]:
+    """Start ``processes`` side by side (each spends a second or so importing before it
+    answers) and return them; if any cannot start, stop those that did and raise its error."""
+    with ThreadPoolExecutor(max(1, len(processes))) as pool:
+        futures = [pool.submit(p.start, timeout) for p in processes]
+    failed = [error for f in futures if (error := f.exception()) is not None]
+    if failed:
+        for p in processes:
+            p.stop()
+        raise failed[0]
+    return list(processes)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from wwm import Refusal
 from wwm.client.remote import RemoteMind, RemoteWorld
 from wwm.client.runner import RunSettings, run
-from wwm.server.process import ServerProcess
+from wwm.server.process import ServerProcess, start_all
 
 pytestmark = pytest.mark.slow
 
@@ -42,9 +41,7 @@ def procs(tmp_path_factory):
               {"actions": "left,right", "q_temperature": 0.2, "run_length": STEPS, "seed": 1}),
              ("society_minds:Delegate", {}), ("wwm.selection.learning.qlearning:QLearningMind", {}),
              ("wwm.selection.corridor:CorridorWorld", {"length": LENGTH})]
-    started = [ServerProcess(target, args=args, env=env) for target, args in specs]
-    with ThreadPoolExecutor(len(started)) as pool:
-        list(pool.map(lambda p: p.start(), started))
+    started = start_all([ServerProcess(target, args=args, env=env) for target, args in specs])
     yield started
     for p in started:
         p.stop()
