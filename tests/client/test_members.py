@@ -39,6 +39,8 @@ def test_a_list_of_members_comes_as_a_list_urls_in_one_text_or_json():
     ({"url": "http://a/", "args": {"minds": ["http://b/", {"url": "http://c/", "args": [1]}]}},
      "minds[1].args.minds[1].args: the mind's New run arguments are a mapping"),
     ({"url": "http://a/", "args": {"calls": {"url": 3}}}, "minds[1].args.calls.url: a mind needs its URL"),
+    ({"url": "http://a/", "token": 7}, "minds[1].token: a member server's access token is text, not int"),
+    ({"url": "http://a/", "token": "  "}, "minds[1].token: a member server's access token is text, not blank text"),
 ])
 def test_a_member_of_the_wrong_shape_names_its_path(entry, says):
     with pytest.raises(MemberError) as info:

@@ -103,7 +103,8 @@ def read_member(entry: Any, where: str) -> MemberSpec:
                           f"values, not {_show(args)}")
     token = entry.get("token")
     if token is not None and not (isinstance(token, str) and token.strip()):
-        raise MemberError(f"{where}.token: a member server's access token is text, not {type(token).__name__}")
+        got = "blank text" if isinstance(token, str) else type(token).__name__  # (never the value: a secret)
+        raise MemberError(f"{where}.token: a member server's access token is text, not {got}")
     return MemberSpec(url.strip(), check_args(dict(args), f"{where}.args"), token.strip() if token else None)
 
 
