@@ -75,7 +75,9 @@ async def test_the_pages_answer_while_a_large_lambdastar_test_runs(tmp_path):
                 print(f"home page while idle: median {statistics.median(idle) * 1000:.1f} ms, max "
                       f"{max(idle) * 1000:.1f} ms; while the Λ* test runs: median "
                       f"{statistics.median(busy) * 1000:.1f} ms, max {max(busy) * 1000:.1f} ms")
-                assert max(busy) < 0.5, f"a page waited {max(busy):.2f} s while the Λ* test ran"
+                # in the portal's loop the battery held a page 1.3 s or more (longer on a loaded
+                # machine); off it, one page in CI once took 0.64 s as the test's process started
+                assert max(busy) < 1.0, f"a page waited {max(busy):.2f} s while the Λ* test ran"
                 assert len(lambdastar_processes()) == 1
             finally:
                 await visitor.session.close()
