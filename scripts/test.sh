@@ -7,14 +7,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m venv .venv
+# The test environment (torch, ray, chromium's driver, ... : about 2 minutes to install) is kept
+# between runs on this machine, in the user's cache, under a key of the Python version and the
+# dependency lists: a fresh clone links .venv to it and installs only wwm itself (editable, a few
+# seconds). A checkout that has its own .venv (the README's first command) keeps it.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/wwm"
+if [ ! -e .venv ]; then
+  key=$(python3 scripts/deps_key.py)
+  mkdir -p "$cache/venvs"
+  if [ ! -x "$cache/venvs/$key/bin/python" ] || [ ! -e "$cache/venvs/$key/complete" ]; then
+    echo "making the test environment $cache/venvs/$key (kept for later runs)"
+    rm -rf "$cache/venvs/$key"
+    python3 -m venv "$cache/venvs/$key"
+    "$cache/venvs/$key/bin/python" -m pip install -q --upgrade pip
+    "$cache/venvs/$key/bin/python" -m pip install -q -e '.[test,postgres]'
+    touch "$cache/venvs/$key/complete"
+  fi
+  ln -s "$cache/venvs/$key" .venv
+fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,postgres]'
 
 echo "ruff check"
 .venv/bin/ruff check src tests benchmarks examples docs
 echo "mypy"
-.venv/bin/mypy
+.venv/bin/mypy --cache-dir "$cache/mypy"   # mypy's cache checks each file's hash: safe across clones
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
