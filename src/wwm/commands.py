@@ -15,7 +15,9 @@ registration line; the module is imported only when its command runs or shows it
 from __future__ import annotations
 
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from .registry import Registry
 
@@ -129,7 +131,10 @@ def parse_pairs(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
-def run_async(main):
+T = TypeVar("T")
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
     """Run a command's coroutine on uvloop where it is installed (it comes with
     uvicorn[standard]; the client's per-query cost drops with it), else on asyncio's loop."""
     try:

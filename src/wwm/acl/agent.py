@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from .clock import Clock, SystemClock, aware
 from .engine import Engine, Talk, Verdict
 from .log import ConversationLog
 from .message import AID, AclError, ACLMessage, new_id
 from .overdue import Mark, Overdue, Policy, Reattempt, Withdraw, check_policy, decide
-from .tracker import Rejected
+from .tracker import Rejected, Tracker
 
 POLL = 0.05   # seconds between looks at the clock while a deadline is pending (a manual clock moves by hand)
 
@@ -92,10 +92,10 @@ class Agent:
         self.log = ConversationLog(log_path)
         self._mail: list[ACLMessage] = []
         self._arrived: asyncio.Condition | None = None
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         self.on_overdue: Policy = check_policy(on_overdue or Mark())
         self._policies: dict[str, Policy] = {}                          # per conversation
-        self._watches: dict[tuple[str, str], asyncio.Task] = {}        # (reply-with, receiver)
+        self._watches: dict[tuple[str, str], asyncio.Task[None]] = {}      # (reply-with, receiver)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, address={self.address!r})"
@@ -105,7 +105,7 @@ class Agent:
         return AID(self.name, (self.address,) if self.address else ())
 
     @property
-    def tracker(self):
+    def tracker(self) -> Tracker:
         return self.engine.tracker
 
     def _condition(self) -> asyncio.Condition:
@@ -297,7 +297,7 @@ class Agent:
         except Exception:
             log.exception("%s failed handling %s", self.name, msg.performative)
 
-    def _spawn(self, coro) -> asyncio.Task:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -372,7 +372,7 @@ class Agent:
         self._summarise(conv)
         return conv
 
-    async def _next(self, conversation: str, watch: asyncio.Task | None, timeout: float) -> ACLMessage | None:
+    async def _next(self, conversation: str, watch: asyncio.Task[None] | None, timeout: float) -> ACLMessage | None:
         """The next message of ``conversation``; None when ``watch`` (a deadline's policy) ends
         first. With no watch, TimeoutError after ``timeout`` seconds."""
         if watch is None:

@@ -100,7 +100,7 @@ def _demo(args: argparse.Namespace) -> int:
     from ..server.process import ServerProcess
     from . import log as acl_log
     from .agent import Agent
-    from .contractnet import contract_net
+    from .contractnet import Allocation, contract_net
     from .directory import Directory
     from .network import serve_agent
 
@@ -131,7 +131,7 @@ def _demo(args: argparse.Namespace) -> int:
             for (name, price, mode), server in zip(plan, servers, strict=True):
                 console.print(f"  {name:6} {server.url}  price {price:g}  ({mode})")
 
-        async def main():
+        async def main() -> tuple[Agent, Allocation]:
             directory = Directory()
             for server in servers:
                 await directory.register(server.url)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from .agent import Agent, Handler, Undeliverable
@@ -219,7 +220,7 @@ async def _round(manager: Agent, r: Round, candidates: list[AID], task: str, mis
                  msg.sender.name if msg.sender else "?")
 
 
-async def _quietly(send) -> None:
+async def _quietly(send: Awaitable[object]) -> None:
     try:
         await send
     except Undeliverable:

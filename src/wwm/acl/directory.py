@@ -11,8 +11,8 @@ from typing import Any
 from ..client.cards import fetch_card
 from ..protocol.errors import Refusal
 from . import envelope
-from .agent import Agent
-from .message import AID, AclError
+from .agent import Agent, Handler
+from .message import AID, AclError, ACLMessage
 from .network import AgentMind
 
 
@@ -98,8 +98,8 @@ def parse_aid_set(text: str) -> list[AID]:
     return aids
 
 
-def _directory_handler(directory: Directory):
-    async def handle(agent: Agent, msg) -> None:
+def _directory_handler(directory: Directory) -> Handler:
+    async def handle(agent: Agent, msg: ACLMessage) -> None:
         content = (msg.content or "").strip()
         if msg.performative == "request":
             parts = content.strip("()").split()

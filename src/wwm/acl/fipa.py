@@ -10,10 +10,13 @@ case-insensitively, strings may be literal (``"..."`` with ``\\"``) or byte-leng
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from .message import AID, PERFORMATIVES, AclError, ACLMessage
+
+T = TypeVar("T")
 
 
 class FipaSyntaxError(AclError):
@@ -267,7 +270,7 @@ class _Parser:
             raise self.fail("an agent-identifier needs :name", start)
         return AID(name, addresses, resolvers, tuple(user))
 
-    def sequence(self, kind: str, item) -> list:
+    def sequence(self, kind: str, item: Callable[[], T]) -> list[T]:
         self.expect("(", f"'({kind} ...)'")
         head, at = self.token()
         if head.lower() != kind:

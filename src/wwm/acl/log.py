@@ -90,13 +90,15 @@ def entry_from_dict(doc: Any) -> Entry:
 def _text(doc: dict[str, Any], key: str) -> str:
     if not isinstance(doc[key], str):
         raise ValueError(f'"{key}" must be text')
-    return doc[key]
+    text: str = doc[key]
+    return text
 
 
 def _direction(doc: dict[str, Any]) -> str:
     if doc["direction"] not in ("sent", "received", "undelivered"):
         raise ValueError('"direction" must be sent, received or undelivered')
-    return doc["direction"]
+    direction: str = doc["direction"]
+    return direction
 
 
 def _verdicts(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -124,7 +126,7 @@ def replay(entries: Iterable[Entry], conversation: str | None = None) -> Iterato
     after it and whether that agrees with what was logged at the time."""
     clock = ManualClock()
     engine = Engine(clock=clock)  # deadlines judged at the time each message was logged
-    seen: set[tuple] = set()
+    seen: set[tuple[str | None, str | None, str | None, str]] = set()  # conversation, reply-with, sender, performative
     for entry in entries:
         m = entry.message
         if conversation is not None and m.conversation_id != conversation:

@@ -12,7 +12,9 @@ commitments must be in, so the one engine can check the protocol against the tra
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..registry import Registry, UnknownName
 from . import acts as A
@@ -63,7 +65,7 @@ class Protocol:
         return same.index(arc) > 0
 
 
-def _arcs(rows: list[tuple]) -> tuple[Arc, ...]:
+def _arcs(rows: Sequence[tuple[str, ...]]) -> tuple[Arc, ...]:
     return tuple(Arc(*row) for row in rows)
 
 
@@ -263,7 +265,7 @@ def check(protocol: Protocol, max_depth: int = 12) -> list[Finding]:
     their annotation, final states that leave an obligation, non-final states that hold
     none, and non-final states with no way out ("missing arcs")."""
     findings: list[Finding] = []
-    seen: set[tuple] = set()
+    seen: set[tuple[str, int | None, tuple[tuple[str, str], ...]]] = set()  # state, W&F state, commitments
     queue: deque[tuple[str, tuple[Arc, ...]]] = deque([(protocol.initial, ())])
     while queue:
         state, path = queue.popleft()
@@ -313,7 +315,7 @@ def _replay(path: tuple[Arc, ...]) -> tuple[Tracker, Thread | None]:
 
 
 # ---- protocols from files ---------------------------------------------------------------------
-def to_dict(protocol: Protocol) -> dict:
+def to_dict(protocol: Protocol) -> dict[str, Any]:
     """The protocol as plain data (what :func:`from_dict` and protocol files hold)."""
     return {"name": protocol.name, "initial": protocol.initial, "states": dict(protocol.states),
             "opening": list(protocol.opening),

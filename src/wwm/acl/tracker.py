@@ -13,6 +13,7 @@ how the conversation ended. Reply-by deadlines mark records overdue without disc
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, overload
@@ -43,6 +44,10 @@ OUTCOMES = {5: "success", 7: "failed", 8: "not formed", 9: "withdrawn"}
 
 class Rejected(AclError):
     """An act whose preconditions do not hold; the text gives the reason."""
+
+
+# what an undo puts back in a record: its status, reason, discharged_by, violated, owes_inform
+_Saved = tuple[str, str | None, str | None, bool, str | None]
 
 
 @dataclass(slots=True)
@@ -252,7 +257,7 @@ class Tracker:
             raise Rejected(f"{act.name}: the conversation between {current.initiator} and "
                            f"{current.responder} is over (state {before}, {current.outcome}); "
                            "a new commitment needs a new conversation")
-        undo: list[tuple[Commitment, tuple]] = []
+        undo: list[tuple[Commitment, _Saved]] = []
         size, done = len(current.records), len(current.acts)
         new_ids = self._ids if commit else itertools.count(10**9)
         try:
@@ -361,7 +366,7 @@ class _Effects:
     """Apply one primitive to a scratch thread: check its preconditions, then its effects."""
 
     def __init__(self, t: Thread, act: Act, index: int, message_id: str | None,
-                 deadline: datetime | None, ids, undo: list) -> None:
+                 deadline: datetime | None, ids: Iterator[int], undo: list[tuple[Commitment, _Saved]]) -> None:
         self.t, self.act, self.index = t, act, index
         self.msg, self.deadline, self.ids, self.undo = message_id, deadline, ids, undo
 

@@ -11,6 +11,13 @@ from __future__ import annotations
 
 import argparse
 from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..client.runner import RunResult
+    from ..server.process import ServerProcess
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console()
     servers = {name: ServerProcess(target) for name, target in SERVERS.items()}
-    done: list = []   # the societies run so far, for the line Ctrl-C prints
-    seen: dict = {}   # the run under way
+    done: list[RunResult] = []   # the societies run so far, for the line Ctrl-C prints
+    seen: dict[str, Any] = {}     # the run under way (execute's seen)
     try:
         with nullcontext() if args.quiet else console.status("starting 5 server processes on loopback..."):
             for server in servers.values():
@@ -64,11 +71,11 @@ def run(args: argparse.Namespace) -> int:
             server.stop()
 
 
-def _kept(done: list, current) -> str:
+def _kept(done: list[RunResult], current: RunResult | None) -> str:
     """What an interrupted demo left behind, in words."""
     records = [r.record_id for r in done if r.record_id is not None]
     cut = current is not None and all(current is not r for r in done)
-    if cut and current.record_id is not None:
+    if cut and current is not None and current.record_id is not None:
         records.append(current.record_id)  # the run cut short is recorded as interrupted
     where = f"stopped during run {len(done) + 1} of 3" if cut or done else "stopped before the first run"
     if not records:
@@ -78,7 +85,8 @@ def _kept(done: list, current) -> str:
     return f"{where}; recorded as runs {', '.join(map(str, records))} (wwm runs)"
 
 
-async def _demo(console, servers, args, done: list, seen: dict) -> int:
+async def _demo(console: Console, servers: dict[str, ServerProcess], args: argparse.Namespace,
+                done: list[RunResult], seen: dict[str, Any]) -> int:
     from rich.table import Table
 
     from ..client.cards import fetch_card_sync

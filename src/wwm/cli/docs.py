@@ -13,8 +13,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..commands import fail, interrupted, port_number, ready_line
+
+if TYPE_CHECKING:
+    from http.server import ThreadingHTTPServer
 
 TOOLS = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python")
 NOT_INSTALLED = "the documentation tools are not installed; pip install -e '.[docs]'"
@@ -141,13 +145,13 @@ def run(args: argparse.Namespace) -> int:
             server.server_close()
 
 
-def _server(folder: Path, port: int):
+def _server(folder: Path, port: int) -> ThreadingHTTPServer:
     """A quiet static-file server for ``folder`` on 127.0.0.1:``port`` (bound, not yet serving)."""
     import functools
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
     class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
             pass
 
     return ThreadingHTTPServer(("127.0.0.1", port), functools.partial(Quiet, directory=str(folder)))

@@ -4,7 +4,13 @@ with the client algorithm of section 8.2, showing progress, recording the run.""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..client.runner import Event, RunResult, RunSettings, Step
+    from ..client.society import Society
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the outcome as JSON on stdout (progress goes to stderr)")
 
 
-def build_society(args: argparse.Namespace):
+def build_society(args: argparse.Namespace) -> Society:
     from ..client.society import SocietyError, load, parse
     from ..commands import UsageError, parse_pairs
 
@@ -129,8 +135,9 @@ def _kept(result: Any) -> str:
     return f"stopped {steps}; recorded as run {result.record_id} (wwm runs show {result.record_id})"
 
 
-async def execute(society, settings, *, db: str | None = None, record: bool = True, quiet: bool = False,
-                  console=None, summary: bool = True, as_json: bool = False, seen: dict | None = None):
+async def execute(society: Society, settings: RunSettings, *, db: str | None = None, record: bool = True,
+                  quiet: bool = False, console: Console | None = None, summary: bool = True,
+                  as_json: bool = False, seen: dict[str, Any] | None = None) -> RunResult:
     """Run with a progress bar; print the outcome (as JSON with ``as_json``); return the
     RunResult. ``seen["result"]`` holds the run as far as it went, should it be interrupted."""
     import dataclasses
@@ -157,7 +164,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
                         TimeElapsedColumn(), console=console, disable=quiet, transient=False)
     task = progress.add_task(society.name, total=settings.steps, score=0.0)
 
-    def on_step(step, result) -> None:
+    def on_step(step: Step, result: RunResult) -> None:
         seen["result"] = result
         progress.update(task, advance=1, score=result.total_score)
 
@@ -166,7 +173,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
 
     shown = 0
 
-    def on_event(event, result) -> None:  # the end is in the summary; the first 20 others live
+    def on_event(event: Event, result: RunResult) -> None:  # the end is in the summary; the first 20 others live
         nonlocal shown
         seen["result"] = result
         if event.kind != "run-ended" and shown <= 20 and not quiet:
@@ -190,7 +197,7 @@ async def execute(society, settings, *, db: str | None = None, record: bool = Tr
     return result
 
 
-def summary_of(result) -> dict[str, Any]:
+def summary_of(result: RunResult) -> dict[str, Any]:
     """A run's outcome as plain data: what ``--json`` prints and the summary shows."""
     ended = next((e.text for e in reversed(result.events) if e.kind == "run-ended"), None)
     return {"status": result.status, "steps": len(result.steps), "total_score": result.total_score,
@@ -201,7 +208,7 @@ def summary_of(result) -> dict[str, Any]:
             "record_id": result.record_id}
 
 
-def print_result(console, society, result) -> None:
+def print_result(console: Console, society: Society, result: RunResult) -> None:
     """The outcome as one "name: value" line each, not a table: it stays readable in 80
     columns, and URLs and commands stay whole (to click or to copy)."""
     from rich.markup import escape

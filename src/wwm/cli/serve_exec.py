@@ -14,6 +14,7 @@ import argparse
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,7 @@ def exec_class(command: list[str], *, role: str = "mind", mode: str = "per-query
         base.__init__(self, transport(command, workdir=workdir, timeout=timeout, env=env))
         self.args = args  # sent to the program with New run
 
-    def __reduce__(self: Any) -> tuple:
+    def __reduce__(self: Any) -> tuple[Callable[[str, dict[str, Any]], Any], tuple[str, dict[str, Any]]]:
         # a snapshot keeps the program's run ID, not the transport: see _restore
         return (_restore, (type(self).__name__, {"args": self.args, "run_id": self.run_id,
                                                  "display_url": self.display_url,

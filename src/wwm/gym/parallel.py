@@ -43,7 +43,8 @@ LAMBDASTAR: dict[str, Encoded] = {"state_space": TEXT_STATE,
                                   "action_space": {"type": "Discrete", "n": 9, "start": 1}}
 
 
-class SharedWorldEnv(ParallelEnv[str, Any, Any]):
+# pettingzoo ships no types (no py.typed, no stubs package): its ParallelEnv is Any to mypy
+class SharedWorldEnv(ParallelEnv[str, Any, Any]):  # type: ignore[misc]
     """A PettingZoo Parallel environment over the shared World at ``url`` with ``agents``
     bodies (default: the server's ``agents`` or ``robots`` argument); ``args`` are New run
     arguments every body sends."""

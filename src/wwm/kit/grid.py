@@ -142,7 +142,10 @@ class GridEngine:
 
     def state(self) -> str:
         """The state in the documented text format (see the module docstring)."""
-        cells = lambda cs: ";".join(f"{x},{y}" for x, y in cs)  # noqa: E731
+
+        def cells(cs: list[Cell]) -> str:
+            return ";".join(f"{x},{y}" for x, y in cs)
+
         return (f"size={self.size} step={self.step_count} x={self.body[0]} y={self.body[1]} "
                 f"fd={nearest(self.body, self.food)} hd={nearest(self.body, self.hazards)} "
                 f"food={cells(self.food)} hazard={cells(self.hazards)}")

@@ -11,7 +11,7 @@ run ends when it cannot suggest anything more.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.interfaces import Mind, World
 from ..protocol.results import Outcome, RunStarted
@@ -35,12 +35,12 @@ class MindAsWorld(World):
         self.answered = False   # the wrapped mind has given an answer not yet informed about
         self.turns = 0
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         from .region import freeze  # a snapshot keeps a remote mind as URL + run ID
 
         return {**self.__dict__, "mind": freeze(self.mind)}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         from .region import thaw
 
         self.__dict__.update(state, mind=thaw(state["mind"]))

@@ -129,7 +129,7 @@ class Region:
     def __repr__(self) -> str:
         return f"Region({self.text!r})"
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Region], tuple[str]]:
         return (Region, (self.text,))  # parsed again: the compiled predicate is closures
 
     def __call__(self, state: str | Variables) -> bool:

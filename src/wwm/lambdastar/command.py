@@ -6,9 +6,18 @@ its standard error and the score per band of pattern complexity; save CSV, JSON 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .terminal import check_out, progress_bar, whole_numbers
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .remote import MindFailure
+    from .sweep import JobResult
+    from .torus import Grid
 
 
 def _k_range(text: str) -> tuple[int, int]:
@@ -22,7 +31,7 @@ def _k_range(text: str) -> tuple[int, int]:
     return pair
 
 
-def _grids(text: str) -> list:
+def _grids(text: str) -> list[Grid]:
     """``10``, ``7,10,12`` or ``5x10,10``: each a square's side or ROWSxCOLUMNS."""
     from .torus import grid_value
 
@@ -39,17 +48,21 @@ class _Noted(argparse.Action):
     """Stores the value and notes that the option was given on the command line, so options
     that do not apply (to remote minds, or without them) are refused by name."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
         setattr(namespace, self.dest, values)
         namespace.given = {*getattr(namespace, "given", ()), option_string}
 
 
 class _NotedFlag(_Noted):
-    def __init__(self, option_strings, dest, default=False, **kwargs):
+    # kwargs: whatever else argparse passes an action (help, metavar, ...), handed on as is
+    def __init__(self, option_strings: Sequence[str], dest: str, default: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=default, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
-        super().__call__(parser, namespace, True, option_string)
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, True, option_string)  # a flag stores True
 
 
 # options built-in agents use and remote minds do not, and why
@@ -69,7 +82,7 @@ ONLY_FOR_MINDS = ("--world", "--oracle-hints", "--timeout")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    def a(*names, **kwargs):
+    def a(*names: str, **kwargs: Any) -> None:  # kwargs: add_argument's, of many types
         kwargs.setdefault("action", _NotedFlag if kwargs.pop("flag", False) else _Noted)
         parser.add_argument(*names, **kwargs)
     parser.set_defaults(given=set(), experiment=None)
@@ -138,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
 
     # with --json, stdout carries the JSON alone; tables and progress go to stderr
     console = Console(stderr=args.json)
-    failures: list = []
+    failures: list[MindFailure] = []
     try:
         _check_common(args)
         _check_applies(args)
@@ -177,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 
-def _check_common(args) -> None:
+def _check_common(args: argparse.Namespace) -> None:
     """Settings every test needs, checked before anything runs."""
     if args.episodes < 1 or args.iterations < 1:
         raise ValueError("--episodes and --iterations must be at least 1")
@@ -192,11 +205,11 @@ def _check_common(args) -> None:
                          f"exclusive (got {args.gamma:g})")
 
 
-def _mind_urls(args) -> list[str]:
+def _mind_urls(args: argparse.Namespace) -> list[str]:
     return [u.strip() for arg in args.mind for u in arg.split(",") if u.strip()]
 
 
-def _check_applies(args) -> None:
+def _check_applies(args: argparse.Namespace) -> None:
     """Options given that the chosen kind of test does not use are refused by name."""
     given: set[str] = getattr(args, "given", set())
     if args.mind is not None:
@@ -220,7 +233,7 @@ def _check_applies(args) -> None:
                              f"only with --mind (minds on the network)")
 
 
-def _title(args) -> str:
+def _title(args: argparse.Namespace) -> str:
     env = "fitness landscape" if args.environment == "landscape" else "Λ*"
     return (f"{env}, ω={args.episodes}, ϑ={args.iterations}, "
             f"k={args.observation_range}"
@@ -229,7 +242,7 @@ def _title(args) -> str:
 
 
 
-def _local(args, console):
+def _local(args: argparse.Namespace, console: Console) -> list[JobResult]:
     from itertools import product
 
     from . import sweep
@@ -267,7 +280,7 @@ def _local(args, console):
                          progress=lambda k: progress.advance(task, k))
 
 
-def _remote(args, console, failures: list):
+def _remote(args: argparse.Namespace, console: Console, failures: list[MindFailure]) -> list[JobResult]:
     import asyncio
 
     from .service import administer_test

@@ -31,12 +31,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .episodes import stream
 from .torus import torus
 from .vector import pick_best_last
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 POLICIES = ("greedy", "restrained", "one-greedy")
 COMMONS = 30  # the random streams of this experiment (starts: 0, agent j's draws: 1, j)
@@ -80,7 +84,7 @@ class CommonsResult:
     def per_agent(self) -> float:
         return float(self.total.mean() / self.agents)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         def mean(a: np.ndarray) -> float | None:
             return None if np.isnan(a).all() else float(a.mean())
         return {"policy": self.policy, "agents": self.agents, "seed": self.seed,
@@ -157,7 +161,7 @@ def sweep(policies: Sequence[str], counts: Sequence[int], rules: Rules = Rules()
     return out
 
 
-def table(results: Sequence[CommonsResult]):
+def table(results: Sequence[CommonsResult]) -> Table:
     from rich.table import Table
 
     r0 = results[0].rules

@@ -85,7 +85,8 @@ class Episode:
 
     def field(self, t: int) -> np.ndarray:
         """Half-units of reward in every cell when Good and Evil are at their iteration-t cells."""
-        return self.fields[t]
+        field: np.ndarray = self.fields[t]
+        return field
 
     def observed_field(self) -> np.ndarray:
         """The reward grid the agents observe before iteration ``self.iteration + 1``."""
@@ -121,12 +122,14 @@ class Episode:
 
     def rewards_at(self, positions: np.ndarray, t: int) -> np.ndarray:
         if not self.coordination:
-            return self.fields[t][positions] / 2.0
+            rewards: np.ndarray = self.fields[t][positions] / 2.0
+            return rewards
         distance = self.grid.distance
         plus = self.payoff[distance[positions, self.good[t]]].astype(np.int16)
         if np.count_nonzero(distance[positions, self.good[t]] <= 1) < 2:
             plus = np.zeros_like(plus)  # Good pays only when two or more agents are next to it
-        return (plus - self.payoff[distance[positions, self.evil[t]]]) / 2.0
+        rewards = (plus - self.payoff[distance[positions, self.evil[t]]]) / 2.0
+        return rewards
 
     def score(self) -> float:
         """Definition 2: the mean reward per agent per iteration so far."""

@@ -174,7 +174,8 @@ def _generate(grid: Grid, iterations: int, episodes: int, prof: Profile,
                       np.arange(episodes))
 
 
-def _original_patterns(geo: Torus, iterations: int, episodes: int, seed: int):
+def _original_patterns(geo: Torus, iterations: int, episodes: int, seed: int
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A random Moore walk of L ∈ [n, 2n-1] cells (stay allowed), then seg, reverse(seg),
     seg, ... ; Evil is Good's linear index shifted by ⌊N/3⌋ + 1 (reference notes 1.2)."""
     n, size = geo.cols, geo.size
@@ -195,7 +196,8 @@ def _original_patterns(geo: Torus, iterations: int, episodes: int, seed: int):
 
 
 def _paper_patterns(geo: Torus, iterations: int, episodes: int, seed: int,
-                    segment: tuple[int, int] | None):
+                    segment: tuple[int, int] | None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Good's and Evil's paper patterns, then their collisions resolved by a coin."""
     pattern_good, pattern_evil, length = paper_pattern_pair(geo, iterations, episodes, seed, segment)
     good, evil, clashed = _resolve_collisions(pattern_good, pattern_evil, stream(seed, COLLISIONS))
@@ -215,7 +217,8 @@ def _sequence_complexity(sequences: np.ndarray, length: np.ndarray, periodic: np
 
 
 def paper_pattern_pair(geo: Torus, iterations: int, episodes: int, seed: int,
-                       segment: tuple[int, int] | None = None):
+                       segment: tuple[int, int] | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A closed king-move walk of L ∈ [1, ⌊ϑ/2⌋] cells, repeated cyclically; Evil follows the
     image of Good's pattern under a random symmetry of the torus (so it is a different
     pattern with exactly the same LZ complexity). Returns both ``[ω, ϑ+1]`` patterns (before

@@ -7,8 +7,22 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .terminal import check_out, progress_bar, whole_numbers
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from rich.console import RenderableType
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from .sweep import JobResult
+
+    # an experiment: its options and progress bar -> (the table, the files saved, the JSON)
+    Runner = Callable[[argparse.Namespace, Progress], tuple[RenderableType, list[Path], str]]
 
 EXPERIMENTS = {
     "mixed": "heterogeneous collectives (e.g. local:2+random:1) beside the pure ones",
@@ -27,7 +41,7 @@ def _floats(text: str) -> list[float]:
     return values
 
 
-def add_parsers(sub) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """One subcommand per experiment, each with its own options."""
     for name, text in EXPERIMENTS.items():
         p = sub.add_parser(name, help=text, description=text)
@@ -93,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if min(args.seed) < 0:
             raise ValueError(f"--seed must be 0 or more (got {min(args.seed)})")
         check_out(args.out)
-        runner = {"mixed": _mixed, "commons": _commons, "pluralistic": _pluralistic}[name]
+        runner: Runner = {"mixed": _mixed, "commons": _commons, "pluralistic": _pluralistic}[name]
         with progress_bar(console, args.quiet) as progress:
             table, saved, as_json = runner(args, progress)
     except KeyboardInterrupt:
@@ -109,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mixed(args, progress):
+def _mixed(args: argparse.Namespace, progress: Progress) -> tuple[RenderableType, list[Path], str]:
     from rich.console import Group
 
     from . import mixes, report, sweep
@@ -134,7 +148,7 @@ def _mixed(args, progress):
     return Group(report.table(results, title=title), _mix_table(results)), saved, report.as_json(results)
 
 
-def _mix_table(results):
+def _mix_table(results: list[JobResult]) -> Table:
     """Each mix beside what its members would score as in their pure collectives."""
     from rich.table import Table
 
@@ -153,7 +167,7 @@ def _mix_table(results):
     return t
 
 
-def _commons(args, progress):
+def _commons(args: argparse.Namespace, progress: Progress) -> tuple[RenderableType, list[Path], str]:
     from . import commons
 
     policies = [x.strip() for x in args.policies.split(",") if x.strip()]
@@ -171,7 +185,7 @@ def _commons(args, progress):
     return commons.table(results), saved, _json(rows)
 
 
-def _pluralistic(args, progress):
+def _pluralistic(args: argparse.Namespace, progress: Progress) -> tuple[RenderableType, list[Path], str]:
     from . import pluralistic
 
     task = progress.add_task("groups", total=len(args.seed) * len(args.reject) * 2 * args.episodes)
@@ -185,7 +199,7 @@ def _pluralistic(args, progress):
     return pluralistic.table(results), saved, _json(rows)
 
 
-def _json(rows: list[dict]) -> str:
+def _json(rows: list[dict[str, Any]]) -> str:
     import json
 
     from .report import _finite
@@ -193,7 +207,7 @@ def _json(rows: list[dict]) -> str:
     return json.dumps(_finite(rows), indent=1, allow_nan=False)
 
 
-def _save(args, rows: list[dict], columns: list[str]) -> list[Path]:
+def _save(args: argparse.Namespace, rows: list[dict[str, Any]], columns: list[str]) -> list[Path]:
     """results.csv (the columns named) and results.json (everything) in --out."""
     import csv
 

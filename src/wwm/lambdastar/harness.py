@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ class Scores(MeanOfEpisodes):
     setting: Setting
     scores: np.ndarray
     complexity: np.ndarray
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     coverage: np.ndarray | None = None
     team_coverage: np.ndarray | None = None
 

@@ -10,6 +10,7 @@ same agents and harness play it; its "complexity" is the number of local optima,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,7 +92,8 @@ class LandscapeEpisode:
         return self.iteration >= self.iterations
 
     def field(self, t: int) -> np.ndarray:
-        return self.fields[min(t, len(self.fields) - 1)]
+        frame: np.ndarray = self.fields[min(t, len(self.fields) - 1)]
+        return frame
 
     def observe(self) -> list[Observation]:
         grid = self.field(self.iteration)
@@ -99,12 +101,12 @@ class LandscapeEpisode:
         return [Observation(int(p), cells[p], grid[cells[p]], self.iteration + 1)
                 for p in self.positions]
 
-    def step(self, actions) -> np.ndarray:
+    def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         if self.done:
             raise RuntimeError("the episode is over")
         self.positions = self.grid.moves[self.positions, np.asarray(actions)]
         self.iteration += 1
-        rewards = self.field(self.iteration)[self.positions].astype(float)
+        rewards: np.ndarray = self.field(self.iteration)[self.positions].astype(float)
         self.totals += rewards
         return rewards
 
@@ -149,7 +151,8 @@ def _surface(geo: Torus, centres: np.ndarray, heights: np.ndarray, widths: np.nd
     f = bumps.sum(axis=1)
     top, bottom = f.max(), f.min()
     f = np.where(f > 0, f / top if top > 0 else f, f / -bottom if bottom < 0 else f)
-    return np.round(f, 6)
+    rounded: np.ndarray = np.round(f, 6)
+    return rounded
 
 
 def _local_optima(geo: Torus, f: np.ndarray) -> int:

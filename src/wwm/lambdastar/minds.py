@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import defaultdict
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from ..protocol.interfaces import LearningMind, Mind
 from ..protocol.results import Suggestion
 from .torus import torus
 from .world import ACTION_FORMAT, STATE_FORMAT
+
+if TYPE_CHECKING:
+    from .engine import Observation
 
 
 def episode_key(doc: dict[str, Any]) -> tuple[int, int]:
@@ -94,14 +97,14 @@ class LambdaStarMind(Mind):
 class RandomMind(LambdaStarMind):
     """Λ* baseline: one of the nine moves (the eight neighbours or stay) at random each step."""
 
-    def choose(self, doc):
+    def choose(self, doc: dict[str, Any]) -> int:
         return int(self.rng.integers(0, 9))
 
 
 class LocalSearchMind(LambdaStarMind):
     """Step to the observed cell with the highest reward now (ties at random)."""
 
-    def choose(self, doc):
+    def choose(self, doc: dict[str, Any]) -> int:
         rewards = np.asarray(doc["rewards"], dtype=float)
         return self.towards(doc, doc["cells"][self.pick(rewards)])
 
@@ -141,7 +144,7 @@ class StigmergyMind(LambdaStarMind):
         super().__init__(seed)
         self.team, self.gamma = team, gamma
 
-    def choose(self, doc):
+    def choose(self, doc: dict[str, Any]) -> int:
         stamp = (*episode_key(doc), doc["iteration"])
         if _FAKE_AT.get(self.team) != stamp:
             _FAKE[self.team].clear()
@@ -202,7 +205,7 @@ class QLearningMind(LambdaStarMind, LearningMind):
             _TABLE_EPISODE[self.team] = episode
         return _TABLES[self.team].setdefault((iteration, cell), np.zeros(9))
 
-    def choose(self, doc):
+    def choose(self, doc: dict[str, Any]) -> int:
         a = self.pick(self.values(episode_key(doc), doc["iteration"], doc["cell"]))
         self.previous = (episode_key(doc), doc["iteration"], doc["cell"], a)
         return a
@@ -237,13 +240,13 @@ class SarsaMind(QLearningMind):
         super().__init__(seed, team)
         self.waiting: tuple[tuple[int, int], int, int, int, float] | None = None
 
-    def choose(self, doc):
+    def choose(self, doc: dict[str, Any]) -> int:
         a = self.pick(self.values(episode_key(doc), doc["iteration"], doc["cell"]))
         self._settle(doc, a)
         self.previous = (episode_key(doc), doc["iteration"], doc["cell"], a)
         return a
 
-    def _settle(self, doc: dict | None, a_next: int | None) -> None:
+    def _settle(self, doc: dict[str, Any] | None, a_next: int | None) -> None:
         if self.waiting is None:
             return
         episode, iteration, cell, a, reward = self.waiting
@@ -292,7 +295,7 @@ class _Hub:
         self.iterations = doc["iterations"]
         self.rng = np.random.default_rng(seed)
         self.cond = asyncio.Condition()
-        self.waiting: dict[int, tuple[Any, dict]] = {}
+        self.waiting: dict[int, tuple[Observation, dict[str, Any]]] = {}
         self.answers: list[int] = []
         self.round = 0
         self.episode: tuple[int, int] | None = None

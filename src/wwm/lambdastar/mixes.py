@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .agents import TEAMS
 from .agents.mixed import Part, mix_key, mix_size, parse_mix
@@ -17,7 +18,7 @@ def parse(key: str) -> list[Part]:
     return parse_mix(key, lambda agent: agent in TEAMS)
 
 
-def mixed_jobs(mixes: Sequence[str], **common) -> list[Job]:
+def mixed_jobs(mixes: Sequence[str], **common: Any) -> list[Job]:  # common: Job's other fields
     """For each mix: the mix itself (plain engine), then every pure collective of its types at
     the mix's size (vectorised engine; both engines give the same numbers). No job twice."""
     jobs: dict[tuple[str, int], Job] = {}

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from time import perf_counter
 
 _totals: dict[str, float] | None = None
-_open: list[list] = []  # [name, start of its current stretch], innermost last
+_open: list[tuple[str, float]] = []  # (name, start of its current stretch), innermost last
 
 
 @contextmanager
@@ -26,7 +26,7 @@ def phase(name: str) -> Iterator[None]:
     if _open:  # pause the enclosing phase
         outer, since = _open[-1]
         totals[outer] = totals.get(outer, 0.0) + now - since
-    _open.append([name, now])
+    _open.append((name, now))
     try:
         yield
     finally:
@@ -34,7 +34,7 @@ def phase(name: str) -> Iterator[None]:
         _, since = _open.pop()
         totals[name] = totals.get(name, 0.0) + now - since
         if _open:
-            _open[-1][1] = now  # the enclosing phase resumes
+            _open[-1] = (_open[-1][0], now)  # the enclosing phase resumes
 
 
 @contextmanager

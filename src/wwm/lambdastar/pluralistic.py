@@ -33,11 +33,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .episodes import stream
 from .torus import torus
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 CONDITIONS = ("public", "shared")
 PLURALISTIC = 31  # the random streams of this experiment (attitudes: 0, orders: 1, cells: 2)
@@ -67,7 +71,7 @@ class PluralisticResult:
         p, n = self.frequency, self.rejected
         return float(np.sqrt(p * (1 - p) / n)) if n > 1 else float("nan")
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"condition": self.condition, "reject": self.reject, "agents": self.agents,
                 "rounds": self.rounds, "seed": self.seed, "episodes": self.episodes,
                 "observation_range": self.observation_range,
@@ -154,7 +158,7 @@ def sweep(shares: Sequence[float], agents: int = 25, rounds: int = 3, episodes: 
     return out
 
 
-def table(results: Sequence[PluralisticResult]):
+def table(results: Sequence[PluralisticResult]) -> Table:
     from rich.table import Table
 
     r0 = results[0]

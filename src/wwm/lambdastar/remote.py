@@ -70,7 +70,7 @@ class _Body(Protocol):
 
 
 async def administer(world: str | LambdaStarWorld, mind_urls: Sequence[str], *,
-                     mind_args: dict | None = None, world_args: dict | None = None,
+                     mind_args: dict[str, Any] | None = None, world_args: dict[str, Any] | None = None,
                      timeout: float = 60.0, progress: Progress | None = None) -> RemoteScores:
     """Give the test served at ``world`` (a URL, or a world object in this process) to the
     minds at ``mind_urls`` (one body each). ``world_args`` (grid, episodes, ...) go with each

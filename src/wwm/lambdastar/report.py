@@ -10,13 +10,18 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .agents import TEAMS
 from .sweep import JobResult
 from .torus import grid_text
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from rich.table import Table
 
-def table(results: Sequence[JobResult], title: str = "Λ* test"):
+
+def table(results: Sequence[JobResult], title: str = "Λ* test") -> Table:
     """A rich Table: one row per test, one column per band of K. Settings shared by every
     row (grid, seed, profile) go in the title, so the table fits in 80 columns; a cell too
     wide for the terminal wraps rather than being cut."""
@@ -95,7 +100,8 @@ def write_json(results: Sequence[JobResult], path: Path) -> Path:
     return path
 
 
-def _finite(value):
+def _finite(value: object) -> object:
+    """The JSON-bound value with every NaN or infinity (at any depth) made None."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -166,7 +172,7 @@ def plots(results: Sequence[JobResult], out: Path) -> list[Path]:
     return saved
 
 
-def _save(fig, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     return path

@@ -9,15 +9,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from itertools import product
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .agents.mixed import is_mix
 from .battery import BatterySpec, build
+from .episodes import EpisodeSet
 from .harness import Scores, Setting
 from .harness import play as play_plain
 from .phases import phase
 from .torus import Grid
+
+if TYPE_CHECKING:
+    from .landscape import LandscapeSet
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +58,14 @@ class JobResult:
     scores: list[float]
     complexity: list[int]
     entropy: float
-    bands: list[dict] = field(default_factory=list)
+    bands: list[dict[str, Any]] = field(default_factory=list)
     coverage: list[float] | None = None
     """per agent: the mean share of the grid's cells it stood on in an episode (section 6.1's
     coverage); None where it was not measured (minds on the network)."""
     team_coverage: float | None = None
     """the mean share of the cells any member of the team stood on in an episode."""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"job": asdict(self.job), "upsilon": self.upsilon, "stderr": self.stderr,
                 "entropy": self.entropy, "bands": self.bands, "coverage": self.coverage,
                 "team_coverage": self.team_coverage, "scores": self.scores,
@@ -68,14 +73,14 @@ class JobResult:
 
 
 def jobs(agents: Sequence[str], sizes: Sequence[int] = (1,), grids: Sequence[Grid] = (10,),
-         seeds: Sequence[int] = (0,), **common) -> list[Job]:
+         seeds: Sequence[int] = (0,), **common: Any) -> list[Job]:  # common: Job's other fields
     """The cross product, in a fixed order."""
     return [Job(agent=a, size=n, grid=g, seed=s, **common)
             for g, s, a, n in product(grids, seeds, agents, sizes)]
 
 
 @lru_cache(maxsize=8)
-def _battery(job: Job):
+def _battery(job: Job) -> EpisodeSet | LandscapeSet:
     if job.environment == "landscape":
         from .landscape import generate_landscapes
         return generate_landscapes(job.grid, job.iterations, job.episodes, seed=job.seed,
@@ -85,7 +90,7 @@ def _battery(job: Job):
     return build(spec)
 
 
-def battery_of(job: Job):
+def battery_of(job: Job) -> EpisodeSet | LandscapeSet:
     """The episodes a job plays (shared by every job with the same battery parameters)."""
     key = replace(job, agent="", size=1, engine="", coordination=False, gamma=0.0, replays=0,
                   observation_range=1)
@@ -103,6 +108,7 @@ def run_job(job: Job, progress: Callable[[int], None] | None = None) -> JobResul
     with phase("agents"):
         if use_vector:
             from .vector import play as play_vector
+            assert isinstance(episodes, EpisodeSet)  # (the "lambdastar" environment's battery)
             scores: Scores = play_vector(job.setting, episodes, progress=progress)
         else:
             scores = play_plain(job.setting, episodes, progress=progress)
@@ -148,7 +154,8 @@ def _probe(address: str, timeout: float = 3.0) -> None:
                            f"({exc.strerror or type(exc).__name__})") from None
 
 
-def _run_ray(all_jobs: Sequence[Job], progress, address: str | None) -> list[JobResult]:
+def _run_ray(all_jobs: Sequence[Job], progress: Callable[[int], None] | None,
+             address: str | None) -> list[JobResult]:
     if address:
         _probe(address)
     try:

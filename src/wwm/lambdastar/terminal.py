@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
 
 
 def whole_numbers(text: str) -> list[int]:
@@ -28,7 +33,7 @@ def check_out(out: Path) -> None:
         raise ValueError(f"cannot use --out {out}: {existing} is not writable")
 
 
-def progress_bar(console, quiet: bool = False):
+def progress_bar(console: Console, quiet: bool = False) -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     return Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),

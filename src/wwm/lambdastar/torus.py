@@ -67,7 +67,8 @@ class Torus:
         return table
 
     def neighbourhood(self, cell: int, k: int = 1) -> list[int]:
-        return self.neighbourhood_table(k)[cell].tolist()
+        cells: list[int] = self.neighbourhood_table(k)[cell].tolist()
+        return cells
 
     def move(self, cell: int, action: int) -> int:
         return int(self.moves[cell, action])
@@ -79,11 +80,13 @@ class Torus:
             diff = target[:, None] - source[None, :]
             step = np.sign(diff)
             wrap = np.abs(diff) > n // 2
-            return np.where(wrap, -step, step)
+            toward: np.ndarray = np.where(wrap, -step, step)
+            return toward
 
         sr = axis(self.row, self.row, self.rows)
         sc = axis(self.col, self.col, self.cols)
-        return ((sr + 1) * 3 + (sc + 1)).astype(np.int8)
+        table: np.ndarray = ((sr + 1) * 3 + (sc + 1)).astype(np.int8)
+        return table
 
     def step_towards(self, target: int, source: int) -> int:
         return int(self.approach[target, source])

@@ -42,21 +42,24 @@ def pick_best(values: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Along the first axis: the position of the ⌊u·count⌋-th maximum (as the plain engine).
     The candidates sit on the first axis so the reductions run element-wise over whole rows;
     nine candidates (a range-1 neighbourhood) go through a 9-bit mask and two small tables."""
-    ismax = values == values.max(axis=0)
+    ismax: np.ndarray = values == values.max(axis=0)
     if len(values) == 9:
         mask = (ismax * _WEIGHTS.reshape((9,) + (1,) * (ismax.ndim - 1))).sum(axis=0)
         k = (u * _COUNT.take(mask)).astype(np.intp)
-        return _CHOSEN.take(mask * 9 + k)
+        chosen: np.ndarray = _CHOSEN.take(mask * 9 + k)
+        return chosen
     cum = np.add.accumulate(ismax, axis=0, dtype=np.int32)
     k = (u * cum[-1]).astype(np.int32)
-    return np.add.reduce(cum <= k, axis=0, dtype=np.int32)
+    place: np.ndarray = np.add.reduce(cum <= k, axis=0, dtype=np.int32)
+    return place
 
 
 def pick_best_last(values: np.ndarray, u: np.ndarray) -> np.ndarray:
     """The same along the last axis (for wide candidate sets such as the whole grid)."""
-    ismax = values == values.max(axis=-1, keepdims=True)
+    ismax: np.ndarray = values == values.max(axis=-1, keepdims=True)
     k = (u * ismax.sum(axis=-1)).astype(np.int64)
-    return np.argmax(ismax.cumsum(axis=-1) > k[..., None], axis=-1)
+    place: np.ndarray = np.argmax(ismax.cumsum(axis=-1) > k[..., None], axis=-1)
+    return place
 
 
 @lru_cache(maxsize=8)
@@ -64,8 +67,9 @@ def _pair_field(rows: int, cols: int, profile_name: str, k: int) -> np.ndarray:
     """``field[(good·N + evil)·N + cell]``: half-units of reward at a cell for every placement
     of Good and Evil, so an observation is one gather (built once per grid and profile)."""
     g = torus(rows, cols)
-    pay = get_profile(profile_name).reward_by_distance(k, g.size)[g.distance].astype(np.int8)
-    return (pay[:, None, :] - pay[None, :, :]).ravel()
+    pay: np.ndarray = get_profile(profile_name).reward_by_distance(k, g.size)[g.distance].astype(np.int8)
+    field: np.ndarray = (pay[:, None, :] - pay[None, :, :]).ravel()
+    return field
 
 
 class _Batch:
@@ -109,12 +113,15 @@ class _Batch:
 
     def at(self, t: int, cells: np.ndarray) -> np.ndarray:
         """Half-units of reward at ``cells`` (``[..., E, n]``) with the objects at iteration t."""
+        reward: np.ndarray
         if self.field is not None:  # base: [T+1, E, 1]
-            return self.field.take(cells + self.base[t])
+            reward = self.field.take(cells + self.base[t])
+            return reward
         N = self.N
         g = self.good_t[:, t][:, None] * N
         e = self.evil_t[:, t][:, None] * N
-        return self.pay_flat.take(cells + g).astype(np.int16) - self.pay_flat.take(cells + e)
+        reward = self.pay_flat.take(cells + g).astype(np.int16) - self.pay_flat.take(cells + e)
+        return reward
 
     def observe(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """Cells ``[C, E, n]`` and rewards in half-units before iteration ``i`` (1-based)."""
@@ -131,14 +138,15 @@ class _Batch:
             plus = self.pay[good, self.pos].astype(np.int16)
             near = (self.grid.distance[good, self.pos] <= 1).sum(axis=1, keepdims=True)
             plus = np.where(near >= 2, plus, 0)
-            half = plus - self.pay[self.evil_t[:, i][:, None], self.pos]
+            half: np.ndarray = plus - self.pay[self.evil_t[:, i][:, None], self.pos]
         else:
             half = self.at(i, self.pos)
         self.total += half
         return half
 
     def scores(self) -> np.ndarray:
-        return (self.total.sum(axis=1) / 2.0) / (self.n * self.T)
+        per_step: np.ndarray = (self.total.sum(axis=1) / 2.0) / (self.n * self.T)
+        return per_step
 
     def coverage(self) -> tuple[np.ndarray, np.ndarray]:
         """``[E, n]`` share of the cells each agent stood on since the last reset, and
@@ -160,7 +168,9 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
         tables = 1 if setting.agent.startswith("shared") else setting.size
         per_episode = tables * episodes.iterations * episodes.grid.size * 9 * 8
         size = max(1, min(size, 64, Q_TABLE_BYTES // per_episode))
-    out, cover, team = [], [], []
+    out: list[np.ndarray] = []
+    cover: list[np.ndarray] = []
+    team: list[np.ndarray] = []
     parts = [episodes] if len(episodes) <= size else episodes.split(-(-len(episodes) // size))
     for part in parts:
         batch = _Batch(setting, part)
@@ -174,43 +184,50 @@ def play(setting: Setting, episodes: EpisodeSet, chunk: int = 4096,
                   coverage=np.concatenate(cover), team_coverage=np.concatenate(team))
 
 
+# A built-in agent's policy: (iteration i, cells [C, E, n], rewards seen there, uniform draws
+# [E, n]) -> actions [E, n]. The random agent is blind: it is handed empty arrays.
+Policy = Callable[[int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+_UNSEEN = np.empty(0, dtype=np.intp)
+
+
 def _play(b: _Batch) -> np.ndarray:
     b.reset()
     draws = np.stack([b.set.draws(j)[:, :, 0].T for j in range(b.n)], axis=2)  # [T, E, n]
     act = _POLICIES[b.setting.agent](b)
     blind = b.setting.agent == "random"
     for i in range(1, b.T + 1):
-        cells, seen = (None, None) if blind else b.observe(i)
+        cells, seen = (_UNSEEN, _UNSEEN) if blind else b.observe(i)
         b.step(i, act(i, cells, seen, draws[i - 1]))
     return b.scores()
 
 
 def _toward(b: _Batch, target: np.ndarray) -> np.ndarray:
-    return b.grid.approach[target, b.pos]
+    action: np.ndarray = b.grid.approach[target, b.pos]
+    return action
 
 
-def _local_choice(cells, seen, u):
+def _local_choice(cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(index into the neighbourhood, cell) of each agent's local-search choice."""
     k = pick_best(seen, u)
     return k, np.take_along_axis(cells, k[None], axis=0)[0]
 
 
-def _random(b):
+def _random(b: _Batch) -> Policy:
     return lambda i, cells, seen, u: (u * 9).astype(np.intp)
 
 
-def _local(b):
+def _local(b: _Batch) -> Policy:
     if b.setting.observation_range == 1:  # the choice's index is the action (action order)
         return lambda i, cells, seen, u: pick_best(seen, u)
     return lambda i, cells, seen, u: _toward(b, _local_choice(cells, seen, u)[1])
 
 
-def _oracle(b):
+def _oracle(b: _Batch) -> Policy:
     good = b.set.good
     if not b.profile.oracle_intercepts:
         return lambda i, cells, seen, u: _toward(b, np.broadcast_to(good[:, i][:, None], b.pos.shape))
 
-    def act(i, cells, seen, u):
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         ahead = good[:, i:]                                        # [E, T-i+1]
         dist = b.grid.distance[b.pos[:, :, None], ahead[:, None, :]]
         reach = dist <= np.arange(1, ahead.shape[1] + 1)
@@ -220,12 +237,12 @@ def _oracle(b):
     return act
 
 
-def _stigmergy(b):
+def _stigmergy(b: _Batch) -> Policy:
     fake = np.zeros(b.E * b.N)
     gamma = b.setting.gamma
     base = (np.arange(b.E) * b.N)[:, None]
 
-    def act(i, cells, seen, u):
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         r = seen / 2.0
         flat = cells + base                                         # [C, E, n]
         if b.profile.stigmergy_persistent:
@@ -244,12 +261,12 @@ def _stigmergy(b):
     return act
 
 
-def _woc(b):
+def _woc(b: _Batch) -> Policy:
     crowd = np.zeros((b.E, b.N))
     flat_crowd = crowd.reshape(-1)
     base = (np.arange(b.E) * b.N)[:, None]
 
-    def act(i, cells, seen, u):
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         r = seen / 2.0
         flat = cells + base
         for j in range(b.n):
@@ -260,10 +277,10 @@ def _woc(b):
     return act
 
 
-def _bidding(b):
+def _bidding(b: _Batch) -> Policy:
     state = {"highest": np.full(b.E, -np.inf), "target": np.zeros(b.E, dtype=np.intp)}
 
-    def act(i, cells, seen, u):
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         if not b.profile.bidding_ratchets:
             state["highest"] = np.full(b.E, -np.inf)
         r = seen / 2.0
@@ -277,18 +294,18 @@ def _bidding(b):
     return act
 
 
-def _dictator(b):
-    def act(i, cells, seen, u):
+def _dictator(b: _Batch) -> Policy:
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         target = _local_choice(cells[:, :, :1], seen[:, :, :1], u[:, :1])[1]
         return _toward(b, np.broadcast_to(target, b.pos.shape))
     return act
 
 
-def _imitative(b):
+def _imitative(b: _Batch) -> Policy:
     oracle = b.set.starts(b.n)[:, -1].astype(np.intp).copy()
     g = b.grid
 
-    def act(i, cells, seen, u):
+    def act(i: int, cells: np.ndarray, seen: np.ndarray, u: np.ndarray) -> np.ndarray:
         nonlocal oracle
         good = b.set.good[:, i]
         local = _toward(b, _local_choice(cells, seen, u)[1])
@@ -304,8 +321,9 @@ def _imitative(b):
     return act
 
 
-_POLICIES = {"random": _random, "local": _local, "oracle": _oracle, "stigmergy": _stigmergy,
-             "woc": _woc, "bidding": _bidding, "dictator": _dictator, "imitative": _imitative}
+_POLICIES: dict[str, Callable[[_Batch], Policy]] = {
+    "random": _random, "local": _local, "oracle": _oracle, "stigmergy": _stigmergy, "woc": _woc,
+    "bidding": _bidding, "dictator": _dictator, "imitative": _imitative}
 
 
 def _learn_and_play(b: _Batch) -> np.ndarray:

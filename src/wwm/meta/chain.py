@@ -46,7 +46,7 @@ class Chain(Sequence[T]):
     @overload
     def __getitem__(self, index: slice) -> list[T]: ...
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
             return [self._items[i] for i in range(*index.indices(self._n))]
         if index < 0:

@@ -11,9 +11,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..commands import fail, interrupted
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .hch import HCH
+    from .ledger import Call, Step
+    from .session import Session
+
+T = TypeVar("T")
 
 
 def escape(text: str) -> str:
@@ -29,7 +40,7 @@ def _computation_options(parser: argparse.ArgumentParser, top: bool = False) -> 
     A subcommand's options default to "not given", so ``wwm meta --budget 5 hch Q`` keeps
     the 5 rather than having the subcommand's default overwrite it.
     """
-    def default(value):
+    def default(value: object) -> object:
         return value if top else argparse.SUPPRESS
 
     parser.add_argument("--amplify", "-a", default=default(None), metavar="A",
@@ -115,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                            if human and db else "nothing saved")
 
 
-def _run_until_complete(coroutine):
+def _run_until_complete(coroutine: Coroutine[Any, Any, T]) -> T:
     """Run ``coroutine`` on a new event loop that leaves Ctrl-C alone.
 
     ``asyncio.run`` turns the first Ctrl-C into a cancellation, which a person blocked in
@@ -150,8 +161,7 @@ def _explain(exc: Exception, db: str | None) -> tuple[str, int]:
     return str(exc), 1 if isinstance(exc, OutOfLines) else 2  # a script ran out, or a bad setting
 
 
-async def _compute(console, args: argparse.Namespace, command: str) -> int:
-    from .ledger import Call, Step
+async def _compute(console: Console, args: argparse.Namespace, command: str) -> int:
     from .messages import Message
     from .session import Session, Settings
 
@@ -192,7 +202,7 @@ async def _compute(console, args: argparse.Namespace, command: str) -> int:
 
 
 @contextmanager
-def _progress(console, hch, shown: bool):
+def _progress(console: Console, hch: HCH, shown: bool) -> Iterator[None]:
     """A live line counting calls to A while a program (not a person) is A: a network A that
     never replies spends its whole budget, one round trip per operation, and says nothing."""
     if not shown:
@@ -200,7 +210,7 @@ def _progress(console, hch, shown: bool):
         return
     counts = {"a": 0, "memo": 0}
     with console.status("Meta(A) at work…") as status:
-        def count(call, done) -> None:
+        def count(call: Call, done: Step) -> None:
             counts["memo" if done.cached else "a"] += 1
             if (counts["a"] + counts["memo"]) % 50 == 1:
                 status.update(f"Meta(A) at work: {counts['a']:,} calls to A, {counts['memo']:,} answered "
@@ -212,7 +222,8 @@ def _progress(console, hch, shown: bool):
             hch.on_step = None
 
 
-def _report(console, args: argparse.Namespace, session, label: str, calls: list) -> None:
+def _report(console: Console, args: argparse.Namespace, session: Session, label: str,
+            calls: list[Call]) -> None:
     """Totals, the accounts checked, the computation saved and drawn if asked."""
     from .tree import summary, tree
 
@@ -262,7 +273,7 @@ def _not_a_meta_database(db: str) -> str | None:
     return None
 
 
-def _list(console, db: str) -> int:
+def _list(console: Console, db: str) -> int:
     from .store import Store
 
     for number, label, created in Store(db).computations():
@@ -270,7 +281,7 @@ def _list(console, db: str) -> int:
     return 0
 
 
-def _tree(console, db: str, number: int | None, steps: bool, html: str | None) -> int:
+def _tree(console: Console, db: str, number: int | None, steps: bool, html: str | None) -> int:
     from .store import Store
     from .tree import summary, tree
 

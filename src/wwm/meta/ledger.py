@@ -8,6 +8,7 @@ and what it handed back; ``spent == own_ops + sum(child spent)`` at every node, 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,14 +60,14 @@ class Call:
         self.children.append(call)
         return call
 
-    def path(self):
+    def path(self) -> Iterator[Call]:
         """This call and the calls above it, up to the top-level question."""
         call: Call | None = self
         while call is not None:
             yield call
             call = call.parent
 
-    def walk(self):
+    def walk(self) -> Iterator[Call]:
         """This call and every call below it, depth first (an explicit stack: any depth)."""
         stack = [self]
         while stack:
@@ -87,7 +88,7 @@ class Call:
     def check(self) -> None:
         """Raise AssertionError naming the first node whose accounts do not add up."""
         for call in self.walk():
-            if not call.done:
+            if call.remaining is None:  # (not done)
                 raise AssertionError(f"call {call.id} never finished")
             if not 0 <= call.remaining <= call.budget:
                 raise AssertionError(f"call {call.id}: remaining {call.remaining} outside 0..{call.budget}")

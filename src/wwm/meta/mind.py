@@ -60,7 +60,8 @@ class MetaMind(Mind):
         self._state_key: str | None = None  # Meta's state, in the store, for a restored run
         self._working: asyncio.Task[MetaStep] | None = None
 
-    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> RunStarted:
+    async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
+                      world_run_id: str | None = None) -> RunStarted:
         await super().new_run(client_url, world_display_url, world_run_id)
         await self._open()
         return RunStarted()

@@ -251,7 +251,7 @@ def _list_literal(reply: str) -> str:
 
 
 _ACT = re.compile(r"what string should be returned by an agent in state #(\d+) who observes #(\d+)\?")
-SCRIPTS: list[tuple[re.Pattern, Callable[..., Script]]] = [
+SCRIPTS: list[tuple[re.Pattern[str], Callable[..., Script]]] = [
     (re.compile(r"what is the list #(\d+) with a question mark added at the end\?"), _append_question_mark),
     (re.compile(r"what is the list of characters in #(\d+)\?"),
      _inside(r"the string with list of characters #(\d+)", "a string")),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .agents import Agent, LinesPolicy, MindPolicy, Policy
 from .hch import HCH, BudgetDisplay, Split
@@ -56,7 +57,7 @@ class Settings:
         raise SettingsError(f"split must be 'tenth' or 'all', not {self.split!r}")
 
 
-async def make_policy(spec: str, out=None) -> Policy:
+async def make_policy(spec: str, out: TextIO | None = None) -> Policy:
     """The policy named by ``spec`` (see the module docstring)."""
     if spec == "scripted":
         return ScriptedPolicy()
@@ -102,7 +103,7 @@ class Session:
         self.meta = Meta(self.hch, retries=settings.retries)
 
     @classmethod
-    async def open(cls, settings: Settings, out=None) -> Session:
+    async def open(cls, settings: Settings, out: TextIO | None = None) -> Session:
         settings.check()
         policy = await make_policy(settings.amplify, out)
         return cls(settings, policy, Store(settings.store or ":memory:"))

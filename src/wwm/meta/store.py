@@ -27,11 +27,18 @@ from sqlalchemy import (
     insert,
     select,
 )
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.pool import ConnectionPoolEntry
 
-from .agents import Agent, Transcript
+from .agents import Agent, Policy, Transcript
 from .hch import HCHAgent
 from .ledger import Call, Step
 from .messages import Channel, Message, Referent
+
+# What a load has rebuilt so far: a message's key -> the Message or Channel, and
+# ("row", key) -> the database row read for it (two kinds of entry in one dict, on purpose:
+# the stack-driven load looks both up by what it meets).
+_Memo = dict[Any, Any]
 
 schema = MetaData()
 messages = Table("messages", schema, Column("key", String, primary_key=True),
@@ -121,7 +128,7 @@ class Store:
         with self.engine.begin() as db:
             inserted = db.execute(insert(computations).values(label=label, created=_now())).inserted_primary_key
             assert inserted is not None  # (an INSERT of one row)
-            number = inserted[0]
+            number: int = inserted[0]
         rows = []
         for root in roots:
             for call in root.walk():
@@ -155,19 +162,19 @@ class Store:
             self.memo._write(db)
 
     # ---- reading --------------------------------------------------------------------------
-    def load_message(self, key: str, policies: dict[str, Any] | None = None) -> Message:
+    def load_message(self, key: str, policies: dict[str, Policy] | None = None) -> Message:
         with self.engine.connect() as db:
             found = self._load(db, key, policies or {}, {})
         if not isinstance(found, Message):
             raise KeyError(f"{key} is an agent, not a message")
         return found
 
-    def load_agent(self, key: str, policies: dict[str, Any] | None = None) -> HCHAgent:
+    def load_agent(self, key: str, policies: dict[str, Policy] | None = None) -> HCHAgent:
         """An agent snapshot; with its policy given it can be asked again (a fork)."""
         with self.engine.connect() as db:
             return self._load_agent(db, key, policies or {}, {})
 
-    def _load(self, db, key: str, policies: dict, memo: dict) -> Referent:
+    def _load(self, db: Connection, key: str, policies: dict[str, Policy], memo: _Memo) -> Referent:
         """Rebuild a referent bottom-up with an explicit stack (trees of any depth)."""
         stack = [key]
         while stack:
@@ -189,16 +196,17 @@ class Store:
                 continue
             memo[top] = Message(tuple(json.loads(row.texts)), tuple(memo[k] for k in json.loads(row.args)))
             stack.pop()
-        return memo[key]
+        found: Referent = memo[key]
+        return found
 
-    def _load_message(self, db: Connection, key: str, memo: dict[Any, Any]) -> Message:
+    def _load_message(self, db: Connection, key: str, memo: _Memo) -> Message:
         """A question or a reply: a message, never a channel."""
         message = self._load(db, key, {}, memo)
         if not isinstance(message, Message):
             raise KeyError(f"{key} in {self.path} is a channel, not a message")
         return message
 
-    def _load_agent(self, db, key: str, policies: dict, memo: dict) -> HCHAgent:
+    def _load_agent(self, db: Connection, key: str, policies: dict[str, Policy], memo: _Memo) -> HCHAgent:
         row = db.execute(select(hch_agents).where(hch_agents.c.key == key)).one_or_none()
         if row is None:
             raise KeyError(f"no agent {key} in {self.path}")
@@ -229,7 +237,7 @@ class Store:
                               .order_by(calls.c.number)).all()
             if not rows:
                 raise KeyError(f"no computation {computation} in {self.path}")
-            cache: dict = {}
+            cache: _Memo = {}
             built: dict[int, Call] = {}
             roots: list[Call] = []
             for r in rows:
@@ -295,7 +303,7 @@ class SqlMemo:
         self.store.flush()
         return len(gone)
 
-    def _write(self, db) -> None:
+    def _write(self, db: Connection) -> None:
         if self._new:
             db.execute(insert(memo).prefix_with("OR REPLACE"),
                        [{"key": k, "action": a, "created": _now()} for k, a in self._new.items()])
@@ -305,7 +313,7 @@ class SqlMemo:
         self._written = time.monotonic()
 
 
-def _pragmas(connection, _record) -> None:
+def _pragmas(connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")

@@ -4,6 +4,7 @@ a table of the best, the winning society saved as a document, and plots."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                 raise SpaceError("--from-combination needs --portal-db (the portal's database)")
             from .lineage import space_from_combination
 
-            extra: dict = {}
+            extra: dict[str, Any] = {}
             if args.space:
                 with open(args.space) as text:
                     extra = yaml.safe_load(text) or {}

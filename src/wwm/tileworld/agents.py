@@ -264,7 +264,7 @@ class CautiousAgent(DeliberativeAgent):
         super().__init__(seed=seed, reconsider=2)
 
 
-BUILTIN: Registry[type] = Registry("built-in agent", group="wwm.tileworld_agents")
+BUILTIN: Registry[Callable[..., Agent]] = Registry("built-in agent", group="wwm.tileworld_agents")
 BUILTIN.register(ReactiveAgent, name="reactive")
 BUILTIN.register(DeliberativeAgent, name="deliberative")
 BUILTIN.register(CautiousAgent, name="cautious")

@@ -29,7 +29,7 @@ from typing import Any, overload
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..server.pages import icon
@@ -54,7 +54,7 @@ class Hub:
         self.proxy_url = proxy_url
         self.recordings = recordings
         self.game: Game | None = None
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self.saved: str | None = None
         self.version = 0
         self.changed = asyncio.Event()
@@ -180,39 +180,52 @@ def _number(body: dict[str, Any], key: str, default: float | None) -> float | No
     return float(value)
 
 
-def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-recordings") -> Starlette:
-    hub = Hub(proxy_url, Path(recordings))
+class Handlers:
+    """The page's HTTP and WebSocket handlers, one method each, over the one :class:`Hub`."""
 
-    async def page(_: Request) -> Response:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def routes(self) -> list[BaseRoute]:
+        return [Route("/", self.page), Route("/editor", self.editor), Route("/favicon.ico", self.favicon),
+                Route("/api/defaults", self.defaults),
+                Route("/api/start", self.start, methods=["POST"]),
+                Route("/api/stop", self.stop, methods=["POST"]), Route("/api/pause", self.pause, methods=["POST"]),
+                Route("/api/view", self.view),
+                Route("/api/preview", self.preview, methods=["POST"]), WebSocketRoute("/api/live", self.live),
+                WebSocketRoute("/api/robot/{name}", self.robot),
+                Route("/api/recordings", self.recordings_list), Route("/api/recordings/{name}", self.recording)]
+
+    async def page(self, _: Request) -> Response:
         return HTMLResponse(PAGE.read_text(encoding="utf-8"))
 
-    async def editor(_: Request) -> Response:
+    async def editor(self, _: Request) -> Response:
         return HTMLResponse(EDITOR.read_text(encoding="utf-8"))
 
-    async def favicon(_: Request) -> Response:
+    async def favicon(self, _: Request) -> Response:
         return Response(icon(), media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
 
-    async def defaults(_: Request) -> Response:
+    async def defaults(self, _: Request) -> Response:
         return JSONResponse({"config": Config(end={"neutral": {"time": 120}}).to_dict(), "agents": list(BUILTIN),
-                             "proxy": proxy_url})
+                             "proxy": self.hub.proxy_url})
 
-    async def start(request: Request) -> Response:
+    async def start(self, request: Request) -> Response:
         try:
             body = await request.json()
             if not isinstance(body, dict):
                 raise TypeError("the body must be a JSON object with config and agents")
-            await hub.start(body)
+            await self.hub.start(body)
         except json.JSONDecodeError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
         except (ConfigError, ValueError, TypeError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        return JSONResponse(hub.snapshot())
+        return JSONResponse(self.hub.snapshot())
 
-    async def stop(_: Request) -> Response:
-        await hub.stop()
-        return JSONResponse(hub.snapshot())
+    async def stop(self, _: Request) -> Response:
+        await self.hub.stop()
+        return JSONResponse(self.hub.snapshot())
 
-    async def pause(request: Request) -> Response:
+    async def pause(self, request: Request) -> Response:
         try:
             body = await request.json()
             on = body["on"]
@@ -220,21 +233,21 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
                 raise TypeError
         except (json.JSONDecodeError, KeyError, TypeError):
             return JSONResponse({"error": 'send {"on": true} or {"on": false}'}, status_code=400)
-        if hub.game is not None:
-            await hub.game.pause(on)
-        return JSONResponse(hub.snapshot())
+        if self.hub.game is not None:
+            await self.hub.game.pause(on)
+        return JSONResponse(self.hub.snapshot())
 
-    async def view(request: Request) -> Response:
+    async def view(self, request: Request) -> Response:
         try:
             agent = _agent(request.query_params)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        snapshot = hub.snapshot(agent)
+        snapshot = self.hub.snapshot(agent)
         if "seen_error" in snapshot:
             return JSONResponse({"error": snapshot["seen_error"]}, status_code=404)
         return JSONResponse(snapshot)
 
-    async def preview(request: Request) -> Response:
+    async def preview(self, request: Request) -> Response:
         """The first frame of a config, drawn before anyone starts it."""
         try:
             config = Config.from_dict(await request.json())
@@ -242,7 +255,8 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         except (ConfigError, ValueError, TypeError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
 
-    async def live(ws: WebSocket) -> None:
+    async def live(self, ws: WebSocket) -> None:
+        hub = self.hub
         try:
             agent = _agent(ws.query_params)
         except ValueError:
@@ -265,48 +279,37 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         finally:
             gone.cancel()
 
-    async def robot(ws: WebSocket) -> None:
+    async def robot(self, ws: WebSocket) -> None:
         """A page takes a browser robot's seat: percept lines out, action strings in."""
         await ws.accept()
         try:
             page = Page(check_seat(ws.path_params["name"]))
-            hub.seats.arrive(page)
+            self.hub.seats.arrive(page)
         except ValueError as exc:
             await ws.send_text(error_line(str(exc)))
             await ws.close(1008)
             return
         if page.link is None:
             await ws.send_text(WAITING)
-
-        async def pump() -> None:   # the robot's lines to the page, in order; None closes
-            while (line := await page.outgoing.get()) is not None:
-                await ws.send_text(line)
-
-        async def listen() -> None:   # the page's actions to the robot
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    return
-                page.take(message.get("text") or (message.get("bytes") or b"").decode("utf-8", "replace"))
-
-        tasks = [asyncio.ensure_future(pump()), asyncio.ensure_future(listen())]
+        tasks = [asyncio.ensure_future(_pump(ws, page)), asyncio.ensure_future(_listen(ws, page))]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            hub.seats.leave(page)
+            self.hub.seats.leave(page)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                 await ws.close(1000)
 
-    async def recordings_list(_: Request) -> Response:
-        names = sorted((p.name for p in hub.recordings.glob("*.json")), reverse=True) if hub.recordings.exists() else []
+    async def recordings_list(self, _: Request) -> Response:
+        folder = self.hub.recordings
+        names = sorted((p.name for p in folder.glob("*.json")), reverse=True) if folder.exists() else []
         return JSONResponse({"recordings": names})
 
-    async def recording(request: Request) -> Response:
+    async def recording(self, request: Request) -> Response:
         name = request.path_params["name"]
-        path = hub.recordings / name
+        path = self.hub.recordings / name
         if not _NAME.match(name) or not path.is_file():
             return JSONResponse({"error": f"no recording named {name!r}"}, status_code=404)
         try:
@@ -314,14 +317,24 @@ def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-re
         except (RecordingError, ConfigError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=422)
 
-    routes = [Route("/", page), Route("/editor", editor), Route("/favicon.ico", favicon),
-              Route("/api/defaults", defaults),
-              Route("/api/start", start, methods=["POST"]),
-              Route("/api/stop", stop, methods=["POST"]), Route("/api/pause", pause, methods=["POST"]),
-              Route("/api/view", view),
-              Route("/api/preview", preview, methods=["POST"]), WebSocketRoute("/api/live", live),
-              WebSocketRoute("/api/robot/{name}", robot),
-              Route("/api/recordings", recordings_list), Route("/api/recordings/{name}", recording)]
-    app = Starlette(routes=routes)
+
+async def _pump(ws: WebSocket, page: Page) -> None:
+    """A browser robot's lines to its page, in order; None closes."""
+    while (line := await page.outgoing.get()) is not None:
+        await ws.send_text(line)
+
+
+async def _listen(ws: WebSocket, page: Page) -> None:
+    """The page's actions to its browser robot, until the page goes."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        page.take(message.get("text") or (message.get("bytes") or b"").decode("utf-8", "replace"))
+
+
+def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-recordings") -> Starlette:
+    hub = Hub(proxy_url, Path(recordings))
+    app = Starlette(routes=Handlers(hub).routes())
     app.state.hub = hub
     return app

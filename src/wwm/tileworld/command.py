@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..commands import port_number
 
 if TYPE_CHECKING:
+    import socket
+
     from rich.table import Table
 
     from .batch import Point
@@ -65,7 +68,7 @@ GAMMAS = {"gamma": [0.1, 0.2, 0.35, 0.7, 1.5, 3.0], "dynamism": [0.35]}
 DYNAMISMS = {"gamma": [6, 12], "dynamism": [2, 3, 4, 6, 8, 12, 16, 24, 32]}
 
 
-def _csv(values: list) -> str:
+def _csv(values: Sequence[float]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
@@ -166,7 +169,7 @@ class _BindError(Exception):
         super().__init__(f"cannot listen on {host}:{port} ({option}): {reason}")
 
 
-def _bind(host: str, port: int, option: str):
+def _bind(host: str, port: int, option: str) -> socket.socket:
     """A listening socket on ``host:port`` (port 0: any free port), or _BindError."""
     from wwm.server import listen
 

@@ -9,18 +9,18 @@ from pathlib import Path
 from .batch import Point
 
 
-def _pyplot():
+def _use_agg() -> None:
+    """Draw off-screen (no display needed): before pyplot is first imported."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def against_gamma(points: list[Point], path: Path, title: str) -> None:
     """ε against γ (log), one line per (agent, dynamism), with the standard deviations."""
-    plt = _pyplot()
+    _use_agg()
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for agent, dyn in dict.fromkeys((p.agent, p.dynamism) for p in points):
         pts = sorted((p for p in points if p.agent == agent and p.dynamism == dyn), key=lambda p: p.gamma)
@@ -41,7 +41,9 @@ def against_gamma(points: list[Point], path: Path, title: str) -> None:
 def against_dynamism(points: list[Point], path: Path, title: str) -> None:
     """ε (left) and mean score (right) against dynamism d, one line per (agent, γ); the
     x axis runs from slow worlds (holes live long) to fast ones (holes come and go quickly)."""
-    plt = _pyplot()
+    _use_agg()
+    import matplotlib.pyplot as plt
+
     fig, (eff, score) = plt.subplots(1, 2, figsize=(10, 4.2))
     for agent, gamma in dict.fromkeys((p.agent, p.gamma) for p in points):
         pts = sorted((p for p in points if p.agent == agent and p.gamma == gamma), key=lambda p: p.dynamism)

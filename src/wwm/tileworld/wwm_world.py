@@ -10,7 +10,7 @@ world then advances γ seconds); built-in ``opponents`` drive any other robots. 
 from __future__ import annotations
 
 import json
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
@@ -91,7 +91,7 @@ class TileworldWorld(World):
         self._score = 0.0
 
 
-def _settings(config: str) -> dict:
+def _settings(config: str) -> dict[str, Any]:
     """The ``config`` argument: a JSON object of Tileworld settings."""
     try:
         settings = json.loads(config)

@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..client.runner import RunSettings, run
 from ..selection.methods import METHODS, method_class
@@ -72,7 +73,7 @@ class Lives:
                         statistics.fmean(span), statistics.stdev(span) if len(span) > 1 else 0.0))
         return sorted(out, key=lambda r: (-r[1], -r[3], r[0]))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"seeds": self.seeds, "lifetime": self.lifetime, "candidates": self.candidates,
                 "weights": dict(zip(GOALS, self.weights, strict=True)) if self.weights else None,
                 "fitness": self.fitness, "lifespan": self.lifespan, "causes": self.causes,

@@ -10,6 +10,7 @@ ends the life; fitness is the number of matings. Every number is in :class:`~.ru
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,7 @@ class TyrrellEngine:
         self.mate_ready = np.zeros(r.mates, dtype=np.int64)
         self._percept: Percept | None = None
 
-    def _place(self, cells: list[Cell], picked, kind: int, count: int, clumped: bool) -> None:
+    def _place(self, cells: list[Cell], picked: Iterator[int], kind: int, count: int, clumped: bool) -> None:
         """``count`` cells of terrain ``kind``, in a few clumps grown from random seeds."""
         n = self.rules.size
         placed = 0

@@ -242,7 +242,7 @@ class FelineMind(GoalMind):
 
     def preferences(self, x: View, drive: float) -> np.ndarray:
         cats = np.asarray(x.vector("predator1"))
-        q = away(cats, drive, run=1.5)
+        q: np.ndarray = away(cats, drive, run=1.5)
         den = toward(x.vector("den"), drive, run=1.5)
         q = np.maximum(q, 0.9 * np.minimum(q, den) + 0.1 * den)   # away, and homewards if it can
         if x["onCover"]:

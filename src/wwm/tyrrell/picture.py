@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from ..client.runner import RunSettings, run
 from ..selection.mind_as import ActionSelectionMind
@@ -12,7 +13,8 @@ from .minds import society
 from .world import TyrrellWorld
 
 
-async def trace(method: str, seed: int, steps: int) -> tuple[TyrrellWorld, list[tuple[int, int]], dict[str, list]]:
+async def trace(method: str, seed: int, steps: int
+                ) -> tuple[TyrrellWorld, list[tuple[int, int]], dict[str, list[list[int]]]]:
     """Run the society under ``method`` for up to ``steps``; the world at the end, the cells
     the animal stood on, and where the world's things were at the start."""
     world = TyrrellWorld(seed=seed, lifetime=max(steps, 1))
@@ -26,7 +28,7 @@ async def trace(method: str, seed: int, steps: int) -> tuple[TyrrellWorld, list[
     return world, path, start
 
 
-def draw(world: TyrrellWorld, path: list[tuple[int, int]], start: dict[str, list], out: str | Path,
+def draw(world: TyrrellWorld, path: list[tuple[int, int]], start: dict[str, list[list[int]]], out: str | Path,
          title: str = "") -> Path:
     import matplotlib
     matplotlib.use("Agg")
@@ -41,7 +43,7 @@ def draw(world: TyrrellWorld, path: list[tuple[int, int]], start: dict[str, list
     # terrain codes (rules.OPEN, COVER, SWAMP, WATER) index the colours
     ax.imshow(e.ground, cmap=colours, vmin=0, vmax=3, origin="upper", extent=(-0.5, n - 0.5, n - 0.5, -0.5))
 
-    def dots(cells, **kw):
+    def dots(cells: list[list[int]], **kw: Any) -> None:  # kw: matplotlib's scatter options
         if len(cells):
             a = np.asarray(cells)
             ax.scatter(a[:, 0], a[:, 1], **kw)

@@ -4,7 +4,7 @@ copy for each client. ``wwm serve wwm.tyrrell:TyrrellWorld --arg seed=3``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
@@ -12,6 +12,9 @@ from ..protocol.results import Outcome, RunStarted
 from .engine import TyrrellEngine
 from .rules import ACTIONS, COVER, SWAMP, WATER, Rules, parse_action
 from .state import SCALARS, VECTORS, format_state
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # the display page's looks of the kinds the grid World does not have (wwm.server.drawing)
 LOOKS = {"cover": ["block", "#bbf7d0"], "swamp": ["block", "#a8a29e"], "water": ["block", "#93c5fd"],
@@ -81,9 +84,14 @@ class TyrrellWorld(World):
     def display_grid(self) -> dict[str, Any]:
         """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`)."""
         e = self.engine
-        cells = lambda a: [[int(x), int(y)] for x, y in a]  # noqa: E731
-        ready = lambda kind: [[int(x), int(y)] for (x, y), t in zip(e.food[kind], e.food_ready[kind], strict=True)  # noqa: E731
-                              if t <= e.step_count]
+
+        def cells(a: np.ndarray) -> list[list[int]]:
+            return [[int(x), int(y)] for x, y in a]
+
+        def ready(kind: str) -> list[list[int]]:
+            return [[int(x), int(y)] for (x, y), t in zip(e.food[kind], e.food_ready[kind], strict=True)
+                    if t <= e.step_count]
+
         marks = {
             "wall": [],  # nothing walls the world in: terrain follows
             "cover": cells(e.terrain[COVER]), "swamp": cells(e.terrain[SWAMP]), "water": cells(e.terrain[WATER]),

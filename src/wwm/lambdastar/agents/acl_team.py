@@ -7,8 +7,13 @@ local-search choice becomes everyone's target. The same decisions as the bidding
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...acl.engine import Engine
 from ...acl.message import AID, ACLMessage
+from ..engine import Observation
+from ..profiles import Profile
+from ..torus import Torus
 from .base import Team
 
 PROTOCOL = "fipa-contract-net"
@@ -20,8 +25,9 @@ class ContractNetCollective(Team):
     key, label = "acl-bidding", "Contract Net (ACL) collective"
     collective, isolated_form = True, "local"
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, size: int, grid: Torus, profile: Profile, iterations: int,
+                 observation_range: int = 1) -> None:
+        super().__init__(size, grid, profile, iterations, observation_range)
         self.names = [f"agent{j}" for j in range(self.size)]
         self.aids = [AID(n) for n in self.names]
         self.engines = [Engine(n) for n in self.names]
@@ -40,7 +46,7 @@ class ContractNetCollective(Team):
                         raise RuntimeError(f"{name} refused {msg.performative}: {verdict.reason}")
         self.messages += 1
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         bids = [float(o.rewards.max()) for o in observations]
         winner = 0
         if self.size > 1:

@@ -71,7 +71,7 @@ class RandomTeam(Team):
 
     key, label = "random", "Random"
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         return [int(u * 9) for u in draws[:, 0]]
 
 
@@ -80,7 +80,7 @@ class LocalSearchTeam(Team):
 
     key, label = "local", "Local search"
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         return [self.towards(self.local_choice(o, u), o.cell) for o, u in zip(observations, draws[:, 0], strict=True)]
 
 
@@ -92,10 +92,10 @@ class OracleTeam(Team):
     key, label = "oracle", "Oracle"
     needs_oracle = True
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         self.good = episode.good
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         return [self.towards(self.target(o.cell, o.iteration), o.cell) for o in observations]
 
     def target(self, cell: int, i: int) -> int:

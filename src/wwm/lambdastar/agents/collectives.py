@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine import EpisodeStart, Observation
+from ..profiles import Profile
+from ..torus import Torus
 from .base import Team, pick_best
 
 
@@ -21,16 +24,17 @@ class StigmergyTeam(Team):
     key, label = "stigmergy", "Stigmergy (fake rewards) collective"
     collective, isolated_form = True, "local"
 
-    def __init__(self, *args, gamma: float = 0.5, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, size: int, grid: Torus, profile: Profile, iterations: int,
+                 observation_range: int = 1, *, gamma: float = 0.5) -> None:
+        super().__init__(size, grid, profile, iterations, observation_range)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"the fake-reward factor γ must be in (0, 1) (got {gamma})")
         self.gamma = gamma
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         self.fake = np.zeros(self.grid.size)
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         if self.profile.stigmergy_persistent:
             for o in observations:
                 f = (o.rewards.max() + o.rewards.min()) * 0.4
@@ -52,10 +56,10 @@ class CrowdTeam(Team):
     key, label = "woc", "Wisdom-of-crowd collective"
     collective, isolated_form = True, "local"
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         self.map = np.zeros(self.grid.size)
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         for o in observations:
             seen = o.rewards != 0
             cells = o.cells[seen]
@@ -71,11 +75,11 @@ class BiddingTeam(Team):
     key, label = "bidding", "Bidding collective"
     collective, isolated_form = True, "local"
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         self.highest = -np.inf
-        self.target = None
+        self.target: int | None = None
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         if not self.profile.bidding_ratchets:  # the paper profile: a fresh auction
             self.highest = -np.inf
         for o, u in zip(observations, draws[:, 0], strict=True):
@@ -93,7 +97,7 @@ class DictatorTeam(Team):
     key, label = "dictator", "Dictator collective"
     collective, isolated_form = True, "local"
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         target = self.local_choice(observations[0], draws[0, 0])
         return [self.towards(target, o.cell) for o in observations]
 
@@ -107,15 +111,15 @@ class ImitativeTeam(Team):
     collective, isolated_form = True, "local"
     needs_oracle = True
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         self.good = episode.good
         self.oracle = int(episode.positions[-1])
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         i = observations[0].iteration
 
-        def step():
-            return self.grid.moves[self.oracle, self.grid.approach[self.good[i], self.oracle]]
+        def step() -> int:
+            return int(self.grid.moves[self.oracle, self.grid.approach[self.good[i], self.oracle]])
 
         if not self.profile.imitative_moves_per_agent:
             self.oracle = int(step())

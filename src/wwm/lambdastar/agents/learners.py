@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine import EpisodeStart, Observation
+from ..profiles import Profile
+from ..torus import Torus
 from .base import Team, pick_best
 
 
@@ -24,8 +27,9 @@ class QLearningTeam(Team):
     shared = False
     alpha, gamma = 0.3, 0.3
 
-    def __init__(self, *args, replays: int | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, size: int, grid: Torus, profile: Profile, iterations: int,
+                 observation_range: int = 1, *, replays: int | None = None) -> None:
+        super().__init__(size, grid, profile, iterations, observation_range)
         if replays is None:  # the profile's: paper one training session, original 100 replays
             replays = self.profile.replays
         if replays < 0:
@@ -36,20 +40,21 @@ class QLearningTeam(Team):
     def tables(self) -> int:
         return 1 if self.shared else self.size
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         if self.q is None:
             self.q = np.full((self.tables(), self.iterations, self.grid.size, 9),
                              self.profile.q_initial)
         self.slice = 0
 
-    def end_episode(self):
+    def end_episode(self) -> None:
         self.q = None
 
     def table(self, j: int) -> np.ndarray:
         assert self.q is not None  # (made by begin)
-        return self.q[0 if self.shared else j]
+        table: np.ndarray = self.q[0 if self.shared else j]
+        return table
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         self.slice = observations[0].iteration - 1
         self.before = [o.cell for o in observations]
         self.actions = [pick_best(self.table(j)[self.slice, o.cell], u)
@@ -62,7 +67,7 @@ class QLearningTeam(Team):
             return 0
         return self.slice + 1 if self.slice + 1 < self.iterations else None
 
-    def feedback(self, rewards, positions):
+    def feedback(self, rewards: np.ndarray, positions: np.ndarray) -> None:
         if not self.training:
             return
         nxt = self.next_slice()
@@ -88,18 +93,18 @@ class SarsaTeam(QLearningTeam):
 
     key, label = "sarsa", "SARSA"
 
-    def begin(self, episode):
+    def begin(self, episode: EpisodeStart) -> None:
         super().begin(episode)
         self.planned: list[int | None] = [None] * self.size
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         actions = super().act(observations, draws)
         if self.training:
             self.actions = [p if p is not None else a for p, a in zip(self.planned, actions, strict=True)]
         self.draws = draws
         return self.actions
 
-    def feedback(self, rewards, positions):
+    def feedback(self, rewards: np.ndarray, positions: np.ndarray) -> None:
         if not self.training:
             return
         following = self.slice + 1

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import EpisodeStart
+from ..engine import EpisodeStart, Observation
 from .base import Team
 
 MIX_JOIN = "+"
@@ -104,17 +104,17 @@ class MixedTeam(Team):
         for team, idx in zip(self.parts, self.members, strict=True):
             team.begin(_Start(episode.good, episode.positions[idx]))
 
-    def act(self, observations, draws):
+    def act(self, observations: list[Observation], draws: np.ndarray) -> list[int]:
         actions = [0] * self.size
         for team, idx in zip(self.parts, self.members, strict=True):
             for j, a in zip(idx, team.act([observations[j] for j in idx], draws[idx]), strict=True):
                 actions[j] = int(a)
         return actions
 
-    def feedback(self, rewards, positions):
+    def feedback(self, rewards: np.ndarray, positions: np.ndarray) -> None:
         for team, idx in zip(self.parts, self.members, strict=True):
             team.feedback(rewards[idx], positions[idx])
 
-    def end_episode(self):
+    def end_episode(self) -> None:
         for team in self.parts:
             team.end_episode()
