@@ -59,18 +59,15 @@ def canonical_url(text: str) -> str:
     machine (``localhost``, ``0.0.0.0``, which reaches this host, ``127.0.0.1``, ``0x7f000001``,
     ``2130706433``, ``[::ffff:127.0.0.1]``) as ``127.0.0.1``; any other IPv4 address in dotted decimal (an
     IPv4-mapped IPv6 one too), an IPv6 address compressed in brackets, a name in its IDNA
-    (ASCII) form without a final dot; the default port (80, 443) left out; the path ending in
-    ``/`` (``/`` when empty); the query kept, the fragment dropped. ``text`` is a checked
+    (ASCII) form without a final dot; the default port (80, 443) left out; an empty path as ``/``
+    (another path as given: a server's path is its own to name); the query kept, the fragment dropped. ``text`` is a checked
     http(s) URL without user or password (:func:`tidy_url`)."""
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     host = _canonical_host(parts.hostname or "")
     port = parts.port
     netloc = host if port in (None, 443 if scheme == "https" else 80) else f"{host}:{port}"
-    path = parts.path or "/"
-    if not path.endswith("/"):
-        path += "/"
-    return urlunsplit((scheme, netloc, path, parts.query, ""))
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
 def _canonical_host(host: str) -> str:
