@@ -18,8 +18,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from sqlalchemy import func, select
 from portal_sites import csrf_of, served
+from sqlalchemy import func, select
 
 from wwm.portal.app import make_app
 from wwm.portal.fetching import Policy
