@@ -433,3 +433,43 @@ async def test_cookie_less_gets_make_no_user(client, store):
         async with aiohttp.ClientSession() as fresh, fresh.get(url.rstrip("/") + path) as reply:
             assert reply.status == 200
     assert rows(store, User) == 0
+
+
+# -- 7. the public how-to, as written: behind a TLS proxy on this host ------------------------------
+
+async def test_behind_the_proxy_of_the_how_to_the_portal_believes_only_that_proxy(tmp_path):
+    """``wwm portal --public --proxy 127.0.0.1 --origin https://portal.example.org`` (the
+    command of docs/howto/portal-public.md), sent what nginx sends (Host, X-Forwarded-Proto,
+    X-Forwarded-For): its links are https://portal.example.org/..., its cookie ``__Host-``,
+    a form posted from its origin accepted, from the loopback origin it is reached at refused."""
+    child, url = start_portal(f"sqlite:///{tmp_path / 'portal.db'}", "--public", "--proxy", "127.0.0.1",
+                              "--origin", "https://portal.example.org")
+    proxied = {"Host": "portal.example.org", "X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.9"}
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(url + "/me", headers=proxied) as reply:
+                cookie = reply.headers["set-cookie"].split(";")[0]
+                token = csrf_of(await reply.text())
+            assert cookie.startswith("__Host-wwm_portal=")
+            sent = {**proxied, "Cookie": cookie, "Origin": "https://portal.example.org"}
+            async with session.post(url + "/me/recovery", data={"csrf": token}, headers=sent) as reply:
+                page = await reply.text()
+                assert reply.status == 200, said(page)
+            assert re.search(r'value="https://portal\.example\.org/recover/[\w-]+"', page)
+            async with session.post(url + "/me/recovery", data={"csrf": token},
+                                    headers={**sent, "Origin": url}) as reply:
+                assert reply.status == 403
+    finally:
+        child.terminate()
+        child.wait(20)
+    assert "--origin: expected the portal's origin" in start_portal_error(tmp_path, "--origin", "portal.example.org")
+
+
+def start_portal_error(tmp_path: Path, *args: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "wwm.portal", "--port", "0", "--db",
+                           f"sqlite:///{tmp_path / 'other.db'}", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    return done.stderr

@@ -60,8 +60,8 @@ def canonical_url(text: str) -> str:
     ``2130706433``, ``[::ffff:127.0.0.1]``) as ``127.0.0.1``; any other IPv4 address in dotted decimal (an
     IPv4-mapped IPv6 one too), an IPv6 address compressed in brackets, a name in its IDNA
     (ASCII) form without a final dot; the default port (80, 443) left out; an empty path as ``/``
-    (another path as given: a server's path is its own to name); the query kept, the fragment dropped. ``text`` is a checked
-    http(s) URL without user or password (:func:`tidy_url`)."""
+    (another path as given: a server's path is its own to name); the query kept, the fragment
+    dropped. ``text`` is a checked http(s) URL without user or password (:func:`tidy_url`)."""
     parts = urlsplit(text)
     scheme = parts.scheme.lower()
     host = _canonical_host(parts.hostname or "")

@@ -56,6 +56,17 @@ def _addresses(text: str) -> str:
     return text
 
 
+def _origin(text: str) -> str:
+    """``scheme://host[:port]`` of the portal as browsers reach it."""
+    from .origins import canonical_origin
+
+    found = canonical_origin(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected the portal's origin as browsers reach it, such as "
+                                         f"https://portal.example.org, not {text!r}")
+    return found
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0: any free port)")
@@ -75,6 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the reverse proxy in front of the portal (its addresses or networks, comma-separated): "
                              "its X-Forwarded-For header names the client, whose address sign-in failures are "
                              "counted by; without it the header is ignored (anyone could send one)")
+    parser.add_argument("--origin", type=_origin, metavar="URL",
+                        help="the portal's own origin as browsers reach it (https://portal.example.org): the only "
+                             "one a form may be posted from; by default the request's own scheme and Host")
     parser.add_argument("--name-failures", type=whole_number, default=5, metavar="N",
                         help="failed sign-ins for one username before it is refused for a while (default 5)")
     parser.add_argument("--address-failures", type=_count, default=20, metavar="N",
@@ -109,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             except (RuntimeError, TimeoutError, OSError) as exc:
                 return fail("portal", f"a demo server did not start: {exc}")
         app = make_app(store, public=args.public, check_every=args.check_every,
-                       end_runs_on_exit=args.end_runs_on_exit,
+                       end_runs_on_exit=args.end_runs_on_exit, origin=args.origin,
                        signin_limits=SigninLimits(name_free=args.name_failures, address_free=args.address_failures))
         # the client's address: the connection's, or the trusted proxy's X-Forwarded-For
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
