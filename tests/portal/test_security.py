@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import ipaddress
 import re
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -333,6 +334,23 @@ async def test_a_name_re_pointed_at_loopback_is_refused_when_the_run_connects(st
     assert [e.text for e in record.events if e.kind == "run-ended"] in (
         [f"the portal does not fetch {url}: localhost (127.0.0.1) is a loopback address, and this portal is public"]
         for url in (world, mind))
+
+
+async def test_the_guard_checks_every_server_of_a_society_members_included():
+    """The check before a run connects covers the members a Mind_AS server is asked to call
+    (the portal would otherwise have a public server reach a private address for it)."""
+    from wwm.client.society import parse
+    from wwm.portal.fetching import society_guard
+
+    resolver = Resolver("93.184.216.34")
+    guard = society_guard(Policy(public=True, resolve=resolver, allow=(ipaddress.ip_network("192.0.2.0/24"),)))
+    doc = {"world": {"url": "http://192.0.2.1/"},
+           "mind": {"url": "http://192.0.2.2/", "args": {"minds": ["http://192.0.2.3/", {"url": "http://localhost:9/"}]}}}
+    await guard(parse(doc))                                  # all public (or allowed) now
+    resolver.address = "10.1.2.3"
+    with pytest.raises(FetchRefused, match=r"http://localhost:9/: localhost \(10.1.2.3\) is a private address"):
+        await guard(parse(doc))
+    await society_guard(Policy(public=False, resolve=resolver))(parse(doc))   # a local portal: anything
 
 
 def one_run(store: PortalStore) -> PortalRun:
