@@ -427,6 +427,20 @@ async def test_every_id_past_2_63_in_every_route_is_a_404_saying_so(store):
             await c.close()
 
 
+async def test_numbers_past_any_id_in_a_query_or_a_form_are_a_400(client, store):
+    c, _ = client
+    for path in (f"/compose?from={BIG}", f"/servers?world={'9' * 40}", f"/combinations?world={BIG}"):
+        async with c.session.get(c.base + path) as reply:
+            status, page = reply.status, await reply.text()
+        assert status == 400 and "past any id here: numbers here are at most 9223372036854775807" in said(page), path
+    assert (await c.post("/signup", {"csrf": await c.token(), "username": "alice",
+                                     "password": "long enough pass"}))[0] == 303
+    status, page, _ = await c.post("/challenges", {"csrf": await c.token("/challenges"), "kind": "society",
+                                                   "title": "t", "world": str(BIG), "steps": "10", "seeds": "1"})
+    assert status == 400
+    assert said(page) == "A number in this request is larger than any id here (at most 9223372036854775807)."
+
+
 async def test_bad_tokens_and_bodies_are_refused_clearly(client):
     c, _ = client
     await c.token("/me")

@@ -40,6 +40,7 @@ from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
 from .fetching import FetchError, Policy, society_guard
+from .malformed import MAX_ID, BigIds, too_big_a_number
 from .models import Server
 from .origins import OriginCheck, canonical_origin
 from .ratelimits import RateLimitMiddleware, RateLimits
@@ -55,7 +56,6 @@ MAX_FORM_BYTES = 64 * 1024
 DB_THREADS = 16                  # worker threads for the pages' database calls
 HASH_THREADS = 1                 # password hashing (argon2, ~0.1-1 s of CPU each): one at a time, so
                                  # a flood of sign-ups queues there and the other core keeps the pages
-MAX_ID = 2**63 - 1               # the largest id a database row can have
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -361,24 +361,6 @@ async def read_form(request: Request) -> FormData | str | None:
     return FormData(pairs)
 
 
-class BigIds:
-    """ASGI middleware: a path with a number past the largest id a row can have (2^63 - 1) is
-    answered 404 saying so, before a route hands the number to the database."""
-
-    def __init__(self, app: Any, refuse: Callable[[Request, str], Response]) -> None:
-        self.app, self.refuse = app, refuse
-
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            for part in scope["path"].split("/"):
-                if part.isdigit() and part.isascii() and (len(part) > 19 or int(part) > MAX_ID):
-                    shown = part if len(part) <= 30 else part[:30] + "..."
-                    await self.refuse(Request(scope), f"There is nothing numbered {shown} here: numbers in the "
-                                                      f"portal's addresses are at most {MAX_ID}.")(scope, receive, send)
-                    return
-        await self.app(scope, receive, send)
-
-
 def client_address(request: Request) -> str:
     """The address the request came from (behind a reverse proxy, the proxy's unless the
     server is told to trust its forwarded headers)."""
@@ -506,8 +488,11 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         title = "Not found" if status == 404 else "Error"
         text = "There is no page here." if status == 404 else "The portal could not answer that."
+        if status == 500 and too_big_a_number(exc):    # a form's number past any id, met by the database
+            status, title, text = 400, "Bad request", (f"A number in this request is larger than any id here "
+                                                       f"(at most {MAX_ID}).")
         response = portal.page(request, "message.html", status, title=title, message=text)
-        if status == 500:  # answered outside the middleware that adds them to every other response
+        if status in (400, 500):  # answered outside the middleware that adds them to every other response
             response.headers.update(SECURITY_HEADERS)
         return response
 
@@ -550,8 +535,9 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         return portal.page(request, "message.html", 429, title="Too many requests",
                            message=f"Too many requests to {action} from your address: try again in {wait} s.")
 
-    def no_such(request: Request, why: str) -> Response:
-        return portal.page(request, "message.html", 404, title="Not found", message=why)
+    def no_such(request: Request, why: str, status: int) -> Response:
+        return portal.page(request, "message.html", status, title="Not found" if status == 404 else "Bad request",
+                           message=why)
 
     # outermost last: the visitor (cookie, security headers) around every answer, then big
     # ids, the origin check and the rate limits, before any route reads a form
