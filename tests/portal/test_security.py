@@ -212,16 +212,16 @@ async def test_host_prefixed_cookie_over_https_from_the_trusted_proxy_only(tmp_p
 
 def test_a_bucket_refills_on_the_clock_it_is_given():
     clock = Clock()
-    limits = RateLimits({"sign-up": Limit(2, 60.0)}, clock=clock)
-    assert [limits.take("sign-up", "192.0.2.1") for _ in range(3)] == [None, None, 30]
-    assert limits.take("sign-up", "192.0.2.2") is None                      # another address
-    assert limits.take("sign-up", "2001:db8::1") is None
-    assert limits.take("sign-up", "2001:db8::2") is None
-    assert limits.take("sign-up", "2001:db8::3") == 30                      # the same /64
+    limits = RateLimits({"signup": Limit(2, 60.0)}, clock=clock)
+    assert [limits.take("signup", "192.0.2.1") for _ in range(3)] == [None, None, 30]
+    assert limits.take("signup", "192.0.2.2") is None                      # another address
+    assert limits.take("signup", "2001:db8::1") is None
+    assert limits.take("signup", "2001:db8::2") is None
+    assert limits.take("signup", "2001:db8::3") == 30                      # the same /64
     clock.now += 29
-    assert limits.take("sign-up", "192.0.2.1") == 1
+    assert limits.take("signup", "192.0.2.1") == 1
     clock.now += 1
-    assert limits.take("sign-up", "192.0.2.1") is None
+    assert limits.take("signup", "192.0.2.1") is None
     with pytest.raises(ValueError, match="at least 1 request"):
         Limit(0, 1.0)
 
@@ -239,7 +239,7 @@ async def test_a_sign_up_flood_is_answered_429_and_the_home_page_still_answers(s
         return sign_up(*args)
 
     monkeypatch.setattr(store, "sign_up", recording)
-    limits = RateLimits({"sign-up": Limit(3, 600.0)}, clock=clock)
+    limits = RateLimits({"signup": Limit(3, 600.0)}, clock=clock)
     with served(make_app(store, check_every=0, rate_limits=limits)) as url:
         visitors = [Client(url) for _ in range(17)]
         try:
@@ -259,7 +259,7 @@ async def test_a_sign_up_flood_is_answered_429_and_the_home_page_still_answers(s
             assert len(refused) == 13 and sorted(a[0] for a in flood if a[0] != 429) == [303, 303, 303]
             for _, page, headers in refused:
                 assert headers["retry-after"] == "200"
-                assert said(page) == "Too many requests to sign-up from your address: try again in 200 s."
+                assert said(page) == "Too many requests to sign up from your address: try again in 200 s."
             assert set(hashed_in) == {"wwm-portal-hash_0"} and len(hashed_in) == 3
             clock.now += 200
             status, _, _ = await visitors[16].post("/signup", {"csrf": tokens[16], "username": "late",
@@ -273,7 +273,7 @@ async def test_a_sign_up_flood_is_answered_429_and_the_home_page_still_answers(s
 async def test_every_limited_form_is_limited(store):
     clock = Clock()
     one = Limit(1, 60.0)
-    limits = RateLimits({a: one for a in ("sign-in", "register", "compose", "start a run")}, clock=clock)
+    limits = RateLimits({a: one for a in ("signin", "register", "compose", "run")}, clock=clock)
     with served(make_app(store, check_every=0, rate_limits=limits)) as url:
         c = Client(url)
         try:
@@ -495,6 +495,10 @@ async def test_behind_the_proxy_of_the_how_to_the_portal_believes_only_that_prox
         child.terminate()
         child.wait(20)
     assert "--origin: expected the portal's origin" in start_portal_error(tmp_path, "--origin", "portal.example.org")
+    assert "--rate-limit: expected ACTION=N/SECONDS with ACTION one of signup, signin" in start_portal_error(
+        tmp_path, "--rate-limit", "runs=5/60")
+    assert "N a whole number >= 1 and SECONDS more than 0, not 'run=0/60'" in start_portal_error(
+        tmp_path, "--rate-limit", "run=0/60")
 
 
 def start_portal_error(tmp_path: Path, *args: str) -> str:

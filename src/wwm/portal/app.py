@@ -43,7 +43,7 @@ from .fetching import FetchError, Policy, society_guard
 from .malformed import MAX_ID, BigIds, too_big_a_number
 from .models import Server
 from .origins import OriginCheck, canonical_origin
-from .ratelimits import RateLimitMiddleware, RateLimits
+from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
 from .runs import RunService
 from .searches import Searches
 from .signins import SigninGuard, SigninLimits, TooManyFailures
@@ -533,7 +533,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
 
     def too_often(request: Request, action: str, wait: int) -> Response:
         return portal.page(request, "message.html", 429, title="Too many requests",
-                           message=f"Too many requests to {action} from your address: try again in {wait} s.")
+                           message=f"Too many requests to {WORDS[action]} from your address: try again in {wait} s.")
 
     def no_such(request: Request, why: str, status: int) -> Response:
         return portal.page(request, "message.html", status, title="Not found" if status == 404 else "Bad request",

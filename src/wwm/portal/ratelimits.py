@@ -36,31 +36,48 @@ class Limit:
             raise ValueError(f"a limit is at least 1 request per more than 0 s (got {self.burst} per {self.per})")
 
 
-# (method, path pattern) -> action, and the default limit of each action
+# (method, path pattern) -> action; each action's words (for the 429 page) and default limit
 ACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("POST", re.compile(r"/signup"), "sign-up"),
-    ("POST", re.compile(r"/signin"), "sign-in"),
+    ("POST", re.compile(r"/signup"), "signup"),
+    ("POST", re.compile(r"/signin"), "signin"),
     ("POST", re.compile(r"/servers"), "register"),
     ("POST", re.compile(r"/compose"), "compose"),
-    ("POST", re.compile(r"/combination/[^/]+/runs"), "start a run"),
-    ("POST", re.compile(r"/combination/[^/]+/search"), "start a search"),
-    ("POST", re.compile(r"/challenges"), "create a challenge"),
-    ("POST", re.compile(r"/challenge/[^/]+/entries"), "enter a challenge"),
+    ("POST", re.compile(r"/combination/[^/]+/runs"), "run"),
+    ("POST", re.compile(r"/combination/[^/]+/search"), "search"),
+    ("POST", re.compile(r"/challenges"), "challenge"),
+    ("POST", re.compile(r"/challenge/[^/]+/entries"), "entry"),
     ("POST", re.compile(r"/recover/[^/]+"), "recover"),
     ("POST", re.compile(r"/me/.*"), "identity"),
 )
+WORDS = {"signup": "sign up", "signin": "sign in", "register": "register a server", "compose": "compose",
+         "run": "start a run", "search": "start a search", "challenge": "create a challenge",
+         "entry": "enter a challenge", "recover": "use a recovery link", "identity": "change your identity"}
 DEFAULTS: dict[str, Limit] = {
-    "sign-up": Limit(5, 600.0),          # each costs a password hash
-    "sign-in": Limit(10, 60.0),          # failures are slowed further by signins.py
+    "signup": Limit(5, 600.0),           # each costs a password hash
+    "signin": Limit(10, 60.0),           # failures are slowed further by signins.py
     "register": Limit(20, 600.0),        # each fetches a card
     "compose": Limit(60, 600.0),         # every press of the compose form (add a member, save)
-    "start a run": Limit(20, 600.0),
-    "start a search": Limit(5, 600.0),
-    "create a challenge": Limit(10, 600.0),
-    "enter a challenge": Limit(20, 600.0),
+    "run": Limit(20, 600.0),
+    "search": Limit(5, 600.0),
+    "challenge": Limit(10, 600.0),
+    "entry": Limit(20, 600.0),
     "recover": Limit(10, 600.0),
     "identity": Limit(20, 600.0),
 }
+
+
+def parse_limit(text: str) -> tuple[str, Limit]:
+    """``ACTION=N/SECONDS`` (``run=100/600``: 100 runs at once, then 100 per 10 minutes), as
+    ``wwm portal --rate-limit`` takes it; ValueError saying what is wrong."""
+    action, _, rest = text.partition("=")
+    count, _, per = rest.partition("/")
+    if action.strip() not in DEFAULTS:
+        raise ValueError(f"expected ACTION=N/SECONDS with ACTION one of {', '.join(DEFAULTS)}, not {text!r}")
+    try:
+        return action.strip(), Limit(int(count), float(per))
+    except ValueError:
+        raise ValueError(f"expected ACTION=N/SECONDS, N a whole number >= 1 and SECONDS more than 0, "
+                         f"not {text!r}") from None
 
 
 @dataclass
