@@ -91,7 +91,7 @@ async def test_a_competition_ranks_entries_by_the_portals_own_runs_and_marks_a_h
                     "title": "Closed cup", "kind": "society", "world": str(world.id), "steps": "5",
                     "seeds": "0", "deadline": "2020-01-01 00:00", "timeout": "1"})
                 closed = where.removeprefix(url.rstrip("/"))
-                status, html, _ = await visitor.post(closed, closed + "/entries", {"combination": str(both)})
+                status, html, _ = await visitor.post("/me", closed + "/entries", {"combination": str(both)})  # a token
                 assert status == 403 and "closed at its deadline" in html
                 # bad forms are named
                 status, html, _ = await visitor.post("/challenges", "/challenges", {

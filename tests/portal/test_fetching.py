@@ -128,4 +128,4 @@ def test_address_kinds():
 def test_malformed_urls(typed, words):
     with pytest.raises(FetchRefused, match=words):
         tidy_url(typed)
-    assert tidy_url("  http://Example.org:80  ") == "http://Example.org:80/"
+    assert tidy_url("  http://Example.org:80  ") == "http://example.org/"   # canonical: one server, one entry

@@ -19,9 +19,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 from portal_sites import csrf_of, served
+from sqlalchemy import func, select
 
 from wwm.portal.app import make_app
 from wwm.portal.fetching import Policy
+from wwm.portal.models import User
 from wwm.portal.store import PortalError, PortalStore
 from wwm.portal.visitors import CSP
 from wwm.server.process import ServerProcess
@@ -72,6 +74,11 @@ async def browser(portal: str) -> AsyncIterator[Browser]:
     b = Browser(portal)
     yield b
     await b.close()
+
+
+def user_rows(store: PortalStore) -> int:
+    with store._session() as s:
+        return int(s.scalar(select(func.count()).select_from(User)) or 0)
 
 
 def listed(page: str) -> list[str]:
@@ -229,7 +236,9 @@ async def test_accounts_store_the_argon2_hash_and_sign_in_and_out(browser, porta
 
 
 async def test_an_anonymous_identity_comes_back_by_its_recovery_link(browser, portal, store):
-    _, page, _ = await browser.get("/me")
+    _, page, _ = await browser.get("/me")                       # a GET makes no identity (issue 26)
+    assert "no identity on this portal yet" in page and user_rows(store) == 0
+    _, page = await browser.post("/me/recovery", {}, csrf_from="/me")   # a POST makes one, link shown
     link = html.unescape(re.search(r'id="recovery" value="([^"]+)"', page).group(1))
     user = re.search(r"anonymous visitor (\d+)", page).group(1)
     elsewhere = Browser(portal)

@@ -6,7 +6,6 @@ address refused whatever the name; sign-ups that find a name taken count against
 
 from __future__ import annotations
 
-import asyncio
 import html
 import re
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 from portal_sites import csrf_of, served, start_portal
 
 from wwm.portal.app import make_app
+from wwm.portal.ratelimits import DEFAULTS, Limit, RateLimits
 from wwm.portal.signins import SigninLimits
 from wwm.portal.store import PortalError, PortalStore
 
@@ -54,15 +54,32 @@ class Browser:
         await self.session.close()
 
 
+class Clock:
+    """The sign-in counts' clock, stepped by the test (no wall-clock window)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# these tests send many sign-ins from one address on purpose: the per-address rate limit
+# (ratelimits.py, tested in test_security.py) is set out of their way
+UNLIMITED = RateLimits({action: Limit(10_000, 1.0) for action in DEFAULTS})
+
+
 @contextmanager
-def portals(db: str, limits: SigninLimits, count: int = 1) -> Iterator[list[str]]:
+def portals(db: str, limits: SigninLimits, count: int = 1, clock: Clock | None = None) -> Iterator[list[str]]:
     """``count`` portal apps on the database ``db`` (as several portal processes would be)."""
+    clock = clock or Clock()                 # frozen unless the test steps it
     with ExitStack() as stack:
         urls = []
         for _ in range(count):
             store = PortalStore(db)
             stack.callback(store.close)
-            urls.append(stack.enter_context(served(make_app(store, check_every=0, signin_limits=limits))))
+            urls.append(stack.enter_context(served(make_app(store, check_every=0, signin_limits=limits,
+                                                            rate_limits=UNLIMITED, clock=clock))))
         yield urls
 
 
@@ -72,7 +89,8 @@ def sqlite(tmp_path: Path) -> str:
 
 async def test_wrong_passwords_then_the_right_one_is_refused_until_the_refusal_ends(tmp_path):
     limits = SigninLimits(name_free=3, address_free=1000, first_refusal=0.5)
-    with portals(sqlite(tmp_path), limits) as (url,):
+    clock = Clock()
+    with portals(sqlite(tmp_path), limits, clock=clock) as (url,):
         owner, attacker = Browser(url), Browser(url)
         try:
             assert (await owner.signup("alice", "correct horse"))[:2] == (303, "/me")
@@ -82,11 +100,13 @@ async def test_wrong_passwords_then_the_right_one_is_refused_until_the_refusal_e
             assert await attacker.signin("alice", "correct horse") == (
                 429, "too many failed sign-ins for alice; try again in 1 s", "1")
             assert (await owner.signin("alice", "correct horse"))[0] == 429     # whoever asks
-            await asyncio.sleep(0.6)
+            clock.now += 0.6
             assert (await attacker.signin("alice", "guess guess"))[:2] == (400, WRONG)   # the 4th failure
             status, said, retry = await attacker.signin("alice", "correct horse")
             assert (status, retry) == (429, "1") and said.endswith("try again in 1 s")
-            await asyncio.sleep(1.1)                                   # 1 s this time (0.5 s doubled)
+            clock.now += 0.9
+            assert (await owner.signin("alice", "correct horse"))[0] == 429     # 1 s this time (0.5 s doubled)
+            clock.now += 0.2
             assert (await owner.signin("alice", "correct horse"))[:2] == (303, "/me")
             # the success cleared the count: three failures again before a refusal
             for _ in range(3):

@@ -3,8 +3,9 @@ visitor's identity (anonymous with a recovery link, or an account).
 
 Every page is a template in ``templates/`` (escaped by default), every response carries a
 Content-Security-Policy that allows no inline script (:mod:`.visitors`), every POST is checked
-against the visitor's CSRF token, and every URL a visitor gives is fetched through
-:mod:`.fetching`. The store is synchronous (SQLAlchemy); handlers call it in a worker thread.
+for its origin (:mod:`.origins`), its address's rate (:mod:`.ratelimits`) and the visitor's
+CSRF token, and every URL a visitor gives is fetched through :mod:`.fetching`. The store is
+synchronous (SQLAlchemy); handlers call it in a worker thread.
 A periodic checker (in the app's lifespan) re-reads each server's card: up, down, latency.
 """
 
@@ -38,8 +39,11 @@ from . import runpages
 from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
-from .fetching import FetchError, Policy
+from .fetching import FetchError, Policy, society_guard
+from .malformed import MAX_ID, BigIds, too_big_a_number
 from .models import Server
+from .origins import OriginCheck, canonical_origin
+from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
 from .runs import RunService
 from .searches import Searches
 from .signins import SigninGuard, SigninLimits, TooManyFailures
@@ -50,6 +54,8 @@ from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 PACKAGE = "wwm.portal"
 MAX_FORM_BYTES = 64 * 1024
 DB_THREADS = 16                  # worker threads for the pages' database calls
+HASH_THREADS = 1                 # password hashing (argon2, ~0.1-1 s of CPU each): one at a time, so
+                                 # a flood of sign-ups queues there and the other core keeps the pages
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -85,19 +91,24 @@ class Portal:
     """The application's state: its store, its fetch policy, its signer."""
 
     def __init__(self, store: PortalStore, policy: Policy, signer: Signer, check_every: float,
-                 signin_limits: SigninLimits | None = None) -> None:
+                 signin_limits: SigninLimits | None = None, clock: Callable[[], float] | None = None) -> None:
         self.store, self.policy, self.signer, self.check_every = store, policy, signer, check_every
-        self.signins = SigninGuard(store, signin_limits)
+        self.signins = SigninGuard(store, signin_limits) if clock is None else SigninGuard(store, signin_limits, clock)
         self.env = _env()
         self.run_store: RunStore | None = None     # where portal runs' scores are (Top 10, histories)
         self.threads = ThreadPoolExecutor(DB_THREADS, thread_name_prefix="wwm-portal-db")
+        self.hashing = ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="wwm-portal-hash")
 
     def page(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        """Template ``name``; an identity made implicitly by the request before has its
+        recovery link shown here, once (``recovery_notice``, by base.html)."""
         visitor = visitor_of(request)
         context.setdefault("message", None)
+        token = visitor.take_recovery() if status < 400 else None
         html = self.env.get_template(f"portal/{name}").render(
             csrf=self.signer.csrf_token(visitor), signed_in=visitor.user_id is not None,
-            public=self.policy.public, **context)
+            account=visitor.account, public=self.policy.public,
+            recovery_notice=self.recovery_url(request, token), **context)
         return HTMLResponse(html, status)
 
     async def db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -110,8 +121,14 @@ class Portal:
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.threads, call)
 
+    async def hashed(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, a store call that hashes a password, in the one hashing thread."""
+        call = functools.partial(contextvars.copy_context().run, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.hashing, call)
+
     async def user_id(self, visitor: Visitor) -> int:
-        """The visitor's user, made (anonymous) on first need."""
+        """The visitor's user, made (anonymous) on first need: its recovery link is then
+        shown once, by the next page (:meth:`page`)."""
         if visitor.user_id is not None:
             try:
                 await self.db(self.store.user, visitor.user_id)
@@ -119,7 +136,7 @@ class Portal:
             except NotFound:
                 pass            # a cookie from another database: start again
         made = await self.db(self.store.new_user)
-        visitor.become(made.user.id)
+        visitor.become(made.user.id, recovery=made.recovery_token)
         return int(made.user.id)
 
     # -- pages ----------------------------------------------------------------------------
@@ -152,8 +169,8 @@ class Portal:
             user = await self.user_id(visitor_of(request))
             server = await self.db(self.store.add_server, url, card.card, added_by=user,
                                    latency_ms=card.latency_ms)
-        except (FetchError, PortalError) as exc:
-            return await self.servers(request, message=str(exc), typed=typed, status=400)
+        except (FetchError, PortalError) as exc:    # a password typed in the URL is not shown back
+            return await self.servers(request, message=str(exc), typed="" if "@" in typed else typed, status=400)
         return RedirectResponse(f"/servers/{server.id}", 303)
 
     async def server(self, request: Request) -> Response:
@@ -175,31 +192,54 @@ class Portal:
     # -- identity -------------------------------------------------------------------------
 
     async def me(self, request: Request) -> Response:
+        """The visitor's identity; a visitor without one is told how one is made (a GET makes
+        no user)."""
         visitor = visitor_of(request)
-        recovery = None
-        if visitor.user_id is None:
-            made = await self.db(self.store.new_user)
-            visitor.become(made.user.id)
-            recovery = made.recovery_token
-        try:
-            user = await self.db(self.store.user, visitor.user_id)
-        except NotFound:
-            made = await self.db(self.store.new_user)
-            visitor.become(made.user.id)
-            user, recovery = made.user, made.recovery_token
-        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, recovery),
-                         **await Combinations(self).mine(user.id))
+        user = None
+        if visitor.user_id is not None:
+            try:
+                user = await self.db(self.store.user, visitor.user_id)
+            except NotFound:
+                user = None     # a cookie from another database
+        if user is None:
+            return self.page(request, "me.html", user=None, recovery=None, my_combinations=[], my_runs=[],
+                             titles={})
+        if visitor.account != (user.username is not None):
+            visitor.account, visitor.changed = user.username is not None, True
+        return self.page(request, "me.html", user=user, recovery=None, **await Combinations(self).mine(user.id))
 
     def recovery_url(self, request: Request, token: str | None) -> str | None:
         return None if token is None else str(request.url_for("recover", token=token))
 
     async def new_recovery(self, request: Request, form: FormData) -> Response:
         user_id = await self.user_id(visitor_of(request))
+        visitor_of(request).take_recovery()         # shown here, as the new one
         token = await self.db(self.store.new_recovery, user_id)
         user = await self.db(self.store.user, user_id)
         return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
                          **await Combinations(self).mine(user_id),
                          message="A new recovery link: the old one no longer works.")
+
+    async def new_identity(self, request: Request, form: FormData) -> Response:
+        """Leave this identity for a fresh one. An anonymous identity with work is left only
+        once the visitor has confirmed, after being shown a new recovery link for it (without
+        one its work could not be reached again); an account can always be signed in to."""
+        visitor = visitor_of(request)
+        user = None
+        if visitor.user_id is not None:
+            with contextlib.suppress(NotFound):
+                user = await self.db(self.store.user, visitor.user_id)
+        if user is not None and user.username is None and form.get("confirm") != "yes":
+            mine = await Combinations(self).mine(user.id)
+            if mine["my_combinations"] or mine["my_runs"]:
+                token = await self.db(self.store.new_recovery, user.id)
+                return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
+                                 leaving=True, **mine,
+                                 message="Before you leave this identity: its combinations and runs stay with it, "
+                                         "and only its recovery link below brings them back. Keep the link, "
+                                         "then confirm.")
+        visitor.become(None)
+        return RedirectResponse("/me", 303)
 
     async def recover_page(self, request: Request) -> Response:
         return self.page(request, "recover.html", token=request.path_params["token"])
@@ -209,7 +249,7 @@ class Portal:
             user = await self.db(self.store.user_by_recovery, request.path_params["token"])
         except NotFound as exc:
             return self.page(request, "message.html", 404, title="Recovery link not valid", message=str(exc))
-        visitor_of(request).become(user.id)
+        visitor_of(request).become(user.id, account=user.username is not None)
         return RedirectResponse("/me", 303)
 
     async def signup_page(self, request: Request) -> Response:
@@ -223,7 +263,7 @@ class Portal:
         try:
             await self.db(self.signins.check_address, address)
             user_id = await self.user_id(visitor_of(request))
-            await self.db(self.store.sign_up, user_id, username, password)
+            await self.hashed(self.store.sign_up, user_id, username, password)
         except TooManyFailures as exc:
             return self.too_many(request, "signup.html", exc, username)
         except Taken as exc:
@@ -231,6 +271,8 @@ class Portal:
             return self.page(request, "signup.html", 400, message=str(exc), username=username)
         except PortalError as exc:
             return self.page(request, "signup.html", 400, message=str(exc), username=username)
+        visitor = visitor_of(request)
+        visitor.account, visitor.recovery, visitor.changed = True, None, True
         return RedirectResponse("/me", 303)
 
     async def signin_page(self, request: Request) -> Response:
@@ -239,12 +281,12 @@ class Portal:
     async def signin(self, request: Request, form: FormData) -> Response:
         username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
         try:
-            user = await self.db(self.signins.sign_in, username, password, client_address(request))
+            user = await self.hashed(self.signins.sign_in, username, password, client_address(request))
         except TooManyFailures as exc:
             return self.too_many(request, "signin.html", exc, username)
         except PortalError as exc:
             return self.page(request, "signin.html", 400, message=str(exc), username=username)
-        visitor_of(request).become(user.id)
+        visitor_of(request).become(user.id, account=True)
         return RedirectResponse("/me", 303)
 
     def too_many(self, request: Request, name: str, exc: TooManyFailures, username: str) -> Response:
@@ -289,6 +331,8 @@ class Portal:
             if form is None:
                 return self.page(request, "message.html", 413, title="Form too large",
                                  message=f"A form here is at most {MAX_FORM_BYTES // 1024} KB.")
+            if isinstance(form, str):
+                return self.page(request, "message.html", 400, title="Form refused", message=form)
             if not self.signer.csrf_ok(visitor_of(request), form.get("csrf")):
                 return self.page(request, "message.html", 403, title="Form refused",
                                  message="This form was refused: its security token is missing or does not "
@@ -297,9 +341,10 @@ class Portal:
         return checked
 
 
-async def read_form(request: Request) -> FormData | None:
-    """The URL-encoded form of a POST (every form here is one; no file is uploaded), or None
-    when it is longer than ``MAX_FORM_BYTES``. Another body reads as an empty form."""
+async def read_form(request: Request) -> FormData | str | None:
+    """The URL-encoded form of a POST (every form here is one; no file is uploaded), None
+    when it is longer than ``MAX_FORM_BYTES``, or why it cannot be read (not UTF-8). Another
+    body reads as an empty form."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -308,7 +353,11 @@ async def read_form(request: Request) -> FormData | None:
     if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
         return FormData()
     pairs: list[tuple[str, str | UploadFile]] = []
-    pairs += parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
+    try:
+        text = bytes(body).decode("ascii")      # URL-encoded: the bytes past ASCII are %-escaped
+        pairs += parse_qsl(text, keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:
+        return "This form was refused: its fields are not UTF-8 text. Send it again from the portal's page."
     return FormData(pairs)
 
 
@@ -382,7 +431,8 @@ def _read_small(path: str, limit: int) -> bytes | None:
 def make_app(store: PortalStore, *, public: bool = False, check_every: float = 300.0,
              policy: Policy | None = None, secure_cookie: bool | None = None,
              runs: RunService | None = None, end_runs_on_exit: bool = False,
-             signin_limits: SigninLimits | None = None) -> Starlette:
+             signin_limits: SigninLimits | None = None, origin: str | None = None,
+             rate_limits: RateLimits | None = None, clock: Callable[[], float] | None = None) -> Starlette:
     """The portal on ``store``; ``public`` refuses private addresses and (unless
     ``secure_cookie`` says otherwise) sets Secure cookies, for a portal behind HTTPS;
     ``check_every`` seconds between checks of every server (0: never). Runs execute in this
@@ -390,11 +440,22 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     which resumes the runs a stopped or dead portal left, closed with the app: its runs are
     suspended, for the next start to resume, or ended with ``end_runs_on_exit``); their
     records (scores, for histories and Top 10s) are in the run service's store.
-    ``signin_limits``: how failed sign-ins are slowed and refused (:mod:`.signins`)."""
+    ``signin_limits``: how failed sign-ins are slowed and refused (:mod:`.signins`);
+    ``rate_limits``: how often one address may send each costly form (:mod:`.ratelimits`);
+    ``origin``: the portal's own origin as browsers name it (``https://portal.example.org``),
+    the only one a POST may come from (None: the request's own scheme and Host;
+    :mod:`.origins`); ``clock``: the sign-in counts' clock (a test's)."""
     policy = policy or Policy(public=public)
-    portal = Portal(store, policy, Signer(store.secret_key()), check_every, signin_limits)
+    own = None
+    if origin is not None:
+        own = canonical_origin(origin)
+        if own is None:
+            raise ValueError(f"origin must be an http(s) origin such as https://portal.example.org, not {origin!r}")
+    portal = Portal(store, policy, Signer(store.secret_key()), check_every, signin_limits, clock)
     # -- runs (runpages.py): the run service on the portal's database --------------------------
     service = runs or RunService(store.url.render_as_string(hide_password=False))
+    if service.guard is None:               # every connection a run makes: the address policy first
+        service.guard = society_guard(policy)
     portal.run_store = service.store
     if service.on_finish is None:           # a resumed run's end reaches its portal run too
 
@@ -421,18 +482,23 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
             if runs is None:                # its runs "suspended at step k", viewers told (or ended)
                 await service.close(end_runs=end_runs_on_exit)
             portal.threads.shutdown(wait=False)
+            portal.hashing.shutdown(wait=False)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         title = "Not found" if status == 404 else "Error"
         text = "There is no page here." if status == 404 else "The portal could not answer that."
+        if status == 500 and too_big_a_number(exc):    # a form's number past any id, met by the database
+            status, title, text = 400, "Bad request", (f"A number in this request is larger than any id here "
+                                                       f"(at most {MAX_ID}).")
         response = portal.page(request, "message.html", status, title=title, message=text)
-        if status == 500:  # answered outside the middleware that adds them to every other response
+        if status in (400, 500):  # answered outside the middleware that adds them to every other response
             response.headers.update(SECURITY_HEADERS)
         return response
 
     posted = portal.posted
     challenges = Challenges(portal, Judge(store, service))
+    challenges.judge.policy = policy
     searches = Searches(portal, store.url.render_as_string(hide_password=False))
     routes = [
         Route("/", portal.home),
@@ -441,6 +507,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Route("/servers/{id:int}", portal.server),
         Route("/me", portal.me),
         Route("/me/recovery", posted(portal.new_recovery), methods=["POST"]),
+        Route("/me/new", posted(portal.new_identity), methods=["POST"]),
         Route("/recover/{token}", portal.recover_page, methods=["GET"], name="recover"),
         Route("/recover/{token}", posted(portal.recover), methods=["POST"]),
         Route("/signup", portal.signup_page, methods=["GET"]),
@@ -460,5 +527,23 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     app.state.runs = service
     app.state.judge = challenges.judge
     secure = public if secure_cookie is None else secure_cookie
+
+    def refused(request: Request, why: str) -> Response:
+        return portal.page(request, "message.html", 403, title="Form refused", message=why)
+
+    def too_often(request: Request, action: str, wait: int) -> Response:
+        return portal.page(request, "message.html", 429, title="Too many requests",
+                           message=f"Too many requests to {WORDS[action]} from your address: try again in {wait} s.")
+
+    def no_such(request: Request, why: str, status: int) -> Response:
+        return portal.page(request, "message.html", status, title="Not found" if status == 404 else "Bad request",
+                           message=why)
+
+    # outermost last: the visitor (cookie, security headers) around every answer, then big
+    # ids, the origin check and the rate limits, before any route reads a form
+    app.add_middleware(RateLimitMiddleware, limits=rate_limits or RateLimits(), refuse=too_often,
+                       address=client_address)
+    app.add_middleware(OriginCheck, refuse=refused, origin=own)
+    app.add_middleware(BigIds, refuse=no_such)
     app.add_middleware(VisitorMiddleware, signer=portal.signer, secure_cookie=secure)
     return app

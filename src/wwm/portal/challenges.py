@@ -30,6 +30,7 @@ from starlette.routing import BaseRoute, Route
 from ..client.society import SocietyError, parse
 from ..store import RunStore
 from .combinations import FINISHED, Portal
+from .fetching import Policy, check_url
 from .models import Challenge, Entry
 from .runs import RunService
 from .store import NotFound, PortalError, PortalStore
@@ -132,6 +133,7 @@ class Judge:
         self.run_store: RunStore = service.store
         self._slots = asyncio.Semaphore(parallel)
         self._tasks: dict[int, asyncio.Task[None]] = {}
+        self.policy: Policy | None = None     # the portal's address policy, checked again before judging
 
     def submit(self, entry_id: int) -> None:
         if entry_id not in self._tasks or self._tasks[entry_id].done():
@@ -231,6 +233,8 @@ class Judge:
         per_seed: list[dict[str, Any]] = []
         for seed in challenge.seeds:
             try:
+                for mind in minds if self.policy is not None else []:   # re-pointed since it entered?
+                    await check_url(mind, self.policy)  # type: ignore[arg-type]
                 result = await administer_test(
                     minds, grid=settings.get("grid", 10), iterations=int(settings.get("iterations", 100)),
                     episodes=challenge.steps, profile=str(settings.get("profile", "paper")), seed=seed,

@@ -56,6 +56,26 @@ def _addresses(text: str) -> str:
     return text
 
 
+def _origin(text: str) -> str:
+    """``scheme://host[:port]`` of the portal as browsers reach it."""
+    from .origins import canonical_origin
+
+    found = canonical_origin(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected the portal's origin as browsers reach it, such as "
+                                         f"https://portal.example.org, not {text!r}")
+    return found
+
+
+def _rate_limit(text: str) -> tuple[str, Any]:
+    from .ratelimits import parse_limit
+
+    try:
+        return parse_limit(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port_number, default=8080, help="port (default 8080; 0: any free port)")
@@ -75,6 +95,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the reverse proxy in front of the portal (its addresses or networks, comma-separated): "
                              "its X-Forwarded-For header names the client, whose address sign-in failures are "
                              "counted by; without it the header is ignored (anyone could send one)")
+    parser.add_argument("--origin", type=_origin, metavar="URL",
+                        help="the portal's own origin as browsers reach it (https://portal.example.org): the only "
+                             "one a form may be posted from; by default the request's own scheme and Host")
+    parser.add_argument("--rate-limit", type=_rate_limit, action="append", default=[], metavar="ACTION=N/SECONDS",
+                        help="how often one client address may do ACTION: N at once, then N per SECONDS (repeatable; "
+                             "actions: signup 5/600, signin 10/60, register 20/600, compose 60/600, run 20/600, "
+                             "search 5/600, challenge 10/600, entry 20/600, recover 10/600, identity 20/600)")
     parser.add_argument("--name-failures", type=whole_number, default=5, metavar="N",
                         help="failed sign-ins for one username before it is refused for a while (default 5)")
     parser.add_argument("--address-failures", type=_count, default=20, metavar="N",
@@ -88,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from ..server import listen
     from ..store.engine import StoreError
     from .app import make_app
+    from .ratelimits import RateLimits
     from .signins import SigninLimits
     from .store import PortalStore
 
@@ -109,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
             except (RuntimeError, TimeoutError, OSError) as exc:
                 return fail("portal", f"a demo server did not start: {exc}")
         app = make_app(store, public=args.public, check_every=args.check_every,
-                       end_runs_on_exit=args.end_runs_on_exit,
+                       end_runs_on_exit=args.end_runs_on_exit, origin=args.origin,
+                       rate_limits=RateLimits(dict(args.rate_limit)),
                        signin_limits=SigninLimits(name_free=args.name_failures, address_free=args.address_failures))
         # the client's address: the connection's, or the trusted proxy's X-Forwarded-For
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",

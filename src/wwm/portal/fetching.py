@@ -9,6 +9,18 @@ them), so a name that resolves to a public address for the check and to a privat
 connection (DNS rebinding) gains nothing. Local mode (development, ``wwm portal`` without
 ``--public``) allows every address; the scheme is checked in both.
 
+**Every connection, not only card reads.** A name registered while it pointed at a public
+address may be re-pointed at a private one later. So the same check is made again, with a
+fresh resolution, whenever the portal connects to a registered URL: before a run connects to
+its World and Mind and before a resumed run re-attaches (:func:`society_guard`, given to the
+run service: every URL of the society, the members a Mind_AS server is asked to call
+included), when a challenge's entry is judged (through the run service), and when a search is
+started (every URL of its combination). The run's own client resolves the name again when it
+connects: a rebinding within that moment is not closed there (card reads are pinned).
+
+``Policy.resolve`` is the name resolver (None: the system's); a test gives one it controls,
+to re-point a name between registration and run.
+
 Errors are :class:`FetchRefused` (the portal will not fetch that) and :class:`FetchFailed`
 (it tried, and it did not work), each with one sentence a visitor can read.
 """
@@ -19,8 +31,9 @@ import asyncio
 import ipaddress
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import aiohttp
@@ -28,6 +41,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[[str, int], Awaitable[list[tuple[int, str]]]]   # (host, port) -> [(family, address)]
 REDIRECTS = (301, 302, 303, 307, 308)
 
 
@@ -53,6 +67,7 @@ class Policy:
     max_bytes: int = 1_000_000
     max_redirects: int = 5
     allow: tuple[IPNetwork, ...] = field(default_factory=tuple)
+    resolve: Resolver | None = None
 
     def refusal(self, ip: IPAddress) -> str | None:
         """Why ``ip`` may not be fetched from (the kind of address), or None if it may."""
@@ -124,10 +139,11 @@ async def checked_addresses(url: str, policy: Policy) -> tuple[str, list[tuple[i
                                          str(literal))]
     else:
         try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (socket.gaierror, UnicodeError):
+            found = await (policy.resolve or _system_resolve)(host, port)
+        except (OSError, UnicodeError):
             raise FetchFailed(f"nothing answers at {url}: the name {host} does not resolve") from None
-        found = list(dict.fromkeys((int(info[0]), str(info[4][0]).split("%")[0]) for info in infos))
+        if not found:
+            raise FetchFailed(f"nothing answers at {url}: the name {host} does not resolve")
     for _family, address in found:
         kind = policy.refusal(ipaddress.ip_address(address))
         if kind is not None:
@@ -136,6 +152,36 @@ async def checked_addresses(url: str, policy: Policy) -> tuple[str, list[tuple[i
             raise FetchRefused(f"the portal does not fetch {url}: {where} is {article} {kind} address, "
                                "and this portal is public")
     return host, found
+
+
+async def _system_resolve(host: str, port: int) -> list[tuple[int, str]]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys((int(info[0]), str(info[4][0]).split("%")[0]) for info in infos))
+
+
+async def check_url(url: str, policy: Policy) -> None:
+    """Raise :class:`FetchRefused` if ``policy`` forbids connecting to ``url`` now (resolved
+    afresh); a name that does not resolve is left to the connection to report."""
+    if not policy.public:
+        return
+    try:
+        await checked_addresses(url, policy)
+    except FetchFailed:
+        pass
+
+
+def society_guard(policy: Policy) -> Callable[[Any], Awaitable[None]]:
+    """The check a run service makes before a run connects (and before a resumed run
+    re-attaches): every remote server of the society (a :class:`wwm.client.society.Society`)
+    allowed by ``policy``, else :class:`FetchRefused` naming the first that is not."""
+
+    async def guard(society: Any) -> None:
+        if not policy.public:
+            return
+        for _where, url, _role in society.roles():
+            await check_url(url, policy)
+
+    return guard
 
 
 async def fetch(url: str, policy: Policy, *, accept: str = "application/json") -> Fetched:

@@ -78,7 +78,7 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
@@ -343,6 +343,9 @@ class RunService:
         self.poll, self.sweep, self.end_wait = poll, sweep, end_wait
         self.resumable, self.suspend_wait, self.takes_over = resumable, suspend_wait, takes_over
         self.on_finish = on_finish
+        # checks a society's servers before each connection (the portal's address policy:
+        # fetching.society_guard); raises to refuse the run
+        self.guard: Callable[[Society], Awaitable[None]] | None = None
         self._runs: dict[int, _Running] = {}
         self._claimed: list[_Claimed] = []
         self._watcher: asyncio.Task[None] | None = None
@@ -404,12 +407,25 @@ class RunService:
             return run_id
 
         run_id = await asyncio.to_thread(record)
-        if self.executor is not None:  # executed elsewhere: its hub is the worker's, viewers follow the store
+        refused = await self._refused_here(society) if self.executor is not None else None
+        if refused is not None:        # checked before a worker connects: the run ends saying why
+            await asyncio.to_thread(self._mark, run_id, COULD_NOT_START, "run-ended", refused)
+        elif self.executor is not None:  # executed elsewhere: its hub is the worker's, viewers follow the store
             self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
             self._ensure_watcher()
         else:
             self._launch(run_id, society, settings, finished)
         return StartedRun(run_id, secret)
+
+    async def _refused_here(self, society: Society) -> str | None:
+        """Why the guard refuses ``society`` (None: allowed, or no guard)."""
+        if self.guard is None:
+            return None
+        try:
+            await self.guard(society)
+        except Exception as exc:  # noqa: BLE001 - the guard's refusal, said to the run's viewers
+            return str(exc)
+        return None
 
     async def execute(self, run_id: int, document: dict[str, Any], steps: int | None, *,
                       resuming: str | None = None) -> None:
@@ -453,6 +469,13 @@ class RunService:
         servers: list[Any] = []
         result = RunResult(status="running", record_id=run_id)
         try:
+            if self.guard is not None:
+                try:
+                    await self.guard(society)
+                except Exception as exc:
+                    if claimed is not None:
+                        raise _CannotResume(str(exc)) from None
+                    raise
             if claimed is None:
                 await check_servers(society, wait=settings.start_wait, timeout=settings.timeout)
             mind, world = society.build()

@@ -26,7 +26,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from ..client.society import SocietyError, parse
 from .combinations import Portal
+from .fetching import FetchRefused, society_guard
 from .store import NotFound
 from .visitors import visitor_of
 
@@ -96,6 +98,12 @@ class Searches:
             return await self.listing(request, status=400, message=f"trials is 1 to {MAX_TRIALS} and the sampler "
                                       f"one of {', '.join(SAMPLERS)}")
         doc = combination.document if isinstance(combination.document, dict) else {}
+        policy = getattr(self.portal, "policy", None)
+        try:                # its servers, resolved now, under the portal's address policy
+            if policy is not None:
+                await society_guard(policy)(parse(doc, f"combination {combination.id}"))
+        except (FetchRefused, SocietyError) as exc:
+            return await self.listing(request, status=400, message=f"The search was not started: {exc}")
         members = ((doc.get("mind") or {}).get("args") or {}).get("minds")
         if not members:
             return await self.listing(request, status=400, message=f"combination {combination.id}'s mind has no "

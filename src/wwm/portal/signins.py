@@ -22,6 +22,7 @@ import hashlib
 import ipaddress
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .models import User
@@ -64,11 +65,11 @@ class TooManyFailures(PortalError):
 
 def _key(kind: str, value: str) -> str:
     if kind == "address":
-        value = _network(value)
+        value = network_of(value)
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
 
 
-def _network(address: str) -> str:
+def network_of(address: str) -> str:
     """What one client's address is counted as: an IPv4 address, or an IPv6 address's /64
     (one host or household usually has a whole /64 to pick addresses from)."""
     try:
@@ -83,15 +84,17 @@ def _network(address: str) -> str:
 
 
 class SigninGuard:
-    """Signs visitors in through ``store``, counting failures as ``limits`` says."""
+    """Signs visitors in through ``store``, counting failures as ``limits`` says; ``clock``
+    gives the time in seconds since the epoch (a test's clock steps it)."""
 
-    def __init__(self, store: PortalStore, limits: SigninLimits | None = None) -> None:
-        self.store, self.limits = store, limits or SigninLimits()
+    def __init__(self, store: PortalStore, limits: SigninLimits | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store, self.limits, self.clock = store, limits or SigninLimits(), clock
 
     def sign_in(self, username: str, password: str, address: str) -> User:
         """The user, or :class:`TooManyFailures` (the password unchecked) or the store's one
         message for a wrong username or password (counted)."""
-        at, limits = time.time(), self.limits
+        at, limits = self.clock(), self.limits
         name, place = _key("name", username), _key("address", address)
         refused = self.store.refusals([name, place] if limits.address_free else [name], at)
         if name in refused:
@@ -112,7 +115,7 @@ class SigninGuard:
         """:class:`TooManyFailures` if ``address`` is refused now (sign-up asks this first)."""
         if not self.limits.address_free:
             return
-        at = time.time()
+        at = self.clock()
         refused = self.store.refusals([_key("address", address)], at)
         if refused:
             raise self._address_refused(next(iter(refused.values())) - at)
@@ -123,7 +126,7 @@ class SigninGuard:
         limits = self.limits
         if not limits.address_free:
             return
-        self.store.add_signin_failure(_key("address", address), time.time(), limits.forget,
+        self.store.add_signin_failure(_key("address", address), self.clock(), limits.forget,
                                       lambda n: limits.refusal(n, limits.address_free))
 
     def _address_refused(self, seconds: float) -> TooManyFailures:

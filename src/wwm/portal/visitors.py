@@ -1,11 +1,19 @@
 """Who is visiting, and the forms they may send.
 
-Every visitor carries one cookie, signed with the portal's secret key: a random nonce (to which
-the visitor's CSRF token is tied) and, once they have one, their user ID (an anonymous identity
-made on first need, or an account). A POST is accepted only with the form field ``csrf`` equal
-to the token of the nonce in that visitor's cookie, so another site cannot send a form in the
-visitor's name. :class:`VisitorMiddleware` reads and (re)writes the cookie, and puts the
-security headers, the Content-Security-Policy first, on every response.
+Every visitor carries one cookie, signed with the portal's secret key: a random nonce, and,
+once they have one, their user ID (an anonymous identity made on first need, or an account),
+whether it is an account, and (until a page has shown it) the recovery token of an identity
+made implicitly. A POST is accepted only with the form field ``csrf`` equal to the token of
+that visitor's session: an HMAC of the nonce *and* the user ID, so a token is worth nothing
+with another identity's cookie; :mod:`.origins` checks the Origin besides (a page on another
+port of the same host can plant a cookie, not forge an Origin).
+
+Over HTTPS (a request whose scheme is https, as uvicorn reports it: directly, or from
+X-Forwarded-Proto of a proxy given by ``--proxy``) or with ``secure_cookie`` (``--public``),
+the cookie is ``__Host-wwm_portal`` with ``Secure``: a browser accepts that name only from a
+secure origin, with ``Path=/`` and no ``Domain``, so no plain-HTTP neighbour on the host can
+plant it. Otherwise it is ``wwm_portal``. :class:`VisitorMiddleware` reads and (re)writes the
+cookie, and puts the security headers, the Content-Security-Policy first, on every response.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 COOKIE = "wwm_portal"
+SECURE_COOKIE = "__Host-wwm_portal"       # over HTTPS: only a secure origin can set it
 COOKIE_SECONDS = 400 * 24 * 3600          # browsers keep a cookie at most 400 days
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -38,11 +47,22 @@ class Visitor:
     nonce: str
     user_id: int | None = None
     changed: bool = False                  # write the cookie on the way out
+    account: bool = False                  # the user has a username and password
+    recovery: str | None = None            # an implicit identity's recovery token, until shown
 
-    def become(self, user_id: int | None) -> None:
+    def become(self, user_id: int | None, *, account: bool = False, recovery: str | None = None) -> None:
         """Sign in as ``user_id`` (None: out), with a fresh nonce (so a token seen before the
-        change, or a cookie planted before it, is worth nothing after)."""
+        change, or a cookie planted before it, is worth nothing after). ``recovery``: the
+        token of an identity just made implicitly, for the next page to show once."""
         self.user_id, self.nonce, self.changed = user_id, secrets.token_urlsafe(16), True
+        self.account, self.recovery = account, recovery
+
+    def take_recovery(self) -> str | None:
+        """The recovery token waiting to be shown, forgotten from now on (shown once)."""
+        token, self.recovery = self.recovery, None
+        if token is not None:
+            self.changed = True
+        return token
 
 
 class Signer:
@@ -59,22 +79,41 @@ class Signer:
             return None
         if not isinstance(data, dict) or not isinstance(data.get("n"), str):
             return None
-        user = data.get("u")
-        return Visitor(data["n"], user if isinstance(user, int) else None)
+        user, recovery = data.get("u"), data.get("r")
+        return Visitor(data["n"], user if isinstance(user, int) else None, account=data.get("a") is True,
+                       recovery=recovery if isinstance(recovery, str) else None)
 
     def dump(self, visitor: Visitor) -> str:
-        return str(self.serializer.dumps({"n": visitor.nonce, "u": visitor.user_id}))
+        data: dict[str, Any] = {"n": visitor.nonce, "u": visitor.user_id}
+        if visitor.account:
+            data["a"] = True
+        if visitor.recovery is not None:
+            data["r"] = visitor.recovery
+        return str(self.serializer.dumps(data))
 
     def csrf_token(self, visitor: Visitor) -> str:
-        return hmac.new(self.key, b"csrf:" + visitor.nonce.encode(), hashlib.sha256).hexdigest()
+        """The session's token: bound to the nonce and to the identity (a token taken with one
+        identity's cookie does not pass with another's)."""
+        bound = f"csrf:{visitor.nonce}:{visitor.user_id if visitor.user_id is not None else '-'}"
+        return hmac.new(self.key, bound.encode(), hashlib.sha256).hexdigest()
 
     def csrf_ok(self, visitor: Visitor, token: object) -> bool:
-        return isinstance(token, str) and hmac.compare_digest(self.csrf_token(visitor), token)
+        """Whether ``token`` (a form field: any text, of any length) is this session's."""
+        if not isinstance(token, str) or len(token) != 64 or not token.isascii():
+            return False
+        return hmac.compare_digest(self.csrf_token(visitor).encode(), token.encode())
 
 
 def visitor_of(request: Request) -> Visitor:
     visitor: Visitor = request.scope["state"]["visitor"]
     return visitor
+
+
+def is_secure(scope: Scope, secure_cookie: bool) -> bool:
+    """Whether this request's cookie is the ``__Host-`` one, with ``Secure``: over HTTPS (the
+    scheme uvicorn gives, trusting X-Forwarded-Proto only from ``--proxy``), or always with
+    ``secure_cookie``."""
+    return secure_cookie or scope.get("scheme") in ("https", "wss")
 
 
 class VisitorMiddleware:
@@ -89,7 +128,8 @@ class VisitorMiddleware:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        visitor = self.signer.load(request.cookies.get(COOKIE))
+        secure = is_secure(scope, self.secure_cookie)
+        visitor = self.signer.load(request.cookies.get(SECURE_COOKIE if secure else COOKIE))
         if visitor is None:
             visitor = Visitor(secrets.token_urlsafe(16), changed=True)
         scope.setdefault("state", {})["visitor"] = visitor
@@ -100,14 +140,14 @@ class VisitorMiddleware:
                 for name, value in HEADERS.items():
                     headers[name] = value
                 if visitor.changed:
-                    headers.append("set-cookie", self.cookie(visitor))
+                    headers.append("set-cookie", self.cookie(visitor, secure))
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
 
-    def cookie(self, visitor: Visitor) -> str:
-        parts: list[Any] = [f"{COOKIE}={self.signer.dump(visitor)}", "Path=/", f"Max-Age={COOKIE_SECONDS}",
-                            "HttpOnly", "SameSite=Lax"]
-        if self.secure_cookie:
+    def cookie(self, visitor: Visitor, secure: bool) -> str:
+        parts: list[Any] = [f"{SECURE_COOKIE if secure else COOKIE}={self.signer.dump(visitor)}", "Path=/",
+                            f"Max-Age={COOKIE_SECONDS}", "HttpOnly", "SameSite=Lax"]
+        if secure:
             parts.append("Secure")
         return "; ".join(parts)
