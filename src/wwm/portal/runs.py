@@ -507,11 +507,12 @@ class RunService:
             if recorder.suspending:  # the service closes meanwhile: left as it was
                 recorder.on_finish(RunResult(status="suspended", record_id=run_id))
                 return
-            more = {} if recorder.pace is None else {"pace": recorder.pace, "clock": self.pace_clock,
-                                                     "sleep": self.pace_sleep}
-            runner = recorder.runner = (_PacedRunner if more else Runner)(
-                mind, world, settings, recorder=recorder, first_step=recorder.steps, attached=claimed is not None,
-                **more)
+            attached = claimed is not None
+            runner = recorder.runner = (
+                Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps, attached=attached)
+                if recorder.pace is None else
+                _PacedRunner(mind, world, settings, recorder=recorder, first_step=recorder.steps, attached=attached,
+                             pace=recorder.pace, clock=self.pace_clock, sleep=self.pace_sleep))
             result = await runner.run()
         except _CannotResume as exc:
             recorder.interrupted_because = f"the run could not be resumed: {exc}"
