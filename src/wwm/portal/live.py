@@ -294,7 +294,7 @@ class _Drawings:
         if picture is None or picture.version <= self.version:
             return None
         self.version = picture.version
-        return _frame("picture", picture.message(), seq)
+        return f"id: {seq}\r\nevent: picture\r\ndata: {picture.encoded}\r\n\r\n"   # encoded once, for all
 
 
 async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,

@@ -43,6 +43,10 @@ class Picture:
     caption: str
     legend: list[dict[str, str]]
     version: int
+    encoded: str = field(init=False, repr=False, compare=False)   # message() as JSON, made once
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "encoded", json.dumps(self.message(), allow_nan=False))
 
     def message(self) -> dict[str, Any]:
         return {"svg": self.svg, "caption": self.caption, "legend": self.legend, "version": self.version}

@@ -245,12 +245,9 @@ class RunPages:
     def _points(self, run_store_id: int, record: RunDetail) -> list[tuple[int, float]]:
         """The run's (step, total score) for the chart: a finished run's once, a running
         run's at most every :data:`CHART_FRESH` seconds, shared by every page shown meanwhile."""
-        now = self.clock()
+        now, running = self.clock(), record.status == "running"
         cached = self._charts.get(run_store_id)
-        if cached is not None and cached[1] == record.step_count and (
-                record.status != "running" or now - cached[0] < CHART_FRESH):
-            return cached[2]
-        if cached is not None and record.status == "running" and now - cached[0] < CHART_FRESH:
+        if cached is not None and (now - cached[0] < CHART_FRESH if running else cached[1] == record.step_count):
             return cached[2]
         points = totals(self.service.store.step_scores(run_store_id))
         self._charts[run_store_id] = (now, record.step_count, points)
