@@ -53,6 +53,9 @@ async def test_a_third_party_watches_a_paced_run_drawn_and_moving_until_it_ends(
                         await starter.click("form.start-run button")
                     run_page = starter.url
                     assert "/run/" in run_page
+                    await starter.wait_for_function(                # the World's page, linked without a reload
+                        "(w) => { const a = document.getElementById('world-link');"
+                        " return a && !a.hidden && a.href.startsWith(w + 'display/'); }", arg=world.rstrip("/") + "/")
 
                     await third.goto(run_page)                      # a third party, while it goes on
                     assert await third.locator(f'a[href="/world/{registered.id}"]').count() >= 1

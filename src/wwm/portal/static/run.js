@@ -147,6 +147,10 @@
     }
 
     function showEvent(e) {
+      if (e.kind === "world-display") {   // the World's page of this run: linked as soon as it is known
+        const link = $("world-link");
+        if (link && /^https?:\/\//.test(e.text)) { link.href = e.text; link.hidden = false; }
+      }
       if (!events || e.kind === "world-display" || e.kind === "mind-display") return;
       const li = document.createElement("li");
       li.textContent = `step ${e.step}: ${e.kind}: ${e.text}`;
@@ -159,6 +163,7 @@
       const steps = r.steps || [];
       chart.reset(steps.map((s) => [s.step, s.total]));
       if (steps.length) showStep(steps[steps.length - 1]);
+      for (const e of r.events || []) if (e.kind === "world-display") showEvent(e);
       text("live-step", r.run.step_count);
       if (live.status === "running") text("run-says", runningWords(r.run.step_count, asked));
       if (recent) {   // the latest steps of the record, newest first
