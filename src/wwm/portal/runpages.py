@@ -58,7 +58,7 @@ NEW_COOKIE = "wwm_new_run"        # the run whose page shows its secret URL (onc
 END_COOKIE_SECONDS = 400 * 24 * 3600
 UNTIL_ENDED = ("until ended", "until-ended", "until_ended", "forever")
 FLAT_OUT = ("", "flat out", "flat-out", "flat_out", "0")
-PICTURE_WAIT = 1.0    # seconds a page waits for the World's drawing being fetched
+PICTURE_WAIT = 1.0    # seconds a page with no drawing yet waits for the one being fetched
 CHART_FRESH = 1.0     # seconds a running run's chart points are reused by other viewers' pages
 
 Portal = Any  # wwm.portal.app.Portal (app imports this module, not the other way round)
@@ -194,8 +194,10 @@ class RunPages:
                             asked=run.steps_asked, reason=reason)
         picture: Picture | None = None
         if run.run_store_id is not None and "world" in displays:
+            # a page waits for a fetch under way only when it has no drawing at all to show
+            first = running and self.pictures.known(run.run_store_id) is None
             picture = await self.pictures.latest(run.run_store_id, displays["world"],
-                                                 wait=PICTURE_WAIT if running else 0.0)
+                                                 wait=PICTURE_WAIT if first else 0.0)
         reply = portal.page(
             request, "run.html", run=run, combination=combination, record=record, run_status=status,
             reason=reason, says=says, count=count, picture=picture, chart=score_chart(points),
