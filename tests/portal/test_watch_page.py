@@ -92,6 +92,8 @@ async def test_viewers_share_one_fetch_per_interval_and_a_new_version_only_when_
 
 
 @pytest.mark.parametrize("grid", [{"error": "display_grid() failed"}, {"columns": 0, "rows": 2}, "not a grid",
+                                  {"columns": 10**9, "rows": 1}, {"columns": 2, "rows": "x"},
+                                  {"columns": 2, "rows": 2, "marks": {"food": [[0, 0]] * 20_001}},
                                   {"columns": 2, "rows": 2, "marks": {"x": [[0, 0]]}, "looks": {"x": ["star", "red"]}}])
 async def test_a_drawing_that_cannot_be_drawn_leaves_no_picture(grid: Any) -> None:
     pictures = Pictures(Policy(), fetcher=FakeWorld(grid).fetch, clock=lambda: 0.0)

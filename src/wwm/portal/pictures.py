@@ -52,11 +52,20 @@ class Picture:
         return {"svg": self.svg, "caption": self.caption, "legend": self.legend, "version": self.version}
 
 
+MAX_SIDE = 400        # cells a drawn grid may have on a side (a World's answer is not trusted)
+MAX_MARKS = 20_000    # marks a drawn grid may have
+
+
 def picture_of(grid: Any, version: int) -> Picture | None:
-    """The picture of a display page's ``grid``; None for one that cannot be drawn."""
+    """The picture of a display page's ``grid``; None for one that cannot be drawn (or that
+    is too big to draw: more than :data:`MAX_SIDE` cells on a side, :data:`MAX_MARKS` marks)."""
     if not isinstance(grid, dict) or "error" in grid:
         return None
     try:
+        marks = grid.get("marks") or {}
+        if not (0 < int(grid["columns"]) <= MAX_SIDE and 0 < int(grid["rows"]) <= MAX_SIDE) \
+                or sum(len(cells) for cells in marks.values()) > MAX_MARKS:
+            return None
         looks = looks_of(grid)
         svg = grid_svg(grid)
     except (KeyError, TypeError, ValueError):
@@ -126,7 +135,8 @@ class Pictures:
             grid = json.loads(got.body).get("grid")
             text = json.dumps(grid, sort_keys=True)
             if text != entry.grid:
-                picture = picture_of(grid, (entry.picture.version if entry.picture else 0) + 1)
+                # drawn in a worker thread: a big grid takes a while, and the loop serves the viewers
+                picture = await asyncio.to_thread(picture_of, grid, (entry.picture.version if entry.picture else 0) + 1)
                 if picture is not None:
                     entry.picture, entry.grid = picture, text
         except (FetchError, ValueError, AttributeError):
