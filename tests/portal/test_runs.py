@@ -162,7 +162,8 @@ async def test_a_run_is_recorded_and_viewers_who_join_at_different_moments_see_e
             assert not viewer.of("gap")
             end = viewer.of("end")[0]
             assert end == {"status": "completed", "steps": n, "total_score": run.total_score,
-                           "world_score": run.world_score, "mind_score": run.mind_score}
+                           "world_score": run.world_score, "mind_score": run.mind_score,
+                           "says": f"Finished: {n:,} steps, score {run.total_score:g}"}
             last = viewer.of("step")[-1]
             assert last["total"] == pytest.approx(run.total_score)
             delays += [(arrived - m["at"]) * 1000 for k, m, arrived in viewer.messages if k == "step"]

@@ -231,6 +231,26 @@ class Body(World):
     async def end_run(self) -> float | None:
         return await self.get_current_score()
 
+    def display_grid(self) -> dict[str, Any]:
+        """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`): the
+        torus with Good, Evil, this body (the ``agent``) and the other bodies of its cohort,
+        where the iteration about to be played finds them."""
+        c, (rows, columns) = self.cohort, self.cohort.world.shape
+        cell = lambda k: [int(k) % columns, int(k) // columns]  # noqa: E731 - cells are row-major
+        env = c.env
+        if env is None or c.finished:
+            over = "the test is over" if c.finished else f"waiting for {c.size - len(c.bodies)} more bodies"
+            return {"columns": columns, "rows": rows, "y_up": False, "marks": {},
+                    "caption": f"cohort {c.number} · {over} · mean reward {self.total / max(1, self.iterations):g}"}
+        t = min(env.iteration, len(env.good) - 1)
+        marks = {"good": [cell(env.good[t])], "evil": [cell(env.evil[t])],
+                 "body": [cell(p) for j, p in enumerate(env.positions) if j != self.index],
+                 "agent": [cell(env.positions[self.index])]}
+        return {"columns": columns, "rows": rows, "y_up": False, "marks": {k: v for k, v in marks.items() if v},
+                "looks": {"good": ["diamond", "#16a34a"], "evil": ["diamond", "#dc2626"], "body": ["disc", "#94a3b8"]},
+                "caption": f"episode {c.episode + 1} of {len(c.set)} · iteration {env.iteration + 1} of "
+                           f"{env.iterations} · mean reward {self.total / max(1, self.iterations):g}"}
+
 
 def _plain(name: str, value: Any) -> Any:
     """A run's setting in the form the world's own settings are kept in (a grid given as

@@ -13,8 +13,11 @@ Messages (each an SSE ``event:`` name with a JSON ``data:``):
 - ``event``: ``seq`` (0, 1, ... within the run), ``step``, ``kind`` ("mind-error",
   "timeout", "world-down", "ended-by-owner", ...) and ``text``.
 - ``gap``: ``dropped``, the number of messages a slow viewer missed (see below).
+- ``picture``: the World's latest drawing of the run (:mod:`.pictures`): ``svg``, ``caption``,
+  ``legend`` and ``version``; sent after the record and after steps, when the drawing changed
+  (only to the streams given a :class:`~.pictures.Pictures`: the run pages').
 - ``end``: the run's final ``status``, ``steps``, ``total_score``, ``world_score`` and
-  ``mind_score``; the stream closes after it.
+  ``mind_score``, and ``says``: the status in plain words; the stream closes after it.
 
 A viewer never misses or repeats a step between the record and the pushed steps: it
 subscribes first, then the store's queue is written and the record read, and pushed steps
@@ -54,6 +57,8 @@ from starlette.responses import PlainTextResponse, Response
 
 from ..store import RunStore, StepRecord, UnknownRun
 from ..store.records import EventRecord, RunDetail
+from .pictures import Picture, Pictures
+from .watching import status_words
 
 Message = dict[str, Any]
 
@@ -72,7 +77,7 @@ def event_message(seq: int, step: int, kind: str, text: str, at: datetime | None
 def end_message(status: str, steps: int, total_score: float | None, world_score: float | None = None,
                 mind_score: float | None = None) -> Message:
     return {"status": status, "steps": steps, "total_score": total_score, "world_score": world_score,
-            "mind_score": mind_score}
+            "mind_score": mind_score, "says": status_words(status, steps, total_score)}
 
 
 class Shared(dict[str, Any]):
@@ -266,10 +271,37 @@ def _frame(kind: str, message: Message, seq: int) -> str:
 UNSETTLED_FOR = 30.0  # seconds a viewer waits for a dead process's run to be marked or resumed
 
 
+PICTURE_WAIT = 0.1   # seconds a viewer's stream waits for a drawing being fetched (else: the next time)
+
+
+class _Drawings:
+    """One viewer's side of the World's pictures: where the World shows the run (its
+    ``world-display`` event), and the version of the picture the viewer has."""
+
+    def __init__(self, run_id: int, pictures: Pictures | None, events: list[EventRecord]) -> None:
+        self.run_id, self.pictures, self.version = run_id, pictures, 0
+        self.url = next((e.text for e in events if e.kind == "world-display"), None)
+
+    def saw(self, kind: str, message: Message) -> None:
+        if kind == "event" and message.get("kind") == "world-display":
+            self.url = str(message.get("text") or "") or None
+
+    async def frame(self, seq: int) -> str | None:
+        """The ``picture`` frame if the World's drawing changed since this viewer's last."""
+        if self.pictures is None or self.url is None:
+            return None
+        picture: Picture | None = await self.pictures.latest(self.run_id, self.url, wait=PICTURE_WAIT)
+        if picture is None or picture.version <= self.version:
+            return None
+        self.version = picture.version
+        return f"id: {seq}\r\nevent: picture\r\ndata: {picture.encoded}\r\n\r\n"   # encoded once, for all
+
+
 async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
-                 max_record_steps: int = 5000) -> AsyncGenerator[bytes, None]:
+                 max_record_steps: int = 5000, pictures: Pictures | None = None) -> AsyncGenerator[bytes, None]:
     """The SSE messages of one viewer of ``run_id`` (see the module's docstring). Raises
-    :class:`~wwm.store.UnknownRun` before the first message if there is no such run."""
+    :class:`~wwm.store.UnknownRun` before the first message if there is no such run.
+    ``pictures``: the World's drawings are sent too, as they change."""
     sub = hub.subscribe(run_id)  # first, so nothing published from now on is missed
     try:
         if sub is not None:
@@ -289,18 +321,32 @@ async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.
         yield _sse("record", {"run": _run_dict(record), "first_step": first, "total_before": before,
                               "steps": steps, "events": [event_message(i, e.step, e.kind, e.text, e.at)
                                                          for i, e in enumerate(record.events)]}, sent)
+        drawings = _Drawings(run_id, pictures, record.events)
+        if (drawn := await drawings.frame(sent + 1)) is not None:
+            sent += 1
+            yield drawn.encode()
         if sub is not None:
             while batch := await sub.batch():  # everything queued, as one chunk (one write)
-                frames = []
+                frames, end = [], None
                 for kind, message in batch:
                     if kind == "step" and message["step"] <= last_step:
                         continue
                     if kind == "event" and message["seq"] < events_seen:
                         continue
+                    drawings.saw(kind, message)
                     sent += 1
-                    frames.append(_frame(kind, message, sent))
+                    if kind == "end":
+                        end = message
+                    else:
+                        frames.append(_frame(kind, message, sent))
                 if frames:
                     yield "".join(frames).encode()
+                if (drawn := await drawings.frame(sent + 1)) is not None:   # the World as it is now
+                    sent += 1
+                    yield drawn.encode()
+                if end is not None:
+                    sent += 1
+                    yield _sse("end", end, sent)
             return
         # Not executing here: finished, or run by another process (follow the store). A run not
         # finished that is not running either (its process died and it reads as "interrupted", or
@@ -328,6 +374,11 @@ async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.
                 sent += 1
                 yield _sse("event", event_message(i, e.step, e.kind, e.text, e.at), sent)
             events_seen = len(run.events)
+            for e in new:
+                drawings.saw("event", {"kind": e.kind, "text": e.text})
+            if (run.steps or new) and (drawn := await drawings.frame(sent + 1)) is not None:
+                sent += 1
+                yield drawn.encode()
         sent += 1
         yield _sse("end", end_message(run.status, run.step_count, run.total_score, run.world_score,
                                       run.mind_score), sent)
@@ -337,10 +388,10 @@ async def stream(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.
 
 
 async def live_events(run_id: int, hub: LiveHub, store: RunStore, *, poll: float = 0.5,
-                      max_record_steps: int = 5000, ping: float = 15.0) -> Response:
+                      max_record_steps: int = 5000, ping: float = 15.0, pictures: Pictures | None = None) -> Response:
     """The SSE response for one viewer of ``run_id``: 404 with a sentence for a run that
-    does not exist."""
-    messages = stream(run_id, hub, store, poll=poll, max_record_steps=max_record_steps)
+    does not exist. ``pictures``: the World's drawings are sent too."""
+    messages = stream(run_id, hub, store, poll=poll, max_record_steps=max_record_steps, pictures=pictures)
     try:
         first = await anext(messages)
     except UnknownRun:

@@ -4,15 +4,18 @@ end it with its owner's secret.
 Routes (``routes(portal, service)``, mounted by :func:`wwm.portal.app.make_app`):
 
 - ``POST /combination/{cid}/runs`` (CSRF-checked; form ``steps``: a whole number, default
-  200, or ``until ended``; or ``until_ended`` set): starts the combination's society document
+  200, or ``until ended``; or ``until_ended`` set; ``pace``: steps per second for watching,
+  empty or ``flat out`` for as fast as the servers answer): starts the combination's society document
   through :class:`~wwm.portal.runs.RunService` in the portal's process, records a
   ``portal_runs`` row linked to the run-store run and the visitor, sets the end cookie, and
   sends the visitor to the run's page, which shows the secret end URL once.
-- ``GET /user/{uid}/combination/{cid}/run/{rid}``: the run's page, open to anyone: live step,
-  action, state and score, a score chart (SVG drawn by ``static/run.js`` from the stream), the
-  servers and their display pages of this run; a finished run's whole record, paginated
-  (``?page=N``). ``GET /run/{rid}`` sends on to it.
-- ``GET /run/{rid}/live``: the run's server-sent events (:mod:`.live`).
+- ``GET /user/{uid}/combination/{cid}/run/{rid}``: the run's page, open to anyone: its status
+  in plain words (:mod:`.watching`), the World's own drawing of the run (:mod:`.pictures`),
+  the score chart (SVG drawn here, extended by ``static/run.js`` from the stream), live step,
+  action, state and score, the servers (their portal pages) and their display pages of this
+  run; a finished run's whole record, paginated (``?page=N``). ``GET /run/{rid}`` sends on to it.
+- ``GET /run/{rid}/live``: the run's server-sent events (:mod:`.live`), the World's drawings
+  among them.
 - ``GET /run/{rid}/end/{secret}``: a page that asks to confirm; ``POST`` there (CSRF) ends the
   run. A wrong or guessed secret is 403, a used one or a finished run 410, each a page saying so.
 - ``POST /run/{rid}/end`` (CSRF): the End button of the visitor whose cookie holds the secret.
@@ -25,6 +28,9 @@ from __future__ import annotations
 
 import logging
 import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -34,10 +40,13 @@ from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
 from ..store import RunDetail, StepRecord
+from .live import live_events
 from .models import PortalRun
-from .runs import COULD_NOT_START, DISPLAY_EVENTS, SUSPENDED, EndRefused, RunService
+from .pictures import Picture, Pictures
+from .runs import COULD_NOT_START, DISPLAY_EVENTS, SUSPENDED, EndRefused, RunService, check_pace
 from .store import NotFound, PortalError, urls_in
 from .visitors import visitor_of
+from .watching import score_chart, status_words, totals
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +57,9 @@ END_COOKIE = "wwm_end_{}"         # the end secret of portal run {}, for its sta
 NEW_COOKIE = "wwm_new_run"        # the run whose page shows its secret URL (once)
 END_COOKIE_SECONDS = 400 * 24 * 3600
 UNTIL_ENDED = ("until ended", "until-ended", "until_ended", "forever")
+FLAT_OUT = ("", "flat out", "flat-out", "flat_out", "0")
+PICTURE_WAIT = 1.0    # seconds a page with no drawing yet waits for the one being fetched
+CHART_FRESH = 1.0     # seconds a running run's chart points are reused by other viewers' pages
 
 Portal = Any  # wwm.portal.app.Portal (app imports this module, not the other way round)
 
@@ -71,6 +83,18 @@ def steps_of(form: FormData) -> int | None:
     return int(text)
 
 
+def pace_of(form: FormData) -> float | None:
+    """The pace the form asks for, in steps per second: None for flat out (the default)."""
+    text = str(form.get("pace") or "").strip().lower()
+    if text in FLAT_OUT:
+        return None
+    try:
+        return check_pace(float(text[:40]))
+    except ValueError:
+        raise BadStart(f"the pace must be a number of steps per second from 0.1 to 100, or \"flat out\"; "
+                       f"not {text[:40]!r}") from None
+
+
 def run_url(run: PortalRun) -> str:
     return f"/user/{run.user_id}/combination/{run.combination_id}/run/{run.id}"
 
@@ -84,8 +108,11 @@ def _number(value: float | None) -> str:
 class RunPages:
     """The handlers; ``portal`` is the app's :class:`~wwm.portal.app.Portal`."""
 
-    def __init__(self, portal: Portal, service: RunService) -> None:
-        self.portal, self.service = portal, service
+    def __init__(self, portal: Portal, service: RunService, *, pictures: Pictures | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.portal, self.service, self.clock = portal, service, clock
+        self.pictures = pictures if pictures is not None else Pictures(portal.policy)
+        self._charts: OrderedDict[int, tuple[float, int, list[tuple[int, float]]]] = OrderedDict()
 
     # ---- start -----------------------------------------------------------------------------
     async def start(self, request: Request, form: FormData) -> Response:
@@ -97,6 +124,7 @@ class RunPages:
             return portal.page(request, "message.html", 404, title="Not found", message=str(exc))
         try:
             steps = steps_of(form)
+            pace = pace_of(form)
             society = parse(combination.document, source=f"combination {cid}")
         except (BadStart, SocietyError) as exc:
             return portal.page(request, "message.html", 400, title="The run was not started",
@@ -109,7 +137,8 @@ class RunPages:
             store.set_run(run.id, status=status[:40], ended=True)
 
         try:
-            started = await self.service.start(society, steps=steps, owner=f"user:{uid}", finished=finished)
+            started = await self.service.start(society, steps=steps, owner=f"user:{uid}", finished=finished,
+                                               pace=pace)
         except Exception as exc:  # noqa: BLE001 - the run is recorded as not started, saying why
             await portal.db(store.set_run, run.id, status=COULD_NOT_START, ended=True)
             log.warning("portal run %s could not start: %s", run.id, exc)
@@ -141,7 +170,7 @@ class RunPages:
         page = _page_number(request.query_params.get("page"))
         secret = request.cookies.get(END_COOKIE.format(request.path_params["rid"]))
         try:  # every read in one trip to a worker thread (each trip costs a GIL hand-over under load)
-            run, combination, record, pages, can_end = await portal.db(
+            run, combination, record, pages, can_end, links, points = await portal.db(
                 self._read, request.path_params["rid"], page, secret)
         except NotFound as exc:
             return portal.page(request, "message.html", 404, title="Not found", message=str(exc))
@@ -159,12 +188,20 @@ class RunPages:
             if event.kind == "run-ended" or (event.kind == "interrupted" and status.startswith("interrupted")):
                 reason = event.text
         displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
-        servers = sorted(urls_in(combination.document))
         steps_asked = "until ended" if run.steps_asked is None else f"{run.steps_asked:,}"
+        count = record.step_count if record is not None else 0
+        says = status_words(status, count, record.total_score if record is not None else None,
+                            asked=run.steps_asked, reason=reason)
+        picture: Picture | None = None
+        if run.run_store_id is not None and "world" in displays:
+            # a page waits for a fetch under way only when it has no drawing at all to show
+            first = running and self.pictures.known(run.run_store_id) is None
+            picture = await self.pictures.latest(run.run_store_id, displays["world"],
+                                                 wait=PICTURE_WAIT if first else 0.0)
         reply = portal.page(
             request, "run.html", run=run, combination=combination, record=record, run_status=status,
-            reason=reason,
-            running=running, can_end=can_end, end_url=end_url, displays=displays, servers=servers,
+            reason=reason, says=says, count=count, picture=picture, chart=score_chart(points),
+            running=running, can_end=can_end, end_url=end_url, displays=displays, links=links,
             steps_asked=steps_asked, page=page, pages=pages, steps=_rows(record) if record and not running else [],
             events=[e for e in events if e.kind not in DISPLAY_EVENTS],
             live_url=f"/run/{run.id}/live", run_url=run_url(run), number=_number)
@@ -173,21 +210,53 @@ class RunPages:
             reply.delete_cookie(NEW_COOKIE, path="/")
         return reply
 
-    def _read(self, rid: int, page: int, secret: str | None) -> tuple[PortalRun, Any, RunDetail | None, int, bool]:
+    def _read(self, rid: int, page: int, secret: str | None
+              ) -> tuple[PortalRun, Any, RunDetail | None, int, bool, dict[str, Any], list[tuple[int, float]]]:
         """What a run's page shows: the portal run, its combination, a page of its record (and
-        how many pages), whether ``secret`` (the visitor's cookie) ends it. A finished run's
+        how many pages), whether ``secret`` (the visitor's cookie) ends it, the portal's pages
+        of its servers (:meth:`_links`) and the points of its score chart. A finished run's
         status is copied to the portal run if it lags (a run a dead portal left)."""
         store = self.portal.store
         run = store.run(rid)
         combination = store.combination(run.combination_id)
+        links = self._links(combination)
         if run.run_store_id is None:
-            return run, combination, None, 1, False
+            return run, combination, None, 1, False, links, []
         record, pages = self._record(run.run_store_id, page)
         if record.status != "running" and record.status[:40] != run.status and not record.status.startswith(SUSPENDED):
             run = store.set_run(run.id, status=record.status[:40], ended=True)
         can_end = bool(record.status == "running" and secret
                        and self.service.check_end_secret(run.run_store_id, secret))
-        return run, combination, record, pages, can_end
+        return run, combination, record, pages, can_end, links, self._points(run.run_store_id, record)
+
+    def _links(self, combination: Any) -> dict[str, Any]:
+        """The servers of a combination, each with its page on this portal when registered:
+        ``world`` (the World's page, ``/world/N``, or None) and ``servers`` (URL, portal page
+        or None, name), the World first."""
+        store = self.portal.store
+        world = store.server_by_url(combination.world_url)
+        servers = []
+        for url in sorted(urls_in(combination.document), key=lambda u: (u != combination.world_url, u)):
+            known = world if url == combination.world_url else store.server_by_url(url)
+            servers.append({"url": url, "page": f"/servers/{known.id}" if known is not None else None,
+                            "name": known.name if known is not None else None,
+                            "role": known.role if known is not None else None})
+        return {"world": f"/world/{world.id}" if world is not None else None,
+                "world_name": world.name if world is not None else None, "servers": servers}
+
+    def _points(self, run_store_id: int, record: RunDetail) -> list[tuple[int, float]]:
+        """The run's (step, total score) for the chart: a finished run's once, a running
+        run's at most every :data:`CHART_FRESH` seconds, shared by every page shown meanwhile."""
+        now, running = self.clock(), record.status == "running"
+        cached = self._charts.get(run_store_id)
+        if cached is not None and (now - cached[0] < CHART_FRESH if running else cached[1] == record.step_count):
+            return cached[2]
+        points = totals(self.service.store.step_scores(run_store_id))
+        self._charts[run_store_id] = (now, record.step_count, points)
+        self._charts.move_to_end(run_store_id)
+        while len(self._charts) > 64:
+            self._charts.popitem(last=False)
+        return points
 
     def _record(self, run_store_id: int, page: int) -> tuple[RunDetail, int]:
         head = self.service.store.get_run(run_store_id, max_steps=0)
@@ -204,7 +273,9 @@ class RunPages:
         if run.run_store_id is None:
             return self.portal.page(request, "message.html", 404, title="Not started",
                                     message=f"run {run.id} has not started ({run.status})")
-        return await self.service.live_events(run.run_store_id)
+        service = self.service
+        return await live_events(run.run_store_id, service.hub, service.store, poll=service.poll,
+                                 pictures=self.pictures)
 
     # ---- end -------------------------------------------------------------------------------
     async def end_confirm(self, request: Request) -> Response:

@@ -77,7 +77,9 @@ import dataclasses
 import hashlib
 import hmac
 import logging
+import math
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -119,6 +121,40 @@ def interrupted_at(steps: int) -> str:
 def suspended_at(steps: int) -> str:
     """The status of a run a closing service left for the next one to resume."""
     return f"{SUSPENDED} at step {steps - 1}" if steps else f"{SUSPENDED} before its first step"
+
+
+MAX_PACE = 100.0   # steps per second a paced run may ask for (beyond it, run flat out)
+
+
+def check_pace(pace: float | None) -> float | None:
+    """A run's pace (steps per second, None: flat out), checked; a ValueError says what is wrong."""
+    if pace is None:
+        return None
+    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not math.isfinite(pace) \
+            or not 0 < pace <= MAX_PACE:
+        raise ValueError(f"the pace must be a number of steps per second above 0 and at most {MAX_PACE:g}, "
+                         f"or none (flat out), not {pace!r}")
+    return float(pace)
+
+
+class _PacedRunner(Runner):
+    """The run loop paced for watching: each step starts no sooner than 1/``pace`` seconds
+    after the one before (the pause is at the step boundary, before the Mind is asked, so it
+    counts against no query's time-out). ``clock`` and ``sleep`` are injectable for tests."""
+
+    def __init__(self, *args: Any, pace: float, clock: Callable[[], float],
+                 sleep: Callable[[float], Awaitable[object]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.interval, self.clock, self.sleep = 1.0 / pace, clock, sleep
+        self._last: float | None = None
+
+    async def _ask_mind(self, *args: Any, **kwargs: Any) -> Any:
+        if self._last is not None:
+            wait = self._last + self.interval - self.clock()
+            if wait > 0:
+                await self.sleep(wait)
+        self._last = self.clock()
+        return await super()._ask_mind(*args, **kwargs)
 
 
 class _CannotResume(Exception):
@@ -181,6 +217,7 @@ class _PortalRecorder(StoreRecorder):
         self.runner: Runner | None = None
         self.resume = resume             # what re-attaches to the servers' runs (None: cannot)
         self.steps_asked: int | None = None
+        self.pace: float | None = None   # steps per second (None: flat out)
 
     def on_start(self, result: Any) -> None:  # the row exists: started by RunService.start
         result.record_id = self.run_id
@@ -195,7 +232,8 @@ class _PortalRecorder(StoreRecorder):
                 # Kept in the run's row, never in its events: a run ID is the key to the run
                 # on its server, and the events are public (run pages, live streams).
                 self.resume = {"world": world.attachment(), "mind": mind.attachment(),
-                               "steps": self.steps_asked, "clean": False}
+                               "steps": self.steps_asked, "clean": False,
+                               "pace": self.pace}
                 try:
                     assert self.run_id is not None
                     self.store.set_resume(self.run_id, self.resume)
@@ -336,7 +374,9 @@ class RunService:
     def __init__(self, db: str | None = None, *, store: RunStore | None = None, hub: LiveHub | None = None,
                  poll: float = 0.5, sweep: float = 10.0, end_wait: float = 30.0,
                  executor: Executor | None = None, resumable: bool = True, suspend_wait: float = 5.0,
-                 takes_over: bool = True, on_finish: Callable[[int, str], None] | None = None) -> None:
+                 takes_over: bool = True, on_finish: Callable[[int, str], None] | None = None,
+                 pace_clock: Callable[[], float] = time.monotonic,
+                 pace_sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         self.store = store if store is not None else RunStore(db)
         self._own_store = store is None
         self.hub = hub or LiveHub()
@@ -346,6 +386,7 @@ class RunService:
         # checks a society's servers before each connection (the portal's address policy:
         # fetching.society_guard); raises to refuse the run
         self.guard: Callable[[Society], Awaitable[None]] | None = None
+        self.pace_clock, self.pace_sleep = pace_clock, pace_sleep   # paced runs wait with these
         self._runs: dict[int, _Running] = {}
         self._claimed: list[_Claimed] = []
         self._watcher: asyncio.Task[None] | None = None
@@ -377,11 +418,13 @@ class RunService:
 
     # ---- starting --------------------------------------------------------------------------
     async def start(self, document: dict[str, Any] | Society, *, steps: int | None, owner: str,
-                    finished: Callable[[str], None] | None = None) -> StartedRun:
+                    finished: Callable[[str], None] | None = None, pace: float | None = None) -> StartedRun:
         """Start ``document`` (a society document or a parsed :class:`Society`) for ``steps``
         steps (None: until ended, or until the World ends it) as a task of this process (or on
         the service's executor: a Ray worker); ``finished(status)`` is called (in the event
-        loop) once the end is recorded by this process.
+        loop) once the end is recorded by this process. ``pace``: steps per second, for
+        watching (None, the default: flat out); kept in the resume record, so a resumed run
+        keeps it (a run on an executor runs flat out).
         Raises :class:`~wwm.client.society.SocietyError` for a document that cannot run; a
         server that is down or of the wrong role is the run's own end ("could not start")."""
         if self._closed:
@@ -391,6 +434,7 @@ class RunService:
             raise SocietyError(f"steps must be a whole number of at least 1, or none (until ended), not {steps!r}")
         if not isinstance(owner, str) or not owner or len(owner) > 200:
             raise ValueError("owner must be 1 to 200 characters")
+        pace = check_pace(pace)
         settings = dataclasses.replace(society.settings(), steps=steps)
         secret = secrets.token_urlsafe(32)
         self.activate()
@@ -414,7 +458,7 @@ class RunService:
             self.executor.submit(run_id, society.model_dump(by_alias=True, exclude_none=True), steps)
             self._ensure_watcher()
         else:
-            self._launch(run_id, society, settings, finished)
+            self._launch(run_id, society, settings, finished, pace=pace)
         return StartedRun(run_id, secret)
 
     async def _refused_here(self, society: Society) -> str | None:
@@ -447,18 +491,18 @@ class RunService:
             raise StoreError(f"run {run_id} has no resume record (the servers' run IDs); it cannot be resumed")
         run = await asyncio.to_thread(self.store.get_run, run_id, max_steps=0)
         self._launch(run_id, society, settings, claimed=_Claimed(run_id, document, resume, resuming),
-                     counted=(run.step_count, run.total_score or 0.0))
+                     counted=(run.step_count, run.total_score or 0.0), pace=_pace_of(resume))
 
     def _launch(self, run_id: int, society: Society, settings: RunSettings,
                 finished: Callable[[str], None] | None = None, claimed: _Claimed | None = None,
-                counted: tuple[int, float] = (0, 0.0)) -> None:
+                counted: tuple[int, float] = (0, 0.0), pace: float | None = None) -> None:
         self.hub.open(run_id)
         if finished is None and self.on_finish is not None:
             on_finish = self.on_finish
             finished = lambda status: on_finish(run_id, status)  # noqa: E731
         recorder = _PortalRecorder(self, run_id, society, finished, steps=counted[0], total=counted[1],
                                    resume=claimed.resume if claimed is not None else None)
-        recorder.steps_asked = settings.steps
+        recorder.steps_asked, recorder.pace = settings.steps, pace
         task = asyncio.create_task(self._drive(run_id, society, settings, recorder, claimed),
                                    name=f"wwm-portal-run-{run_id}")
         self._runs[run_id] = _Running(task, recorder)
@@ -486,8 +530,12 @@ class RunService:
             if recorder.suspending:  # the service closes meanwhile: left as it was
                 recorder.on_finish(RunResult(status="suspended", record_id=run_id))
                 return
-            runner = recorder.runner = Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps,
-                                              attached=claimed is not None)
+            attached = claimed is not None
+            runner = recorder.runner = (
+                Runner(mind, world, settings, recorder=recorder, first_step=recorder.steps, attached=attached)
+                if recorder.pace is None else
+                _PacedRunner(mind, world, settings, recorder=recorder, first_step=recorder.steps, attached=attached,
+                             pace=recorder.pace, clock=self.pace_clock, sleep=self.pace_sleep))
             result = await runner.run()
         except _CannotResume as exc:
             recorder.interrupted_because = f"the run could not be resumed: {exc}"
@@ -697,7 +745,7 @@ class RunService:
                 self.executor.submit(claim.run_id, claim.society, settings.steps, resuming=claim.left)
             else:
                 self._launch(claim.run_id, society, settings, claimed=claim,
-                             counted=(run.step_count, run.total_score or 0.0))
+                             counted=(run.step_count, run.total_score or 0.0), pace=_pace_of(claim.resume))
 
     def _mark_after(self, run_id: int, text: str) -> None:
         """A run finished as "interrupted" by this store: its step in the status, and why."""
@@ -862,6 +910,14 @@ def _cancel_elsewhere(task: asyncio.Task[None]) -> None:
     """Cancel ``task`` from outside its loop (thread-safe); nothing if that loop is closed."""
     with contextlib.suppress(RuntimeError):
         task.get_loop().call_soon_threadsafe(task.cancel)
+
+
+def _pace_of(resume: dict[str, Any]) -> float | None:
+    """The pace a run's resume record keeps (None: flat out, or a record that says nothing valid)."""
+    try:
+        return check_pace(resume.get("pace"))
+    except ValueError:
+        return None
 
 
 def _when(value: datetime) -> str:

@@ -25,7 +25,7 @@ from ..protocol.interfaces import World
 from ..protocol.results import Outcome
 from .commands import Command, CommandError, check_team, parse
 from .match import SIDES, Match
-from .params import ParamError, Params
+from .params import GOAL_WIDTH, PITCH_LENGTH, PITCH_WIDTH, ParamError, Params
 from .recording import recording
 from .sensing import hear_text, see, see_text, sense_body, sense_body_text
 
@@ -277,3 +277,29 @@ class PlayerBody(World):
         return {"team": self.seat.team, "side": SIDES[self.seat.side], "unum": self.seat.unum,
                 "score": f"{m.teams[0]} {m.score[0]} : {m.score[1]} {m.teams[1]}", "playmode": m.mode,
                 "time": m.time}
+
+    def display_grid(self) -> dict[str, Any]:
+        """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`): the
+        field in cells of 3 m (y down, as the soccer server counts it), both goals, every
+        player (this client's the ``agent``) and the ball."""
+        m, me, metres = self.seat.match, self.seat.index, 3.0
+        columns, rows = round(PITCH_LENGTH / metres), round(PITCH_WIDTH / metres)
+
+        def cell(x: float, y: float) -> list[int]:
+            return [min(columns - 1, max(0, int((x + PITCH_LENGTH / 2) // metres))),
+                    min(rows - 1, max(0, int((y + PITCH_WIDTH / 2) // metres)))]
+
+        posts = range(cell(0, -GOAL_WIDTH / 2)[1], cell(0, GOAL_WIDTH / 2)[1] + 1)
+        marks: dict[str, list[list[int]]] = {"goal": [[x, y] for x in (0, columns - 1) for y in posts],
+                                             "left-team": [], "right-team": [], "agent": []}
+        for i in range(len(m.joined)):
+            if m.joined[i]:
+                kind = "agent" if i == me else ("left-team", "right-team")[m.side_unum(i)[0]]
+                marks[kind].append(cell(float(m.pos[i, 0]), float(m.pos[i, 1])))
+        marks["ball"] = [cell(float(m.ball[0]), float(m.ball[1]))]
+        return {"columns": columns, "rows": rows, "y_up": False,
+                "marks": {k: v for k, v in marks.items() if v},
+                "looks": {"goal": ["block", "#e5e7eb"], "left-team": ["disc", "#ca8a04"],
+                          "right-team": ["disc", "#dc2626"], "ball": ["dot", "#111827"]},
+                "caption": f"{m.teams[0] or 'left'} {m.score[0]} : {m.score[1]} {m.teams[1] or 'right'} · "
+                           f"time {m.time} · {m.mode.replace('_', ' ')}"}

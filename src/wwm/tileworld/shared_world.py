@@ -25,6 +25,7 @@ from .engine import Engine
 from .forms import Form, FormError, check_form
 from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
+from .picture import tileworld_grid
 
 
 class SharedTileworld(World):
@@ -141,3 +142,8 @@ class RobotBody(World):
     async def end_run(self) -> float | None:
         self.ended = True
         return await self.get_current_score()
+
+    def display_grid(self) -> dict[str, Any]:
+        """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`): this
+        body's game, its robot the ``agent``."""
+        return tileworld_grid(self.engine, self.robot)

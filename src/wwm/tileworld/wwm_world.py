@@ -22,6 +22,7 @@ from .config import Config, ConfigError, Team
 from .engine import Engine
 from .forms import FormError, check_form, decode
 from .inbox import MESSAGES_FORMAT, Inbox, state
+from .picture import tileworld_grid
 
 
 class TileworldWorld(World):
@@ -89,6 +90,10 @@ class TileworldWorld(World):
     async def reset_score(self) -> None:
         self.engine.teams[0].score = 0
         self._score = 0.0
+
+    def display_grid(self) -> dict[str, Any]:
+        """The run's picture on its display page (drawn by :mod:`wwm.server.drawing`)."""
+        return tileworld_grid(self.engine, 0)
 
 
 def _settings(config: str) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 // A run's page: follows the run's server-sent events (GET /run/<id>/live, see wwm.portal.live)
-// and shows the live step, its state, action and score, the latest steps, the events, and a
-// chart of the total score by step drawn as SVG. Text from servers is set as text, never as
+// and shows the status in plain words, the World's drawing (the SVG the portal made from the
+// World's display_grid(), swapped in as each new one arrives), the live step, its state,
+// action and score, the latest steps, the events, and the chart of the total score by step
+// (drawn by the server at load, redrawn here). Text from servers is set as text, never as
 // markup. Served from the package; the Content-Security-Policy allows no other script.
 "use strict";
 (() => {
@@ -73,6 +75,47 @@
     }
   }
 
+  function count(n) { return Number(n).toLocaleString("en"); }
+
+  // The running status as the server says it (wwm.portal.watching.running_words).
+  function runningWords(steps, asked) {
+    if (!steps) return "Running — starting";
+    return asked ? `Running — step ${count(steps)} of ${count(asked)}` : `Running — step ${count(steps)} (until ended)`;
+  }
+
+  // The World's latest drawing: the portal's SVG (made from escaped values by
+  // wwm.server.drawing), parsed as SVG and put in place of the last one.
+  function showPicture(p) {
+    const holder = $("world-svg"), figure = $("world-picture");
+    if (!holder || !figure || typeof p.svg !== "string") return;
+    if (Number(figure.dataset.version || 0) >= p.version) return;
+    const parsed = new DOMParser().parseFromString(p.svg, "image/svg+xml");
+    const svg = parsed.documentElement;
+    if (!svg || svg.nodeName !== "svg" || parsed.getElementsByTagName("parsererror").length) return;
+    for (const bad of svg.querySelectorAll("script, foreignObject")) bad.remove();
+    holder.replaceChildren(document.importNode(svg, true));
+    figure.dataset.version = String(p.version);
+    text("world-caption", p.caption);
+    const legend = $("world-legend");
+    if (legend) {
+      legend.textContent = "";
+      for (const key of p.legend || []) {
+        const li = document.createElement("li");
+        const swatch = document.createElementNS(SVG, "svg");
+        swatch.setAttribute("class", "swatch"); swatch.setAttribute("viewBox", "0 0 10 10");
+        swatch.setAttribute("width", "10"); swatch.setAttribute("height", "10");
+        swatch.setAttribute("aria-hidden", "true");
+        const rect = document.createElementNS(SVG, "rect");
+        rect.setAttribute("width", "10"); rect.setAttribute("height", "10");
+        if (/^#[0-9a-fA-F]{6}$/.test(key.colour)) rect.setAttribute("fill", key.colour);
+        swatch.appendChild(rect);
+        li.appendChild(swatch);
+        li.appendChild(document.createTextNode(` ${key.kind}`));
+        legend.appendChild(li);
+      }
+    }
+  }
+
   function cell(row, value) {
     const td = document.createElement("td");
     td.textContent = value === null || value === undefined ? "" : String(value);
@@ -84,12 +127,12 @@
     const recent = document.querySelector("#recent tbody");
     const events = $("events");
     const live = section.dataset;
-    let count = 0;
+    const asked = live.asked ? Number(live.asked) : null;
 
     function showStep(m) {
-      count = m.step + 1;
-      text("live-step", m.step);
-      text("live-count", count);
+      text("live-step", m.step + 1);
+      text("live-last", m.step);
+      if (live.status === "running") text("run-says", runningWords(m.step + 1, asked));
       text("live-state", m.new_state);
       text("live-action", m.action === null ? "(no action)" : m.action);
       text("live-score", number(m.score));
@@ -104,6 +147,10 @@
     }
 
     function showEvent(e) {
+      if (e.kind === "world-display") {   // the World's page of this run: linked as soon as it is known
+        const link = $("world-link");
+        if (link && /^https?:\/\//.test(e.text)) { link.href = e.text; link.hidden = false; }
+      }
       if (!events || e.kind === "world-display" || e.kind === "mind-display") return;
       const li = document.createElement("li");
       li.textContent = `step ${e.step}: ${e.kind}: ${e.text}`;
@@ -116,7 +163,9 @@
       const steps = r.steps || [];
       chart.reset(steps.map((s) => [s.step, s.total]));
       if (steps.length) showStep(steps[steps.length - 1]);
-      text("live-count", r.run.step_count);
+      for (const e of r.events || []) if (e.kind === "world-display") showEvent(e);
+      text("live-step", r.run.step_count);
+      if (live.status === "running") text("run-says", runningWords(r.run.step_count, asked));
       if (recent) {   // the latest steps of the record, newest first
         recent.textContent = "";
         for (const s of steps.slice(-RECENT)) {
@@ -133,20 +182,28 @@
       chart.add(m.step, m.total);
     });
     source.addEventListener("event", (ev) => showEvent(JSON.parse(ev.data)));
+    source.addEventListener("picture", (ev) => showPicture(JSON.parse(ev.data)));
     source.addEventListener("gap", (ev) => {
       text("live-note", `${JSON.parse(ev.data).dropped} updates were skipped to keep up; the record has them all.`);
     });
     source.addEventListener("end", (ev) => {
       const e = JSON.parse(ev.data);
       source.close();
+      // Whether the page was following a run in progress: read before the status changes
+      // below (live is the section's own dataset, so it changes with it).
+      const wasRunning = live.status === "running";
       text("run-status", e.status);
       const status = $("run-status");
       if (status) status.className = "status-over";
-      text("live-count", e.steps);
+      text("live-step", e.steps);
+      if (e.steps) text("live-last", e.steps - 1);
       text("live-total", number(e.total_score));
+      if (e.says) text("run-says", e.says);
+      const says = $("run-says");
+      if (says) says.className = "says-over";
       section.dataset.status = e.status;
       for (const form of document.querySelectorAll("form.end-run")) form.remove();
-      if (live.status === "running") {
+      if (wasRunning) {
         const note = $("live-note");
         if (note) {
           note.textContent = `The run has ended (${e.status}). `;
