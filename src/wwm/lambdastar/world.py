@@ -236,7 +236,10 @@ class Body(World):
         torus with Good, Evil, this body (the ``agent``) and the other bodies of its cohort,
         where the iteration about to be played finds them."""
         c, (rows, columns) = self.cohort, self.cohort.world.shape
-        cell = lambda k: [int(k) % columns, int(k) // columns]  # noqa: E731 - cells are row-major
+
+        def cell(k: int) -> list[int]:   # cells are numbered row-major
+            return [int(k) % columns, int(k) // columns]
+
         env = c.env
         if env is None or c.finished:
             over = "the test is over" if c.finished else f"waiting for {c.size - len(c.bodies)} more bodies"

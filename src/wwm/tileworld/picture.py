@@ -20,7 +20,9 @@ LOOKS: dict[str, list[str]] = {"hole": ["block", "#1f2937"], "charger": ["dot", 
 def tileworld_grid(engine: Engine, robot: int) -> dict[str, Any]:
     """The picture of ``engine`` seen from robot ``robot`` (cells are [column, row], row 0 at
     the top): its caption says the world's time, the robot's team score and the result once over."""
-    cell = lambda rc: [int(rc[1]), int(rc[0])]  # noqa: E731 - engine cells are (row, column)
+    def cell(rc: tuple[int, int]) -> list[int]:   # engine cells are (row, column)
+        return [int(rc[1]), int(rc[0])]
+
     me = engine.agents[robot] if 0 <= robot < len(engine.agents) else None
     marks = {
         "hole": [cell(c) for c in sorted(engine.hole_at)],
