@@ -7,6 +7,7 @@ what the minds report afterwards. :data:`METHODS` maps the names a client passes
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -545,6 +546,17 @@ for _alias, _name in {"mwu": "min-worst-unhappiness", "mcu": "min-collective-unh
                       "mch": "max-collective-happiness", "mbh": "max-best-happiness",
                       "hq": "hierarchical-q"}.items():
     METHODS.alias(_alias, _name)
+
+
+_SENTENCE = re.compile(r"(.+?[.!?])(?=\s+[A-Z(\"']|$)")
+
+
+def method_sentence(cls: type[Method]) -> str:
+    """What ``cls`` does in one sentence: the first of its ``doc`` (or, for a plugin's method
+    without one, of its docstring), for the compose form's list of methods."""
+    text = " ".join((cls.doc or cls.__doc__ or "").split())
+    found = _SENTENCE.match(text)
+    return found.group(1) if found else (text or f"The method {cls.name!r}.")
 
 
 def method_class(name: str) -> type[Method]:
