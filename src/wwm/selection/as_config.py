@@ -44,7 +44,8 @@ def _field(description: str, *, advanced: bool = False, choices: Mapping[str, st
         extra["x-choices"] = dict(choices)
     if advanced:
         extra["x-advanced"] = True
-    return Field(description=description, json_schema_extra=extra)
+    field: FieldInfo = Field(description=description, json_schema_extra=extra)
+    return field
 
 
 def _method_choices(schema: dict[str, Any]) -> None:

@@ -302,7 +302,7 @@ class Damn(Global):
     uses = "q"
     doc = "DAMN-style weighted voting (10.14): MAX_a SUM_i w_i Q_i(x,a), weights held by the AS."
 
-    def rule(self, m, members):
+    def rule(self, m: Sequence[Sequence[float]], members: list[Member]) -> int:
         return rules.damn(m, [self.settings.weight(member) for member in members])
 
 
@@ -428,7 +428,8 @@ class HierarchicalQ(OneMind):
             first = self.rng.choice([i for i, v in enumerate(values) if v == top])
         return self.ranked(members, first, [-v for v in values])
 
-    def learn(self, decision, x, y, score, reports, members):
+    def learn(self, decision: Decision, x: str, y: str, score: float | None,
+              reports: dict[Member, Values], members: list[Member]) -> None:
         if decision.winner is not None:
             self.table.update(x, decision.winner.ident, score or 0.0, y, [m.ident for m in members])
 
@@ -456,7 +457,8 @@ class CollectiveW(OneMind):
         first = rules.boltzmann(values, t, self.rng, lowest_wins=True)
         return self.ranked(members, first, values)
 
-    def learn(self, decision, x, y, score, reports, members):
+    def learn(self, decision: Decision, x: str, y: str, score: float | None,
+              reports: dict[Member, Values], members: list[Member]) -> None:
         k = decision.winner
         if k is None:
             return
