@@ -554,9 +554,10 @@ _SENTENCE = re.compile(r"(.+?[.!?])(?=\s+[A-Z(\"']|$)")
 
 
 def method_sentence(cls: type[Method]) -> str:
-    """What ``cls`` does in one sentence: the first of its ``doc`` (or, for a plugin's method
-    without one, of its docstring), for the compose form's list of methods."""
-    text = " ".join((cls.doc or cls.__doc__ or "").split())
+    """What ``cls`` does in one sentence, for the compose form's list of methods: the first
+    of its own ``doc``, else of its own docstring (a plugin's method), else of the ``doc`` it
+    inherits (a method that is another's under a second name)."""
+    text = " ".join((cls.__dict__.get("doc") or cls.__doc__ or cls.doc or "").split())
     found = _SENTENCE.match(text)
     return found.group(1) if found else (text or f"The method {cls.name!r}.")
 

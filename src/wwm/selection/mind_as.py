@@ -10,6 +10,10 @@ mid-run; the others are told the collection changed (10.16). It is itself a Mind
 can compete in a higher-level AS, passing its W upwards, and a Mind_L for the temperature
 of the switch it learns in Hierarchical Q-learning. Its run display page shows each mind's
 last answer and the winner (:meth:`ActionSelectionMind.display_details`).
+
+This class is the facade: its arguments are declared and checked in :mod:`.as_config`, its
+members started, retried, reopened and closed by :mod:`.as_members`, and what its method
+learns kept per client by :mod:`.as_knowledge`; here are the deciding and the queries.
 """
 
 from __future__ import annotations
@@ -80,8 +84,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
     if at least this many do, and keep trying the others every ``retry`` seconds, admitting
-    each that comes back, as also a mind whose server restarted without its run; fewer is a
-    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind
+    each that comes back; fewer is a ``too-few-minds`` refusal; not given: every mind must
+    start); ``timeout_share`` (a mind
     whose card declares a ``timeout`` argument is sent this share of this server's own in its
     New run, so time-outs shrink down a chain, 9.2 note 1; a mind that declares ``peers`` is
     sent the other minds' URLs, 10.17); ``seed``.
@@ -90,7 +94,15 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     client (7.3), by the minds' URLs and arguments: a client's next run starts from its own
     tables, and New run's "Other client URL" (9.2.1) starts from another client's instead
     (refused with ``other-client-unknown`` when there are none). ``keep=false``: every run
-    learns from scratch and nothing is saved (an experiment over seeds)."""
+    learns from scratch and nothing is saved (an experiment over seeds).
+
+    A member whose server lost its run (restarted without it, or, when this server resumes a
+    run from its snapshot, forgot it or cannot be reached) is given a new run before the next
+    decision, with the same arguments (its own learning with this client is its server's to
+    keep). Where that fails the member waits to be started again every ``retry`` seconds,
+    and that step's answer is "Cannot suggest action" saying ``degraded: member X lost at
+    step k (why)``, k being the steps this run has been told of; the run display page says
+    the society is degraded until the member is back."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
@@ -135,7 +147,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         self.last: Decision | None = None
         self.pending = False  # a decision made this step and not yet followed by its news
         self.last_x: str | None = None
-        self.steps = 0
+        self.steps = 0     # decisions made
+        self.informed = 0  # steps the client told this AS about (Inform it about state / winner)
         self.knowledge = KnowledgeKeeper(type(self), keep)
 
     # ---- the parts, by the names this class has always had --------------------------------
@@ -253,7 +266,9 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def _decide(self, state: str) -> Decision:
         if self.w_schedule is not None:
             self.settings.w_temperature = self.w_schedule.tick()
-        degraded = await self.team.before_step(self.steps)
+        # the step as the run knows it: the steps it has been told about (a Get action sent
+        # ahead with an Inform and never used is no step); without Informs, the decisions
+        degraded = await self.team.before_step(self.informed or self.steps)
         if degraded:  # never a silent smaller society: this step's answer says so, and nothing is done
             self.last, self.last_x, self.pending = Decision(None, note="; ".join(degraded)), state, False
             self.steps += 1
@@ -344,6 +359,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                           lost_above: bool = False, winner_url: str | None = None) -> dict[Member, Values]:
         d = self.last if self.pending else None  # not asked this step: nobody was obeyed
         self.pending = False
+        self.informed += 1
         members = list(self.members)
         answered = d.suggestions if d is not None else {}
         asked = set(d.asked) if d is not None else set()
