@@ -12,6 +12,7 @@ Happiness, "b" wins only if both restarted members (Q(b) 1.5 and 1) answer besid
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -72,6 +73,29 @@ async def run_across_a_restart(as_server: ServerProcess, restart_members: Callab
     return second, store.get_run(recorder.run_id)
 
 
+def portal_run_page(db: Path, record: RunDetail) -> str:
+    """The portal's page of a portal run whose record is ``record`` (in the portal's database)."""
+    from starlette.testclient import TestClient
+
+    from wwm.portal.app import make_app
+    from wwm.portal.store import PortalStore
+
+    store = PortalStore(f"sqlite:///{db}")
+    try:
+        me = store.new_user().user
+        document = {"world": {"url": "local:Cycle"}, "mind": {"url": record.mind_url}}
+        combination = store.save_combination(author_id=me.id, title="Three minds", world_url="local:Cycle",
+                                             document=document)
+        run = store.new_run(combination.id, me.id, 8)
+        store.set_run(run.id, run_store_id=record.id, status=record.status, ended=True)
+        with TestClient(make_app(store, check_every=0)) as client:
+            reply = client.get(f"/run/{run.id}")
+            assert reply.status_code == 200, reply.text
+            return reply.text
+    finally:
+        store.close()
+
+
 async def test_members_that_lost_their_runs_get_new_ones_and_the_society_answers_whole(tmp_path) -> None:
     as_server, (first, second, third) = society()
     try:
@@ -114,6 +138,9 @@ async def test_a_member_that_cannot_be_reopened_is_recorded_as_degraded_at_its_s
         # then the society goes on without it: the first and the reopened second say "a"
         assert [steps[i].action for i in (4, 5, 6, 7)] == ["a"] * 4
         assert second.card()["runs_ended"] == 1
+        # the portal's run page, reading this record, shows the step and what it says
+        page = portal_run_page(tmp_path / "runs.db", record)
+        assert f"degraded: member {third.url} lost at step 3 (" in html.unescape(page)
     finally:
         for p in (as_server, first, second, third):
             p.stop()
