@@ -164,7 +164,8 @@ class EngineWorld(World):
         return None
 
     async def get_state(self) -> str:
-        return self.engine.observe()
+        state: str = self.engine.observe()
+        return state
 
     async def execute_action(self, action: str) -> Outcome:
         score = self.engine.step(parse_action(action))

@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..client.runner import RunSettings, run
 from ..protocol.interfaces import World
@@ -51,7 +52,7 @@ class Comparison:
             out.append((method, statistics.fmean(values), sd, min(values), max(values)))
         return sorted(out, key=lambda r: (-r[1], r[0]))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"world": self.world, "steps": self.steps, "train": self.train, "seeds": self.seeds,
                 "scores": self.scores,
                 "summary": [dict(zip(("method", "mean", "sd", "min", "max"), r, strict=True)) for r in self.rows()]}

@@ -14,6 +14,7 @@ can get stuck in corners.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -105,7 +106,7 @@ class HouseEngine:
             return NONE
         return direction(dx, dy)
 
-    def _nearest(self, cells) -> int:
+    def _nearest(self, cells: Iterable[Cell]) -> int:
         near = [c for c in cells if max(abs(c[0] - self.robot[0]), abs(c[1] - self.robot[1])) <= self.radius]
         if not near:
             return NONE

@@ -7,6 +7,7 @@ what the minds report afterwards. :data:`METHODS` maps the names a client passes
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -301,7 +302,7 @@ class Damn(Global):
     uses = "q"
     doc = "DAMN-style weighted voting (10.14): MAX_a SUM_i w_i Q_i(x,a), weights held by the AS."
 
-    def rule(self, m, members):
+    def rule(self, m: Sequence[Sequence[float]], members: list[Member]) -> int:
         return rules.damn(m, [self.settings.weight(member) for member in members])
 
 
@@ -427,7 +428,8 @@ class HierarchicalQ(OneMind):
             first = self.rng.choice([i for i, v in enumerate(values) if v == top])
         return self.ranked(members, first, [-v for v in values])
 
-    def learn(self, decision, x, y, score, reports, members):
+    def learn(self, decision: Decision, x: str, y: str, score: float | None,
+              reports: dict[Member, Values], members: list[Member]) -> None:
         if decision.winner is not None:
             self.table.update(x, decision.winner.ident, score or 0.0, y, [m.ident for m in members])
 
@@ -455,7 +457,8 @@ class CollectiveW(OneMind):
         first = rules.boltzmann(values, t, self.rng, lowest_wins=True)
         return self.ranked(members, first, values)
 
-    def learn(self, decision, x, y, score, reports, members):
+    def learn(self, decision: Decision, x: str, y: str, score: float | None,
+              reports: dict[Member, Values], members: list[Member]) -> None:
         k = decision.winner
         if k is None:
             return
@@ -545,6 +548,18 @@ for _alias, _name in {"mwu": "min-worst-unhappiness", "mcu": "min-collective-unh
                       "mch": "max-collective-happiness", "mbh": "max-best-happiness",
                       "hq": "hierarchical-q"}.items():
     METHODS.alias(_alias, _name)
+
+
+_SENTENCE = re.compile(r"(.+?[.!?])(?=\s+[A-Z(\"']|$)")
+
+
+def method_sentence(cls: type[Method]) -> str:
+    """What ``cls`` does in one sentence, for the compose form's list of methods: the first
+    of its own ``doc``, else of its own docstring (a plugin's method), else of the ``doc`` it
+    inherits (a method that is another's under a second name)."""
+    text = " ".join((cls.__dict__.get("doc") or cls.__doc__ or cls.doc or "").split())
+    found = _SENTENCE.match(text)
+    return found.group(1) if found else (text or f"The method {cls.name!r}.")
 
 
 def method_class(name: str) -> type[Method]:

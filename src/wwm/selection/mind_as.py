@@ -10,56 +10,60 @@ mid-run; the others are told the collection changed (10.16). It is itself a Mind
 can compete in a higher-level AS, passing its W upwards, and a Mind_L for the temperature
 of the switch it learns in Hierarchical Q-learning. Its run display page shows each mind's
 last answer and the winner (:meth:`ActionSelectionMind.display_details`).
+
+This class is the facade: its arguments are declared and checked in :mod:`.as_config`, its
+members started, retried, reopened and closed by :mod:`.as_members`, and what its method
+learns kept per client by :mod:`.as_knowledge`; here are the deciding and the queries.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import random
-import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, ClassVar
 
-from ..client.members import MemberError, MemberSpec, connect_member, member_entries, read_member
-from ..client.remote import RemoteMind
-from ..kit.wrappers import parse_keys
+from ..client.members import MemberError
 from ..protocol.errors import Refusal
-from ..protocol.interfaces import CompetingMind, LearningMind, Mind, SelectionMind
+from ..protocol.interfaces import CompetingMind, LearningMind, SelectionMind
 from ..protocol.results import RunStarted, Suggestion, Values
+from .as_config import (
+    ActionsArg,
+    ASConfig,
+    CandidatesArg,
+    GammaArg,
+    KeepArg,
+    MaxDepthArg,
+    MethodArg,
+    MindsArg,
+    MinMembersArg,
+    PeriodArg,
+    QTemperatureArg,
+    RememberArg,
+    RetryArg,
+    RunLengthArg,
+    SeedArg,
+    StartArg,
+    StrengthArg,
+    StrengthsArg,
+    TimeoutArg,
+    TimeoutShareArg,
+    ViewsArg,
+    WeightsArg,
+    WRunLengthArg,
+    WTemperatureArg,
+)
+from .as_knowledge import KnowledgeKeeper
+from .as_members import Membership
 from .learning.knowledge import KnowledgeStore
 from .learning.tables import Temperature
-from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self, same_server
-from .methods import METHODS, Decision, Method, Settings, method_class
+from .links import home_url, same_server
+from .methods import METHODS, Decision, Method, Settings
 from .panel import Member, Panel
 from .tables import WinnerMemory
 
 log = logging.getLogger("wwm.selection")
-
-SAVE_EVERY = 1000  # steps between saves of what the AS learns (and at End run)
-
-
-def _split(value: str | list[Any] | None, sep: str = ",") -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [p.strip() for p in value.split(sep)] if value.strip() else []
-    return list(value)
-
-
-def _numbers(value: str | list[Any] | None, what: str, n: int) -> list[float]:
-    items = _split(value)
-    if not items:
-        return []
-    try:
-        out = [float(v) for v in items]
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be numbers separated by commas, got {value!r}") from None
-    if len(out) != n:
-        raise ValueError(f"{what} gives {len(out)} numbers for {n} minds")
-    return out
 
 
 class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
@@ -80,8 +84,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     chain of Mind URLs, 10.17); ``strength`` (multiplies the W it presents upwards);
     ``min_members`` (broken links, section 6: start a run with the minds that answer New run
     if at least this many do, and keep trying the others every ``retry`` seconds, admitting
-    each that comes back, as also a mind whose server restarted without its run; fewer is a
-    ``too-few-minds`` refusal; not given: every mind must start); ``timeout_share`` (a mind
+    each that comes back; fewer is a ``too-few-minds`` refusal; not given: every mind must
+    start); ``timeout_share`` (a mind
     whose card declares a ``timeout`` argument is sent this share of this server's own in its
     New run, so time-outs shrink down a chain, 9.2 note 1; a mind that declares ``peers`` is
     sent the other minds' URLs, 10.17); ``seed``.
@@ -90,209 +94,125 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     client (7.3), by the minds' URLs and arguments: a client's next run starts from its own
     tables, and New run's "Other client URL" (9.2.1) starts from another client's instead
     (refused with ``other-client-unknown`` when there are none). ``keep=false``: every run
-    learns from scratch and nothing is saved (an experiment over seeds)."""
+    learns from scratch and nothing is saved (an experiment over seeds).
+
+    A member whose server lost its run (restarted without it, or, when this server resumes a
+    run from its snapshot, forgot it or cannot be reached) is given a new run before the next
+    decision, with the same arguments (its own learning with this client is its server's to
+    keep). Where that fails the member waits to be started again every ``retry`` seconds,
+    and that step's answer is "Cannot suggest action" saying ``degraded: member X lost at
+    step k (why)``, k being the steps this run has been told of; the run display page says
+    the society is degraded until the member is back."""
 
     title: ClassVar[str] = "Action Selection server (Mind_AS)"
     state_format: ClassVar[str] = ("whatever its minds read; with 'views', key=value items of "
                                    "which each mind is shown its own sub-space")
     action_format: ClassVar[str] = "whatever its minds suggest (or the shared 'actions' suite)"
 
-    def __init__(self, minds: Sequence[str | Mapping[str, Any] | Mind] | str | None = None, method: str = "w=q",
-                 timeout: float = 2.0, views: str | list[str] = "", weights: str | list[float] = "",
-                 strengths: str | list[float] = "", candidates: str = "suggested",
-                 actions: str | list[str] = "", q_temperature: float = 1.0,
-                 run_length: float = 10_000.0, w_temperature: float = 0.1, gamma: float = 0.9,
-                 period: int = 1, start: str = "random", remember: bool = False,
-                 max_depth: int = 4, strength: float = 1.0, min_members: int | None = None,
-                 retry: float = 2.0, timeout_share: float = 0.8, w_run_length: float | None = None,
-                 keep: bool = True, seed: int | None = None) -> None:
-        cls = method_class(method)
-        if timeout <= 0:
-            raise ValueError("timeout must be positive")
-        if candidates not in ("suggested", "shared"):
-            raise ValueError("candidates must be 'suggested' or 'shared'")
-        if start not in ("random", "first"):
-            raise ValueError("start must be 'random' or 'first'")
-        if strength <= 0:
-            raise ValueError("strength must be positive")
-        if max_depth < 0:
-            raise ValueError("max_depth cannot be negative")
-        if q_temperature < 0 or w_temperature < 0:
-            raise ValueError("a temperature cannot be negative")
-        if run_length <= 0 or period < 1:
-            raise ValueError("run_length must be positive and period at least 1")
-        if not 0.0 <= gamma < 1.0:
-            raise ValueError("gamma must be in [0, 1)")
-        shared = tuple(a for a in _split(actions) if a)
-        if candidates == "shared" and not shared:
-            raise ValueError("candidates='shared' needs the shared suite in 'actions'")
-        # one text: URLs separated by white space or commas (or a JSON list of members)
-        entries: list[Any] = [minds] if isinstance(minds, Mind) else member_entries(minds)
+    def __init__(self, minds: MindsArg = None, method: MethodArg = "w=q", timeout: TimeoutArg = 2.0,
+                 views: ViewsArg = "", weights: WeightsArg = "", strengths: StrengthsArg = "",
+                 candidates: CandidatesArg = "suggested", actions: ActionsArg = "",
+                 q_temperature: QTemperatureArg = 1.0, run_length: RunLengthArg = 10_000.0,
+                 w_temperature: WTemperatureArg = 0.1, gamma: GammaArg = 0.9, period: PeriodArg = 1,
+                 start: StartArg = "random", remember: RememberArg = False, max_depth: MaxDepthArg = 4,
+                 strength: StrengthArg = 1.0, min_members: MinMembersArg = None, retry: RetryArg = 2.0,
+                 timeout_share: TimeoutShareArg = 0.8, w_run_length: WRunLengthArg = None,
+                 keep: KeepArg = True, seed: SeedArg = None) -> None:
+        config = ASConfig.check(minds, method, timeout, views, weights, strengths, candidates, actions,
+                                q_temperature, run_length, w_temperature, gamma, period, start, remember,
+                                max_depth, strength, min_members, retry, timeout_share, w_run_length, keep, seed)
+        self.config = config
         self.timeout = timeout
-        self.members: list[Member] = []
-        self._next_ident = 0
-        view_list = _split(views, ";") if isinstance(views, str) else list(views)
-        if view_list and len(view_list) != len(entries):
-            raise ValueError(f"views gives {len(view_list)} sub-spaces for {len(entries)} minds")
-        for i, entry in enumerate(entries):
-            view = view_list[i] if view_list else "*"
-            self.members.append(self._member(entry, view, where=f"minds[{i}]"))
-        weight_list = _numbers(weights, "weights", len(self.members))
-        self.strengths = _numbers(strengths, "strengths", len(self.members))
-        if any(s <= 0 for s in self.strengths):
-            raise ValueError("strengths must be positive")
-        # by member, not by position: a mind that starts late keeps its strength
-        self.strength_of = {m.ident: s for m, s in zip(self.members, self.strengths, strict=False)}
-        if min_members is not None and not 1 <= min_members <= len(self.members):
-            raise ValueError(f"min_members must be between 1 and the number of minds ({len(self.members)}), "
-                             f"got {min_members}")
-        if retry <= 0:
-            raise ValueError("retry must be a positive number of seconds")
-        if not 0 < timeout_share < 1:
-            raise ValueError("timeout_share must be between 0 and 1 (a member's time-out is that share of this one's)")
-        self.timeout_share = timeout_share
-        if w_run_length is not None and w_run_length <= 0:
-            raise ValueError("w_run_length must be a positive number of steps")
+        self.panel = Panel(timeout)
+        self.team = Membership(self.panel, timeout=timeout, timeout_share=timeout_share, retry=retry,
+                               min_members=min_members, on_change=self._collection_changed)
+        for i, entry in enumerate(config.entries):
+            view = config.views[i] if config.views else "*"
+            self.team.members.append(self.team.make(entry, view, where=f"minds[{i}]"))
+        self.strengths = config.strengths
+        self.team.strength_of = {m.ident: s for m, s in zip(self.team.members, config.strengths, strict=False)}
         # 7.3.1, 9.2.2 "Proposed length of W learning run": the W-temperature of the stochastic
         # methods declines from w_temperature to 0 over this many steps (None: it stays)
         self.w_schedule = None if w_run_length is None else Temperature(w_temperature, w_run_length)
-        self.min_members = min_members
-        self.retry = retry
-        self.waiting: list[Member] = []   # minds that did not start a run; tried again every `retry` s
-        self.returned: list[Member] = []  # minds that have since started one, admitted at the next step
-        self._retry_task: asyncio.Task[None] | None = None
-        self.failure_codes: dict[str, str] = {}  # why each mind last failed to start, as a refusal code
-        self._last_try = 0.0
-        self.settings = Settings(cls.name, timeout, candidates, shared, q_temperature, run_length,
-                                 w_temperature, gamma, period, start,
+        self.settings = Settings(config.method.name, timeout, candidates, config.actions, q_temperature,
+                                 run_length, w_temperature, gamma, period, start,
                                  # no weights given: an empty list, and no member gets one
-                                 {m.ident: w for m, w in zip(self.members, weight_list, strict=False)})
-        if cls.name == "w-learning-subspaces" and not view_list:
-            raise ValueError("w-learning-subspaces needs 'views': one sub-space per mind")
-        if cls.name == "w-learning-full" and any(v.strip() not in ("", "*") for v in view_list):
-            raise ValueError("w-learning-full shows every mind all of x: give no 'views'")
+                                 {m.ident: w for m, w in zip(self.team.members, config.weights, strict=False)})
         self.rng = random.Random(seed)
-        self.panel = Panel(timeout)
-        self.method: Method = cls(self.settings, self.panel, self.rng)
+        self.method: Method = config.method(self.settings, self.panel, self.rng)
         self.memory = WinnerMemory() if remember else None
         self.max_depth = max_depth
         self.strength = strength
         self.initial_w_temperature = w_temperature
-        self.passive: dict[str, Member] = {}
         self.last: Decision | None = None
         self.pending = False  # a decision made this step and not yet followed by its news
         self.last_x: str | None = None
-        self.steps = 0
-        self.store = KnowledgeStore()   # what the method learns (Q(x,i), W(x,i)), per client (7.3)
-        self.keep = keep
-        self.learnt_from: str | None = None
-        self.learnt_steps = 0
+        self.steps = 0     # decisions made
+        self.informed = 0  # steps the client told this AS about (Inform it about state / winner)
+        self.knowledge = KnowledgeKeeper(type(self), keep)
 
-    def __getstate__(self) -> dict[str, Any]:  # (a server's snapshot: no live task)
-        return {**self.__dict__, "_retry_task": None}
+    # ---- the parts, by the names this class has always had --------------------------------
+    @property
+    def members(self) -> list[Member]:
+        return self.team.members
+
+    @members.setter
+    def members(self, value: list[Member]) -> None:
+        self.team.members = value
+
+    @property
+    def waiting(self) -> list[Member]:
+        return self.team.waiting
+
+    @property
+    def returned(self) -> list[Member]:
+        return self.team.returned
+
+    @property
+    def passive(self) -> dict[str, Member]:
+        return self.team.passive
+
+    @property
+    def failure_codes(self) -> dict[str, str]:
+        return self.team.failure_codes
+
+    @property
+    def min_members(self) -> int | None:
+        return self.team.min_members
+
+    @property
+    def retry(self) -> float:
+        return self.team.retry
+
+    @property
+    def timeout_share(self) -> float:
+        return self.team.timeout_share
+
+    @property
+    def store(self) -> KnowledgeStore:
+        return self.knowledge.store
+
+    @store.setter
+    def store(self, value: KnowledgeStore) -> None:
+        self.knowledge.store = value
+
+    @property
+    def keep(self) -> bool:
+        return self.knowledge.keep
+
+    @property
+    def learnt_from(self) -> str | None:
+        return self.knowledge.learnt_from
+
+    @property
+    def identity(self) -> str:
+        """What the saved learning is for: this method over these minds (any order)."""
+        return self.knowledge.identity(self.method, self.settings.gamma, self.team.everyone)
+
+    def _keep(self) -> None:
+        self.knowledge.save(self.method, self.settings.gamma, self.team.everyone, self.client_url)
 
     # ---- the collection -------------------------------------------------------------------
-    def _member(self, entry: str | Mapping[str, Any] | Mind, view: str = "*", where: str = "minds") -> Member:
-        """One member: a Mind object, a URL, or ``{url, args}`` (its JSON text on the wire),
-        whose ``args`` go in the New run this server sends it (3.5). A member of the wrong
-        shape is a ValueError naming its path (``minds[1].args: ...``)."""
-        keys = None if view.strip() in ("", "*") else parse_keys(view)
-        if isinstance(entry, Mind):
-            ident, self._next_ident = self._next_ident, self._next_ident + 1
-            name = getattr(entry, "url", None) or f"local:{type(entry).__name__}#{ident}"
-            return Member(ident, name, entry, keys, competing=True if isinstance(entry, CompetingMind) else None)
-        spec = read_member(entry, where)
-        url = check_mind_url(spec.url)
-        refuse_self(url, home_url())
-        try:  # the binding follows the scheme: HTTP, WebSocket or TCP
-            remote = connect_member(MemberSpec(url, spec.args, spec.token), timeout=self.timeout)
-        except ValueError as exc:
-            raise Refusal("mind-url-invalid", f"{url}: {exc}") from None
-        ident, self._next_ident = self._next_ident, self._next_ident + 1
-        return Member(ident, url, remote, keys, owned=True, args=dict(spec.args))
-
-    def _offer(self, m: Member, card: Mapping[str, Any]) -> None:
-        """The arguments of ``m``'s New run: those written for it, and what this AS hands down
-        to a mind whose card declares the argument. ``timeout``: a share (``timeout_share``) of
-        this AS's own, so time-outs shrink down a chain (9.2, note 1); ``peers``: the URLs of
-        the other minds of the collection, which a Nested mind may call (10.17: "it passes the
-        list to each of the servers"). One written for it stays: each server receives exactly
-        the arguments written for it."""
-        if not isinstance(m.mind, RemoteMind):
-            return
-        schema = card.get("arguments")
-        names = schema.get("properties", {}) if isinstance(schema, Mapping) else {}
-        args = dict(m.args)
-        if "timeout" in names:
-            limit = round(self.timeout * self.timeout_share, 6)
-            if "timeout" not in args:
-                args["timeout"] = limit
-            elif (_number_or_none(args["timeout"]) or 0.0) >= self.timeout:
-                log.warning("%s: the time-out written for it (%s s) is not below this server's own (%g s)",
-                            m.url, args["timeout"], self.timeout)
-        if "peers" in names and "peers" not in args:
-            args["peers"] = [o.url for o in self.members + self.waiting + self.returned
-                             if o is not m and o.owned and o.url.startswith(("http://", "https://"))]
-        m.mind.args = args
-
-    async def _start(self, members: list[Member]) -> list[tuple[Member, str]]:
-        """New run on each member, in parallel; the failures, with why (a refusal's code is
-        kept in :attr:`failure_codes` by URL)."""
-        async def start(m: Member) -> None:
-            described = card_url(m.url) if m.owned else None
-            if described is None:  # a local object, or a TCP URL (whose binding carries queries only)
-                await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
-                return
-            from ..client.cards import fetch_card
-
-            # a Mind server, whose trail of credit can be followed (7.2, 9.2.4), before its run
-            card = await fetch_card(described)
-            role = card.get("role")
-            if role != "mind":
-                raise Refusal("mind-url-invalid", f"it is a {role or 'non-WWM'} server, not a Mind server")
-            check_trail(m.url, card)
-            if isinstance(m.mind, RemoteMind):  # an encoding its card lists, from the first query on
-                m.mind.speak_as(card)
-            self._offer(m, card)
-            await m.mind.new_run(self.client_url, world_display_url=self.world_display_url)
-            home = home_url()
-            if home is not None:  # served: the mind must now list this server as calling it
-                try:
-                    check_acknowledged(m.url, await fetch_card(described), home)
-                except Refusal:
-                    await self._close([m])
-                    raise
-
-        timeout = max(self.timeout, 5.0)
-        tasks = {m: asyncio.ensure_future(asyncio.wait_for(start(m), timeout)) for m in members}
-        await asyncio.gather(*tasks.values(), return_exceptions=True)
-        failed = []
-        for m, task in tasks.items():
-            exc = task.exception()
-            if exc is not None:
-                self.failure_codes[m.url] = exc.code if isinstance(exc, Refusal) else "mind-url-invalid"
-                if isinstance(exc, Refusal):
-                    why = exc.text
-                elif isinstance(exc, TimeoutError):
-                    why = "no answer within the time-out"
-                else:
-                    why = f"{type(exc).__name__}: {exc}"
-                failed.append((m, why))
-        return failed
-
-    async def _close(self, members: list[Member], score: float | None = None) -> None:
-        async def close(m: Member) -> None:
-            try:
-                await asyncio.wait_for(m.mind.end_run(score), self.timeout)
-            except (Exception, asyncio.CancelledError):
-                pass
-            if m.owned:
-                closer = getattr(m.mind, "aclose", None)
-                if closer is not None:
-                    await closer()
-
-        await asyncio.gather(*(close(m) for m in members), return_exceptions=True)
-
     async def _collection_changed(self) -> None:
         """10.16: tell the remaining minds (Reset W-Temperature), forget k(x) and tables."""
         self.method.forget()
@@ -303,78 +223,15 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
 
     async def add_mind(self, mind_url: str) -> None:
         try:
-            member = self._member(mind_url, where="mind URL")
+            member = self.team.make(mind_url, where="mind URL")
         except MemberError as exc:
             raise Refusal("bad-parameters", str(exc)) from None
-        failed = await self._start([member])
-        if failed:
-            await self._close([member])
-            code = "credit-trail-failed" if self.failure_codes.get(member.url) == "credit-trail-failed" \
-                else "mind-url-invalid"
-            raise Refusal(code, f"{mind_url} did not start a run: {failed[0][1]}")
-        await self._collection_changed()
-        self.members.append(member)
+        await self.team.add(member)
 
     async def remove_mind(self, mind_url: str) -> None:
-        url = mind_url.strip()
-        gone = [m for m in self.members if m.url == url]
-        unstarted = [m for m in self.waiting + self.returned if m.url == url]
-        self.waiting = [m for m in self.waiting if m.url != url]
-        self.returned = [m for m in self.returned if m.url != url]
-        await self._close_unstarted(unstarted)
-        if unstarted and not gone:
-            return  # it had not started: the collection the others know is unchanged
-        if not gone:
-            have = ", ".join(m.url for m in self.members) or "no minds"
-            raise Refusal("bad-parameters", f"{url} is not in this collection (it has: {have})")
-        self.members = [m for m in self.members if m.url != url]
-        for m in gone:
-            self.panel.background(self._close([m]))
-        await self._collection_changed()
+        await self.team.remove(mind_url)
 
     # ---- runs -----------------------------------------------------------------------------
-    # ---- what the AS itself learns, kept per client (7.3, 9.2.1) ------------------------------
-    def _names(self) -> dict[int, str]:
-        """Each member's name in a saved table: its URL, with the arguments written for it
-        (the same server with other arguments is another mind); a repeat gets #2, #3, ..."""
-        names: dict[int, str] = {}
-        seen: dict[str, int] = {}
-        for m in sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident):
-            name = m.url + (" " + json.dumps(m.args, sort_keys=True) if m.args else "")
-            seen[name] = seen.get(name, 0) + 1
-            names[m.ident] = name if seen[name] == 1 else f"{name}#{seen[name]}"
-        return names
-
-    @property
-    def identity(self) -> str:
-        """What the saved learning is for: this method over these minds (any order)."""
-        minds = "\n".join(sorted(self._names().values()))
-        return (f"{type(self).__module__}.{type(self).__qualname__}|{self.method.name}|"
-                f"{self.settings.gamma:g}|{minds}")
-
-    def _recall(self, client_url: str | None, other_client_url: str | None) -> None:
-        """Start from what this method learnt with this client, or with ``other_client_url``
-        ("the Mind you learnt with client c", which must exist: ``other-client-unknown``)."""
-        if self.method.knowledge({}) is None or not self.keep:  # a method that learns nothing
-            if other_client_url:
-                why = "keeps nothing (keep=false)" if not self.keep else \
-                    f"runs method {self.method.name!r}, which learns nothing of its own"
-                raise Refusal("other-client-unknown", f"this Action Selection server {why}, so nothing "
-                              "was learnt with any client")
-            return
-        data = self.store.recall(self.identity, client_url, other_client_url,
-                                 detail=f" (with method {self.method.name!r} over these minds)")
-        if data is not None:
-            self.method.load(data, {name: ident for ident, name in self._names().items()})
-            self.learnt_from = other_client_url or client_url
-
-    def _keep(self) -> None:
-        if not self.keep:
-            return
-        data = self.method.knowledge(self._names())
-        if data is not None:
-            self.store.save(self.identity, self.client_url, data)
-
     async def new_run(self, client_url: str | None = None, world_display_url: str | None = None,
                       world_run_id: str | None = None,
                       other_client_url: str | None = None) -> RunStarted | None:
@@ -382,102 +239,15 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             raise Refusal("mind-url-invalid", f"New run from {client_url}, this Action Selection "
                           "server itself: an AS cannot be its own member (it would call itself without end)")
         await super().new_run(client_url, world_display_url, world_run_id)
-        self._recall(client_url, other_client_url)
-        everyone = sorted(self.members + self.waiting + self.returned, key=lambda m: m.ident)
-        self.members, self.waiting, self.returned = everyone, [], []
-        failed = dict(await self._start(everyone))
-        started = [m for m in everyone if m not in failed]
-        why = "; ".join(f"minds[{everyone.index(m)}] {m.url}: {text}" for m, text in failed.items())
-        if failed and self.min_members is None:
-            await self._close(started)
-            trail = all(self.failure_codes.get(m.url) == "credit-trail-failed" for m in failed)
-            raise Refusal("credit-trail-failed" if trail else "mind-url-invalid", why)
-        if failed and len(started) < (self.min_members or 0):
-            await self._close(started)
-            raise Refusal("too-few-minds", f"{len(started)} of {len(everyone)} minds started a run and "
-                          f"min_members is {self.min_members}: {why}")
-        if failed:
-            log.warning("starting with %d of %d minds (min_members %s); trying again every %gs: %s",
-                        len(started), len(everyone), self.min_members, self.retry, why)
-        self.members, self.waiting = started, list(failed)
-        self._last_try = time.monotonic()
-        for m in started:
-            await self._send_strength(m)
+        self.knowledge.recall(self.method, self.settings.gamma, self.team.everyone, client_url, other_client_url)
+        self.team.client_url, self.team.world_display_url = client_url, world_display_url
+        await self.team.open()
         return None
-
-    async def _send_strength(self, m: Member) -> None:
-        """Its strength, if one was given for it (10.10)."""
-        s = self.strength_of.get(m.ident)
-        if s is None:
-            return
-        try:
-            await asyncio.wait_for(m.competing_mind.change_strength(s), self.timeout)
-        except Exception as exc:  # (not a cancellation of this New run: that goes on up)
-            why = exc.text if isinstance(exc, Refusal) else (str(exc) or "no answer within the time-out")
-            raise Refusal("bad-parameters", f"{m.url} did not take strength {s:g}: {why}") from None
-
-    # ---- minds that did not start: tried again, admitted when they answer (section 6) -----
-    def _try_waiting(self) -> None:
-        """Every ``retry`` seconds, in the background, New run on the minds still waiting."""
-        if not self.waiting or (self._retry_task is not None and not self._retry_task.done()):
-            return
-        if time.monotonic() - self._last_try < self.retry:
-            return
-        self._last_try = time.monotonic()
-        self._retry_task = asyncio.ensure_future(self._retry_waiting(list(self.waiting)))
-
-    async def _retry_waiting(self, waiting: list[Member]) -> None:
-        failed = dict(await self._start(waiting))
-        for m in waiting:
-            if m not in failed and m in self.waiting:
-                self.waiting.remove(m)
-                self.returned.append(m)
-
-    async def _drop_lost_runs(self) -> None:
-        """Under ``min_members``: a mind whose server no longer knows its run (restarted
-        without it: ``unknown-run``) leaves the collection and waits with the others to be
-        started again, so a server that comes back rejoins; the others are told (10.16)."""
-        lost = [m for m in self.members if m.lost_run] if self.min_members is not None else []
-        if not lost:
-            return
-        for m in lost:
-            log.warning("%s lost its run (%s): out of the collection until it starts a new one",
-                        m.url, m.last_error)
-            m.lost_run = False
-        self.members = [m for m in self.members if m not in lost]
-        self.waiting.extend(lost)
-        await self._collection_changed()
-
-    async def _admit_returned(self) -> None:
-        """Minds that started late join the collection; the others are told it changed (10.16)."""
-        if not self.returned:
-            return
-        back, self.returned = self.returned, []
-        for m in back:
-            try:
-                await self._send_strength(m)
-            except Refusal as refusal:
-                log.warning("%s started late but is left out: %s", m.url, refusal.text)
-                await self._close([m])
-                continue
-            log.info("%s answers again: admitted to the collection", m.url)
-            await self._collection_changed()
-            self.members.append(m)
 
     async def end_run(self, score: float | None = None) -> float | None:
         self._keep()
-        if self._retry_task is not None:
-            self._retry_task.cancel()
-        await self._close(self.members + self.returned + list(self.passive.values()), score)
-        await self._close_unstarted(self.waiting)
-        self.passive.clear()
+        await self.team.end(score)
         return score
-
-    async def _close_unstarted(self, members: list[Member]) -> None:
-        for m in members:
-            closer = getattr(m.mind, "aclose", None) if m.owned else None
-            if closer is not None:
-                await closer()
 
     async def no_operation(self) -> None:
         await self.panel.gather({m: m.mind.no_operation for m in self.members})
@@ -496,9 +266,13 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     async def _decide(self, state: str) -> Decision:
         if self.w_schedule is not None:
             self.settings.w_temperature = self.w_schedule.tick()
-        await self._admit_returned()
-        await self._drop_lost_runs()
-        self._try_waiting()
+        # the step as the run knows it: the steps it has been told about (a Get action sent
+        # ahead with an Inform and never used is no step); without Informs, the decisions
+        degraded = await self.team.before_step(self.informed or self.steps)
+        if degraded:  # never a silent smaller society: this step's answer says so, and nothing is done
+            self.last, self.last_x, self.pending = Decision(None, note="; ".join(degraded)), state, False
+            self.steps += 1
+            return self.last
         members = list(self.members)
         for m in members:  # a sub-space the state lacks is the client's error, not a broken link
             if m.view:
@@ -542,7 +316,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         url, chain = d.mind_url, list[str]()
         while url is not None and len(chain) < self.max_depth:
             chain.append(url)
-            member = await self._callee(url)
+            member = await self.team.callee(url)
             s = await self.panel.action(member, state) if member is not None else None
             if s is None or not s.can_suggest:
                 break
@@ -557,21 +331,6 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
             d.note = f"call chain {' -> '.join(chain)} gave no action; next best mind"
         else:
             d.note = f"call chain {' -> '.join(chain)} gave no action"
-
-    async def _callee(self, url: str) -> Member | None:
-        for m in self.members:
-            if m.url == url:
-                return m
-        if url in self.passive:
-            return self.passive[url]
-        try:
-            member = self._member(url)
-        except (Refusal, ValueError):
-            return None
-        if await self._start([member]):
-            return None
-        self.passive[url] = member  # a passive mind, outside the competition (10.17.2)
-        return member
 
     async def get_action(self, state: str, **step: Any) -> Suggestion:
         d = await self.decide(state, step)
@@ -600,6 +359,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                           lost_above: bool = False, winner_url: str | None = None) -> dict[Member, Values]:
         d = self.last if self.pending else None  # not asked this step: nobody was obeyed
         self.pending = False
+        self.informed += 1
         members = list(self.members)
         answered = d.suggestions if d is not None else {}
         asked = set(d.asked) if d is not None else set()
@@ -621,9 +381,7 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
         reports = await self.panel.gather(jobs, {m: m for m in jobs})
         if d is not None and self.last_x is not None:
             self.method.learn(d, self.last_x, y, score, reports, members)
-            self.learnt_steps += 1
-            if self.learnt_steps % SAVE_EVERY == 0:  # a run that never ends keeps its learning too
-                self._keep()
+            self.knowledge.stepped(self.method, self.settings.gamma, self.team.everyone, self.client_url)
         return reports
 
     async def inform(self, state: str, score: float | None = None) -> float | None:
@@ -722,7 +480,8 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
     def status(self) -> list[dict[str, Any]]:
         """Each mind's answers and misses so far, and why it last missed."""
         return [{"url": m.url, "answers": m.answers, "misses": m.misses, "last_error": m.last_error,
-                 "waiting": m in self.waiting} for m in self.members + self.waiting]
+                 "waiting": m in self.waiting, "degraded": self.team.lost.get(m.url)}
+                for m in self.members + self.waiting]
 
     def display_details(self) -> dict[str, Any]:
         """For the run display page: each mind's answer at the last decision (its suggested
@@ -737,23 +496,21 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                          "display": getattr(m.mind, "display_url", None),
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
         for m in self.waiting + self.returned:
-            rows.append({"mind": m.url, "suggested": "not started: tried again every "
+            lost = self.team.lost.get(m.url)
+            rows.append({"mind": m.url, "suggested": f"{lost or 'not started'}: tried again every "
                          f"{self.retry:g} s", "Q": None, "W": None, "won": False, "display": None,
                          "answers": m.answers, "misses": m.misses, "last error": m.last_error})
         decision: dict[str, Any] = {"method": self.method.name, "steps": self.steps, "timeout": self.timeout}
         if self.learnt_from is not None:  # the tables it started from: learnt with this client
             decision["learnt with"] = self.learnt_from
+        if self.team.lost:  # members out because their runs were lost and could not be reopened
+            decision["degraded"] = "; ".join(self.team.lost.values())
+        if self.team.history:  # what happened to the members: runs reopened, members lost or back
+            decision["members' history"] = "; ".join(self.team.history[-5:])
         if d is not None:
             decision.update(action=d.action, winner=d.winner.url if d.winner is not None else None,
                             note=d.note or None)
         return {"minds": rows, "decision": decision}
-
-
-def _number_or_none(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 async def _reset_w_temperature(m: Member) -> None:

@@ -107,7 +107,7 @@ class Panel:
         self.timeout = timeout
         self.queries = 0            # queries sent (for the counts of 10.6)
         self.step: dict[str, Any] = {}  # this step's own arguments (e.g. Q-temperature), passed on
-        self._background: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task[None]] = set()
 
     async def gather(self, jobs: Mapping[K, Callable[[], Awaitable[T]]],
                      members: dict[K, Member] | None = None,

@@ -196,7 +196,8 @@ def negotiate(u_of: Matrix, start: int) -> Negotiated:
         while True:
             k = walk.send([row[k] for row in u_of])
     except StopIteration as stop:
-        return stop.value
+        done: Negotiated = stop.value
+        return done
 
 
 def negotiated_collective(u_of: Matrix) -> int:

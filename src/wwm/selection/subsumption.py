@@ -21,7 +21,7 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ..kit.grid import ACTIONS, GridView, GridWorld
 from ..kit.grid_minds import FoodSeeker, HazardAvoider
@@ -37,6 +37,12 @@ MOVES = tuple(a for a in ACTIONS if a != "stay")
 #: a layer's default trigger: where it overrides the layer below (project decision: a hazard
 #: two steps away is close enough to flee; seeking yields to avoiding there)
 TRIGGERS: dict[str, str] = {"wander": "", "avoid": "hd>=0 and hd<=2", "seek": "fd>=0 and (hd<0 or hd>2)"}
+
+
+class _Behaviour(Protocol):
+    """A layer's own behaviour: an action for a state."""
+
+    async def get_action(self, state: str) -> Suggestion: ...
 
 
 class _Wander:
@@ -67,7 +73,7 @@ class SubsumptionLayer(Mind):
 
     def __init__(self, behaviour: str = "wander", below: str | Mapping[str, Any] | Mind | None = None,
                  when: str = "", seed: int | None = 0, timeout: float = 5.0) -> None:
-        makers: dict[str, Callable[[], Any]] = {
+        makers: dict[str, Callable[[], _Behaviour]] = {
             "wander": lambda: _Wander(seed), "avoid": HazardAvoider, "seek": FoodSeeker}
         if behaviour not in makers:
             raise ValueError(f"behaviour must be one of {', '.join(makers)}, got {behaviour!r}")

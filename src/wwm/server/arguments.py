@@ -35,7 +35,7 @@ class Arguments:
         init = cls.__init__  # type: ignore[misc]  # the class's own constructor is what it is built with
         signature = inspect.signature(init)
         try:
-            hints = typing.get_type_hints(init)
+            hints = typing.get_type_hints(init, include_extras=True)  # Annotated[T, Field(...)]: descriptions
         except Exception:  # unresolvable annotations: fall back to Any
             hints = {}
         fields: dict[str, Any] = {}
