@@ -40,6 +40,7 @@ from .challenges import Challenges, Judge
 from .combinations import Combinations
 from .fetching import FetchError, Policy
 from .models import Server
+from .prose import prose
 from .runs import RunService
 from .searches import Searches
 from .signins import SigninGuard, SigninLimits, TooManyFailures
@@ -60,6 +61,7 @@ def _env() -> Any:
     env = environment(PACKAGE)
     env.filters["href"] = href
     env.filters["when"] = when
+    env.filters["prose"] = prose        # a server's description: its first paragraph, markup resolved
     return env
 
 
@@ -340,7 +342,7 @@ def _arguments(schema: object) -> list[dict[str, str]]:
         spec = spec if isinstance(spec, dict) else {}
         rows.append({"name": str(name), "type": str(spec.get("type", "")),
                      "default": "" if "default" not in spec else str(spec["default"]),
-                     "title": _text(spec.get("title")) or _text(spec.get("description"))})
+                     "title": _text(spec.get("description"))})   # pydantic's own title only repeats the name
     return rows[:200]
 
 
