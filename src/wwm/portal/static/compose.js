@@ -12,9 +12,9 @@
   if (!form || !composer || !window.fetch || !window.DOMParser) return;
   composer.classList.add("js");
   const announcer = document.getElementById("compose-announce");
-  let sent = 0;          // the number of the latest request: an older answer is dropped
+  let queue = Promise.resolve();   // one post at a time, each sent with the form as the last answer left it
+  let pending = 0;
   let timer = null;
-  let redrawing = 0;     // requests in flight that redraw the form: a change sent meanwhile redraws it too
 
   const say = (text) => { if (announcer) { announcer.textContent = ""; setTimeout(() => { announcer.textContent = text; }, 50); } };
 
@@ -59,32 +59,25 @@
     if (target) target.focus({ preventScroll: false });
   };
 
-  async function send(action, asked) {
-    const whole = asked || redrawing > 0;
-    const number = ++sent;
-    if (whole) redrawing += 1;
-    try { await exchange(action, whole, number); } finally { if (whole) redrawing -= 1; }
+  function send(action, whole) {
+    if (whole) clearTimeout(timer);               // the redraw sends every value typed so far
+    pending += 1;
+    composer.setAttribute("aria-busy", "true");
+    const activeId = document.activeElement && document.activeElement.id;
+    queue = queue.then(() => exchange(action, whole, activeId)).catch(() => fallback(action)).finally(() => {
+      pending -= 1;
+      if (pending === 0) composer.removeAttribute("aria-busy");
+    });
   }
 
-  async function exchange(action, whole, number) {
+  async function exchange(action, whole, activeId) {
     const open = keepOpen();
-    const activeId = document.activeElement && document.activeElement.id;
     const data = new URLSearchParams();
     for (const [name, value] of new FormData(form)) data.append(name, value);
     data.set("action", action);
-    composer.setAttribute("aria-busy", "true");
-    let reply;
-    try {
-      reply = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin",
-                                         headers: { Accept: "text/html" } });
-    } catch (error) {
-      composer.removeAttribute("aria-busy");
-      fallback(action);
-      return;
-    }
+    const reply = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin",
+                                             headers: { Accept: "text/html" } });
     const text = await reply.text();
-    if (number !== sent) return;                 // a later change has been sent since
-    composer.removeAttribute("aria-busy");
     const answer = new DOMParser().parseFromString(text, "text/html");
     const fresh = answer.getElementById("compose-form");
     if (!fresh) { fallback(action); return; }     // not the compose page (signed out, refused): go there
@@ -133,6 +126,6 @@
       if (chosen) chosen.textContent = option && option.value ? option.textContent : "";
     }
     clearTimeout(timer);
-    timer = setTimeout(() => send("update", false), 250);
+    timer = setTimeout(() => send("update", false), 250);   // the tree and document only: typing goes on
   });
 })();
