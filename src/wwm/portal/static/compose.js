@@ -7,7 +7,7 @@
 "use strict";
 
 (() => {
-  const form = document.getElementById("compose-form");
+  const form = document.getElementById("compose-form");   // (its buttons are named "action": form.action is them)
   const composer = document.getElementById("composer");
   if (!form || !composer || !window.fetch || !window.DOMParser) return;
   composer.classList.add("js");
@@ -49,7 +49,7 @@
     if (verb === "update" && activeId) target = document.getElementById(activeId);
     const part = anchor && document.getElementById(anchor);
     if (!target && part) {
-      if (verb === "add") target = document.getElementById(`${anchor}-server`);
+      if (verb === "add" || verb === "update") target = document.getElementById(`${anchor}-server`);
       else if (verb === "up" || verb === "down") {
         const same = part.querySelector(`:scope > .compose-tools .compose-${verb}`);
         target = same && !same.disabled ? same : part;
@@ -59,11 +59,11 @@
     if (target) target.focus({ preventScroll: false });
   };
 
-  function send(action, whole) {
+  function send(action, whole, focusId) {
     if (whole) clearTimeout(timer);               // the redraw sends every value typed so far
     pending += 1;
     composer.setAttribute("aria-busy", "true");
-    const activeId = document.activeElement && document.activeElement.id;
+    const activeId = focusId || (document.activeElement && document.activeElement.id);
     queue = queue.then(() => exchange(action, whole, activeId)).catch(() => fallback(action)).finally(() => {
       pending -= 1;
       if (pending === 0) composer.removeAttribute("aria-busy");
@@ -75,7 +75,7 @@
     const data = new URLSearchParams();
     for (const [name, value] of new FormData(form)) data.append(name, value);
     data.set("action", action);
-    const reply = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin",
+    const reply = await fetch(form.getAttribute("action"), { method: "POST", body: data, credentials: "same-origin",
                                              headers: { Accept: "text/html" } });
     const text = await reply.text();
     const answer = new DOMParser().parseFromString(text, "text/html");
@@ -117,7 +117,7 @@
     const field = event.target;
     if (field.matches("select.compose-choose")) {
       const path = field.name.replace(/\.server$/, "");
-      send(`update:${path}`, true);
+      send(`update:${path}`, true, field.id);
       return;
     }
     if (field.tagName === "SELECT") {             // a choice: its sentence under it
