@@ -80,7 +80,7 @@ async def compose_and_run(browser: Any, base: str, ids: dict[str, str], js: bool
     loads: list[str] = []
     page.on("framenavigated", lambda f: f == page.main_frame and loads.append(f.url))
     await page.goto(base + "compose")
-    assert await page.evaluate("document.querySelector('#composer').className") == "composer"   # as served
+    assert await page.evaluate("document.querySelector('#composer').className") == ("composer js" if js else "composer")
     await choose_server(page, js, "world", ids["world"])
     await choose_server(page, js, "mind", ids["as"])
     # a method chosen from the list, by the words shown; a value in range, by its label
