@@ -80,6 +80,10 @@ async def test_an_annotated_schema_gives_choices_ranges_checkboxes_words_and_adv
     about = re.search(r'<p class="compose-about" id="at-mind-about">(.*?)</p>', page, re.S)
     assert about and "<code>ActionSelectionMind</code>" in about.group(1) and ":class:" not in about.group(1)
     assert "``" not in about.group(1)
+    # the server's page: each argument's "What" is its description, never its name again
+    _, server_page = await browser.get(f"/servers/{as_id}")
+    assert "How freely it explores: 0 always takes the best action." in server_page
+    assert "Q Temperature" not in server_page and "W Run Length" not in server_page
 
     # members in place: add two, choose, reorder, and the tree beside the form follows
     _, page, _ = await browser.press(page, "add:mind")

@@ -342,8 +342,15 @@ def _arguments(schema: object) -> list[dict[str, str]]:
         spec = spec if isinstance(spec, dict) else {}
         rows.append({"name": str(name), "type": str(spec.get("type", "")),
                      "default": "" if "default" not in spec else str(spec["default"]),
-                     "title": _text(spec.get("description"))})   # pydantic's own title only repeats the name
+                     "title": _what(str(name), spec)})
     return rows[:200]
+
+
+def _what(name: str, spec: dict[str, Any]) -> str:
+    """What an argument is for: its description, else a title its author gave (pydantic's own
+    title, the name capitalised, only repeats the name)."""
+    title = _text(spec.get("title"))
+    return _text(spec.get("description")) or ("" if title == name.title().replace("_", " ") else title)
 
 
 class PackageFiles(StaticFiles):
