@@ -64,6 +64,16 @@ def label(path: str) -> str:
     return f"member {int(path.rpartition('.')[2]) + 1}"
 
 
+async def no_serious_axe_violation(page: Any) -> None:
+    """axe-core over the form and the tree (the page's navigation is another module's):
+    nothing critical or serious."""
+    from axe_playwright_python.async_playwright import Axe
+
+    found = (await Axe().run(page, context="#composer")).response["violations"]
+    bad = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in found if v["impact"] in ("critical", "serious")]
+    assert bad == [], bad
+
+
 async def tree_order(page: Any) -> list[str]:
     return [t.strip() for t in await page.locator("#society-tree ul.members > li > .tree-item .tree-server")
             .all_inner_texts()]
@@ -124,7 +134,8 @@ async def compose_and_run(browser: Any, base: str, ids: dict[str, str], js: bool
     assert "Complete: it can be saved." in await page.locator("#society-state").inner_text()
     await page.locator("#society-yaml summary").click()                     # for experts
     assert "method: hierarchical-q" in await page.locator("#society-yaml pre").inner_text()
-    if js:
+    if js:                                         # (axe runs as a script: not where scripts are off)
+        await no_serious_axe_violation(page)
         assert loads == [base + "compose"], loads                          # never left the page
     title = f"Composed {'with' if js else 'without'} script"
     await page.get_by_label("Title").fill(title)
