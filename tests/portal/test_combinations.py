@@ -116,8 +116,10 @@ class _Fields(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         name = a.get("name")
-        if tag == "input" and a.get("type", "text") in ("text", "hidden") and name:
+        if tag == "input" and a.get("type", "text") in ("text", "hidden", "number") and name:
             self.fields[name] = a.get("value") or ""
+        elif tag == "input" and a.get("type") == "checkbox" and name and "checked" in a:
+            self.fields[name] = a.get("value") or "on"             # over its hidden "false"
         elif tag == "select" and name:
             self.select = name
         elif tag == "option" and self.select:
@@ -229,8 +231,8 @@ async def test_compose_three_levels_through_the_form_link_download_and_derive(br
     tree = page[page.index('<ul class="tree">'):page.index("<h2>Run it</h2>")]
     for name in ("GridWorld", "Action Selection server (Mind_AS)", "RegionMind", "FoodSeeker", "RandomMind"):
         assert name in tree
-    for arg, value in (("size", "6"), ("method", "w=q"), ("seed", "7"), ("region", "x&lt;3"),
-                       ("method", "static-w"), ("strengths", "2,0.5"), ("seed", "11")):
+    for arg, value in (("Size", "6"), ("Method", "w=q"), ("Seed", "7"), ("Region", "x&lt;3"),
+                       ("Method", "static-w"), ("Strengths", "2,0.5"), ("Seed", "11")):   # named in words
         assert f"<tr><th>{arg}</th><td>{value}</td></tr>" in tree, (arg, value)
     assert tree.count('<ul class="members">') == 3                                  # three levels of members
     assert '<form method="post" action="/combination/1/runs" class="start-run">' in page
@@ -324,8 +326,8 @@ async def test_bad_input_is_a_clear_message_and_nothing_is_stored(browser, porta
         ({"mind.server": "abc"}, "The Mind: there is no server 'abc' on this portal"),
         ({"mind.server": world}, "The Mind: GridWorld is a world, not a mind"),
         ({"world.server": ""}, "The World: choose a server"),
-        ({"world.args.size": "big"}, "The World: argument 'size' must be a whole number, not 'big'"),
-        ({"world.args.chase": "nan"}, "argument 'chase' must be a number"),
+        ({"world.args.size": "big"}, "The World: “Size” must be a whole number, not 'big'"),
+        ({"world.args.chase": "nan"}, "“Chase” must be a number"),
         ({"title": "  "}, "give the combination a title"),
         ({"title": "x" * 201}, "the title is 201 characters; at most 200"),
         ({"steps": "0"}, "steps is a whole number from 1 to"),

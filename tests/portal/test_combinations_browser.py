@@ -1,11 +1,12 @@
 """Compose in Debian's chromium (Playwright): a visitor picks a World and a Mind_AS with the
-form (the package's script redraws it when a server is chosen), adds a member mind, gives
+form (the compose script redraws it in place when a server is chosen), adds a member mind, gives
 arguments at both levels, saves; a third party opens the permanent link in a second browser
 context and sees the same tree. No request fails and no script of the visitor's text runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from portal_sites import served
@@ -16,6 +17,7 @@ from wwm.portal.store import PortalStore
 from wwm.server.process import ServerProcess
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
+POSTED = "() => !!document.querySelector('#composer') && !document.querySelector('#composer[aria-busy]')"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -37,23 +39,24 @@ async def test_compose_through_the_form_and_open_the_link_in_another_context(tmp
                     page.on("response", lambda r: r.status >= 400 and failures.append(f"{r.status} {r.url}"))
                     page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
                     await page.goto(portal + "compose")
-                    async with page.expect_navigation():              # the script posts the form back
-                        await page.select_option("select[name='world.server']", world)
+
+                    async def redrawn(act: Any) -> None:             # the script posts the form, swaps it in
+                        async with page.expect_response(lambda r: r.request.method == "POST"):
+                            await act
+                        await page.wait_for_function(POSTED)
+
+                    await redrawn(page.select_option("select[name='world.server']", world))
                     await page.fill("input[name='world.args.size']", "6")
-                    async with page.expect_navigation():
-                        await page.select_option("select[name='mind.server']", as_id)
+                    await redrawn(page.select_option("select[name='mind.server']", as_id))
                     await page.fill("input[name='mind.args.method']", "w=q")
-                    async with page.expect_navigation():
-                        await page.click("button[value='add:mind']")
+                    await redrawn(page.click("button[value='add:mind']"))
                     assert await page.input_value("input[name='world.args.size']") == "6"   # kept
-                    async with page.expect_navigation():
-                        await page.select_option("select[name='mind.members.0.server']", seeker)
+                    await redrawn(page.select_option("select[name='mind.members.0.server']", seeker))
                     await page.fill("input[name=title]", "Seeker under an AS <script>window.pwned=1</script>")
                     await page.fill("textarea[name=explanation]",
                                     "Why: *because*. <img src=x onerror=\"window.pwned=2\">")
-                    async with page.expect_navigation():
-                        await page.click("button[value=update]")
-                    assert "minds:" in await page.locator("pre.preview").inner_text()
+                    await redrawn(page.click("button[value=update]"))
+                    assert "minds:" in await page.locator("pre.preview").text_content()
                     async with page.expect_navigation():
                         await page.click("button.save")
                     link = page.url
@@ -71,7 +74,7 @@ async def test_compose_through_the_form_and_open_the_link_in_another_context(tmp
                     assert await third.locator(".explanation em").inner_text() == "because"
                     assert await third.locator(".explanation img, main script").count() == 0
                     tree = await third.locator("ul.tree").inner_text()
-                    for words in ("GridWorld", "size", "Action Selection server", "w=q", "member 1", "FoodSeeker"):
+                    for words in ("GridWorld", "Size", "Action Selection server", "w=q", "member 1", "FoodSeeker"):
                         assert words in tree
                     assert await third.locator("form.start-run button").inner_text() == "Start run"
                     assert "wwm run " in await third.locator("pre.command").inner_text()

@@ -51,18 +51,30 @@ async def until_step(page: Any, n: int, timeout: float = 20000) -> None:
 
 
 async def set_field(page: Any, name: str, value: str) -> None:
-    """Fill in one of the compose form's fields, a text box or a list, as a person would."""
-    field = page.locator(f"[name='{name}']")
+    """Fill in one of the compose form's fields, a text box or a list, as a person would (an
+    advanced one after opening its "Advanced")."""
+    field = page.locator(f"input:not([type=hidden])[name='{name}'], select[name='{name}'], textarea[name='{name}']")
+    if not await field.is_visible():
+        await field.locator("xpath=ancestor::details[1]/summary").click()
     if await field.evaluate("e => e.tagName") == "SELECT":
         await field.select_option(value)
     else:
         await field.fill(value)
 
 
+POSTED = "() => !!document.querySelector('#composer') && !document.querySelector('#composer[aria-busy]')"
+
+
+async def redrawn(page: Any, act: Any) -> None:
+    """Wait for the compose script to post the form and swap the answer in (no page load)."""
+    async with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith("/compose")):
+        await act
+    await page.wait_for_function(POSTED)
+
+
 async def pick(page: Any, name: str, server_id: str) -> None:
-    """Choose a server in the compose form: the package's script redraws the form for it."""
-    async with page.expect_navigation():
-        await page.select_option(f"select[name='{name}']", server_id)
+    """Choose a server in the compose form: the compose script redraws the form for it in place."""
+    await redrawn(page, page.select_option(f"select[name='{name}']", server_id))
 
 
 async def press(page: Any, selector: str) -> None:
@@ -128,16 +140,16 @@ async def test_register_compose_link_run_watch_restart_end_and_top_10(tmp_path: 
                 await author.goto(base + "/compose")
                 await pick(author, "world.server", ids["world"])
                 await pick(author, "mind.server", ids["as"])
-                await press(author, "button[value='add:mind']")
-                await press(author, "button[value='add:mind']")
+                await redrawn(author, author.click("button[value='add:mind']"))
+                await redrawn(author, author.click("button[value='add:mind']"))
                 await pick(author, "mind.members.0.server", ids["random"])
                 await pick(author, "mind.members.1.server", ids["region"])
-                await press(author, "button[value='add:mind.members.1']")
-                await press(author, "button[value='add:mind.members.1']")    # in the region, and elsewhere
+                await redrawn(author, author.click("button[value='add:mind.members.1']"))
+                await redrawn(author, author.click("button[value='add:mind.members.1']"))  # in the region, elsewhere
                 await pick(author, "mind.members.1.members.0.server", ids["as2"])
                 await pick(author, "mind.members.1.members.1.server", ids["seeker"])
-                await press(author, "button[value='add:mind.members.1.members.0']")
-                await press(author, "button[value='add:mind.members.1.members.0']")
+                await redrawn(author, author.click("button[value='add:mind.members.1.members.0']"))
+                await redrawn(author, author.click("button[value='add:mind.members.1.members.0']"))
                 await pick(author, "mind.members.1.members.0.members.0.server", ids["learner"])   # M4
                 await pick(author, "mind.members.1.members.0.members.1.server", ids["learner"])   # M5
                 for name, value in {"world.args.size": "6", "world.args.seed": "3",
@@ -154,8 +166,8 @@ async def test_register_compose_link_run_watch_restart_end_and_top_10(tmp_path: 
                     await set_field(author, name, value)
                 await author.fill("textarea[name=explanation]",
                                   "Food first, *then* wander. <img src=x onerror=\"window.pwned=2\">")
-                await press(author, "button[value=update]")
-                assert "strengths: 2,0.5" in await author.locator("pre.preview").inner_text()
+                await redrawn(author, author.click("button[value=update]"))
+                assert "strengths: 2,0.5" in await author.locator("pre.preview").text_content()
                 await shot(author, "compose")
                 await press(author, "button.save")
                 link = author.url

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import World
@@ -200,8 +202,24 @@ class GridWorld(World):
         "fd": {"type": "Discrete", "n": 200, "start": -1}, "hd": {"type": "Discrete", "n": 200, "start": -1}}}
     action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}
 
-    def __init__(self, size: int = 8, food: int = 3, hazards: int = 2, chase: float = 0.5,
-                 steps: int = 0, seed: int = 0) -> None:
+    # what the portal's compose form shows of each argument; the range is published, not
+    # enforced here (GridEngine checks the values and names them in its own words)
+    def __init__(
+            self,
+            size: Annotated[int, Field(description="Width and height of the square grid, in cells.",
+                                       json_schema_extra={"minimum": 3, "maximum": 100})] = 8,
+            food: Annotated[int, Field(description="How many food cells there are at any time.",
+                                       json_schema_extra={"minimum": 0})] = 3,
+            hazards: Annotated[int, Field(description="How many hazards drift about the grid.",
+                                          json_schema_extra={"minimum": 0})] = 2,
+            chase: Annotated[float, Field(description="How often a hazard steps toward the body rather than at "
+                                                      "random (0 never, 1 always).",
+                                          json_schema_extra={"minimum": 0, "maximum": 1})] = 0.5,
+            steps: Annotated[int, Field(description="The world ends the run after this many actions; 0 for no "
+                                                    "limit of its own.",
+                                        json_schema_extra={"minimum": 0, "x-advanced": True})] = 0,
+            seed: Annotated[int, Field(description="Where the world's dice start: the same seed gives the same "
+                                                   "world.", json_schema_extra={"x-advanced": True})] = 0) -> None:
         self.engine = GridEngine(size=size, food_count=food, hazard_count=hazards, chase=chase,
                                  max_steps=steps, seed=seed)
 

@@ -7,7 +7,9 @@ text with the actions separated by commas), so one server fits any world's actio
 from __future__ import annotations
 
 import random
-from typing import ClassVar
+from typing import Annotated, ClassVar
+
+from pydantic import Field
 
 from ..protocol.interfaces import Mind
 from ..protocol.results import Suggestion
@@ -19,7 +21,14 @@ class RandomMind(KeepsScore, Mind):
 
     action_format: ClassVar[str] = "one of the actions given in the 'actions' argument"
 
-    def __init__(self, actions: list[str] | str = "north,south,east,west,stay", seed: int | None = 0) -> None:
+    def __init__(
+            self,
+            actions: Annotated[list[str] | str, Field(description="The actions it picks among, separated by "
+                                                                  "commas; they must be the World's.")]
+            = "north,south,east,west,stay",
+            seed: Annotated[int | None, Field(description="Where its dice start: the same seed gives the same "
+                                                          "choices.", json_schema_extra={"x-advanced": True})]
+            = 0) -> None:
         names = actions.split(",") if isinstance(actions, str) else list(actions)
         self.actions = [a.strip() for a in names if a.strip()]
         if not self.actions:

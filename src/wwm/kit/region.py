@@ -19,7 +19,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
@@ -386,8 +388,14 @@ class RegionMind(CallsMinds):
 
     state_format: ClassVar[str] = "whatever the wrapped minds read; regions test its key=value items"
 
-    def __init__(self, minds: Sequence[str | Mapping[str, Any] | Mind] | str = (), region: list[str] | str = "",
-                 timeout: float = 10.0) -> None:
+    def __init__(
+            self, minds: Sequence[str | Mapping[str, Any] | Mind] | str = (),
+            region: Annotated[list[str] | str, Field(
+                description="Where each member acts: one region per member but the last, separated by ';' "
+                            "(e.g. hd<=2); the last member acts everywhere else.")] = "",
+            timeout: Annotated[float, Field(description="Seconds to wait for a member's answer.",
+                                            json_schema_extra={"exclusiveMinimum": 0, "x-advanced": True})]
+            = 10.0) -> None:
         from ..client.members import member_entries
 
         self.regions = [parse_region(r) for r in _entries(region, r"[;\n]")]

@@ -43,6 +43,7 @@ from .fetching import FetchError, Policy, society_guard
 from .malformed import MAX_ID, BigIds, too_big_a_number
 from .models import Server
 from .origins import OriginCheck, canonical_origin
+from .prose import prose
 from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
 from .runs import RunService
 from .searches import Searches
@@ -66,6 +67,7 @@ def _env() -> Any:
     env = environment(PACKAGE)
     env.filters["href"] = href
     env.filters["when"] = when
+    env.filters["prose"] = prose        # a server's description: its first paragraph, markup resolved
     return env
 
 
@@ -389,8 +391,15 @@ def _arguments(schema: object) -> list[dict[str, str]]:
         spec = spec if isinstance(spec, dict) else {}
         rows.append({"name": str(name), "type": str(spec.get("type", "")),
                      "default": "" if "default" not in spec else str(spec["default"]),
-                     "title": _text(spec.get("title")) or _text(spec.get("description"))})
+                     "title": _what(str(name), spec)})
     return rows[:200]
+
+
+def _what(name: str, spec: dict[str, Any]) -> str:
+    """What an argument is for: its description, else a title its author gave (pydantic's own
+    title, the name capitalised, only repeats the name)."""
+    title = _text(spec.get("title"))
+    return _text(spec.get("description")) or ("" if title == name.title().replace("_", " ") else title)
 
 
 class PackageFiles(StaticFiles):

@@ -35,7 +35,8 @@ class Arguments:
         init = cls.__init__  # type: ignore[misc]  # the class's own constructor is what it is built with
         signature = inspect.signature(init)
         try:
-            hints = typing.get_type_hints(init, include_extras=True)  # Annotated[T, Field(...)]: descriptions
+            # with Annotated[..., Field(...)] kept: descriptions, ranges, x-choices reach the schema
+            hints = typing.get_type_hints(init, include_extras=True)
         except Exception:  # unresolvable annotations: fall back to Any
             hints = {}
         fields: dict[str, Any] = {}
@@ -128,7 +129,8 @@ class Arguments:
             field = self.model.model_fields[name]
             default = None if field.is_required() else _json(field.get_default(call_default_factory=True))
             if name in values:
-                out[name] = {"value": _json(self._convert(name, field.annotation, values[name])), "set": "start"}
+                value = self._convert(name, field.rebuild_annotation(), values[name])   # with its range
+                out[name] = {"value": _json(value), "set": "start"}
                 if not field.is_required():
                     out[name]["class_default"] = default
             elif field.is_required():
