@@ -1,7 +1,7 @@
 """A Mind_AS whose arguments carry what the compose form reads (descriptions, ranges, a list
-of methods each with a sentence, an advanced mark), as the selection package's own will: served
-by a real ``wwm serve`` process (``ServerProcess(TUNED, env=TESTS_ON_PATH)``) for the compose
-tests, until ActionSelectionMind declares its own."""
+of methods each with a sentence, an advanced mark) in a small set the tests can name, and one
+whose arguments carry nothing (``PLAIN``); each served by a real ``wwm serve`` process
+(``ServerProcess(TUNED, env=TESTS_ON_PATH)``) for the compose tests."""
 
 from __future__ import annotations
 
@@ -44,3 +44,17 @@ class TunedSelector(ActionSelectionMind):
             seed: Annotated[int | None, Field(description="Where its dice start.",
                                               json_schema_extra={"x-advanced": True})] = None) -> None:
         super().__init__(minds=minds, method=method, q_temperature=q_temperature, remember=remember, seed=seed)
+
+
+PLAIN = "compose_servers:PlainSelector"
+
+
+class PlainSelector(ActionSelectionMind):
+    """An Action Selection server declared as one written without metadata would be: plain types
+    and defaults, nothing said for a person (the compose form must still work with it)."""
+
+    title = "Plain Action Selection (test)"
+
+    def __init__(self, minds: Sequence[str | Mapping[str, Any]] | str | None = None, method: str = "w=q",
+                 q_temperature: float = 1.0, w_run_length: float | None = None) -> None:
+        super().__init__(minds=minds, method=method, q_temperature=q_temperature, w_run_length=w_run_length)

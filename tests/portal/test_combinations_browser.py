@@ -48,7 +48,7 @@ async def test_compose_through_the_form_and_open_the_link_in_another_context(tmp
                     await redrawn(page.select_option("select[name='world.server']", world))
                     await page.fill("input[name='world.args.size']", "6")
                     await redrawn(page.select_option("select[name='mind.server']", as_id))
-                    await page.fill("input[name='mind.args.method']", "w=q")
+                    await page.select_option("select[name='mind.args.method']", "w=q")
                     await redrawn(page.click("button[value='add:mind']"))
                     assert await page.input_value("input[name='world.args.size']") == "6"   # kept
                     await redrawn(page.select_option("select[name='mind.members.0.server']", seeker))

@@ -13,8 +13,9 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from compose_servers import METHOD_SENTENCES, TESTS_ON_PATH, TUNED
-from test_combinations import AS, REGION, Browser, browser, compose_fields, message, portal, register, run_store, store
+from compose_servers import METHOD_SENTENCES, PLAIN, TESTS_ON_PATH, TUNED
+from portal_sites import csrf_of
+from test_combinations import REGION, Browser, browser, compose_fields, message, portal, register, run_store, store
 
 from wwm.server.process import ServerProcess
 
@@ -50,7 +51,8 @@ async def test_an_annotated_schema_gives_choices_ranges_checkboxes_words_and_adv
                                                                                      wwm_servers, tuned):
     world, seeker, random, as_id = register(store, wwm_servers["world"], wwm_servers["seeker"],
                                             wwm_servers["random"], tuned)
-    await browser.get("/me")                   # an identity first: its making renews the CSRF token
+    _, me = await browser.get("/me")           # an identity first (made by a POST: a GET makes none),
+    await browser.post("/me/recovery", {"csrf": csrf_of(me)})   # its making renews the CSRF token
     _, page = await browser.get("/compose")
     _, page, _ = await browser.press(page, "update:mind", **{"world.server": world, "mind.server": as_id})
     # the method: a list of choices, each with its sentence; the default first
@@ -133,7 +135,7 @@ async def test_an_annotated_schema_gives_choices_ranges_checkboxes_words_and_adv
 
 async def test_without_metadata_the_form_still_works_with_fields_named_in_words(browser: Browser, store,
                                                                               wwm_servers):
-    with ServerProcess(AS) as plain, ServerProcess(REGION) as region:
+    with ServerProcess(PLAIN, env=TESTS_ON_PATH) as plain, ServerProcess(REGION) as region:
         world, seeker, random, as_id, region_id = register(store, wwm_servers["world"], wwm_servers["seeker"],
                                                            wwm_servers["random"], plain, region)
         _, page = await browser.get("/compose")
