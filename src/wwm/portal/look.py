@@ -31,10 +31,11 @@ DONE: dict[str, str] = {
 # A run status's kind, for its badge's colour: the first prefix that matches.
 KINDS: tuple[tuple[str, str], ...] = (
     ("running", "running"), ("starting", "running"), ("resuming", "running"),
-    ("completed", "finished"), ("ended", "finished"), ("scored", "finished"), ("finished", "finished"),
+    ("complete", "finished"), ("ended", "finished"), ("scored", "finished"), ("finished", "finished"),
     ("degraded", "degraded"),
-    ("suspended", "waiting"), ("pending", "waiting"), ("waiting", "waiting"),
-    ("failed", "failed"), ("could not", "failed"), ("interrupted", "failed"), ("lost", "failed"),
+    ("suspended", "waiting"), ("pending", "waiting"), ("waiting", "waiting"), ("queued", "waiting"),
+    ("pruned", "waiting"),
+    ("fail", "failed"), ("mind lost", "failed"), ("could not", "failed"), ("interrupted", "failed"), ("lost", "failed"),
     ("error", "failed"), ("timed out", "failed"),
 )
 
