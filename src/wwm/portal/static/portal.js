@@ -1,8 +1,26 @@
 // The portal's shared script, served from the package (the Content-Security-Policy allows no
 // inline script): filters that apply on change, a "Copy" button for the recovery link, and a
 // "Copy link" button beside every permanent link (on a touch screen, the system's Share sheet) (.copy-link, hidden until this script shows
-// it: without script the link itself is there to copy). Every page works without it.
+// it: without script the link itself is there to copy), and a keyboard stop on any table or
+// block of code that scrolls sideways with nothing in it to focus (so that its arrow keys can
+// scroll it: a .table-wrap in the page's own markup does this without script). Every page
+// works without it.
+function reachScrollers() {
+  const focusable = "a[href], button, input, select, textarea, [tabindex]";
+  for (const el of document.querySelectorAll("main table, main pre, main .table-wrap")) {
+    if (el.hasAttribute("tabindex") || el.scrollWidth <= el.clientWidth + 1 || el.querySelector(focusable)) continue;
+    el.setAttribute("tabindex", "0");
+    if (!el.hasAttribute("aria-label") && el.tagName !== "TABLE") {
+      el.setAttribute("role", "region");
+      el.setAttribute("aria-label", el.id ? el.id.replace(/[-_]/g, " ") : "scrolling text");
+    }
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  reachScrollers();
+  let resized = null;
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(reachScrollers, 200); });
   for (const select of document.querySelectorAll("select.auto-submit")) {
     select.addEventListener("change", () => select.form.submit());
   }
