@@ -20,8 +20,13 @@ WIDEST = """() => {
     const r = el.getBoundingClientRect();
     if (r.right > w + 1 && r.width > 0 && getComputedStyle(el).position !== 'fixed') {
       let p = el.parentElement, clipped = false;
-      while (p) { const o = getComputedStyle(p).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') { clipped = true; break; } p = p.parentElement; }
-      if (!clipped && (!found || r.right > found[1])) found = [el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''), Math.round(r.right)];
+      while (p) {
+        const o = getComputedStyle(p).overflowX;
+        if (o === 'auto' || o === 'scroll' || o === 'hidden') { clipped = true; break; }
+        p = p.parentElement;
+      }
+      const name = el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '');
+      if (!clipped && (!found || r.right > found[1])) found = [name, Math.round(r.right)];
     }
   }
   return found;

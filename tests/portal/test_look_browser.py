@@ -107,7 +107,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory, wwm_servers) -> Iterator[Demo
         ids["combination"] = store.save_combination(
             author_id=author, title="Demo: a food seeker in the grid world", world_url=world,
             explanation="A mind that walks to the nearest food.",
-            document={"world": {"url": world, "args": {"size": 8}}, "mind": {"url": seeker}, "run": {"timeout": 2.0}}).id
+            document={"world": {"url": world, "args": {"size": 8}}, "mind": {"url": seeker},
+                      "run": {"timeout": 2.0}}).id
         ids["other"] = store.save_combination(
             author_id=author, title="Demo: a random walker in the grid world", world_url=world,
             document={"world": {"url": world, "args": {"size": 8}}, "mind": {"url": rand}, "run": {"timeout": 2.0}}).id
@@ -225,7 +226,8 @@ async def test_no_dead_ends_links_flash_and_copy(demo: Demo, wwm_servers, tmp_pa
             # every run named on these pages is a link that opens a run's page
             for path in (f"/world/{ids['world']}", f"/servers/{ids['mind']}", f"/challenge/{ids['challenge']}"):
                 await page.goto(demo.url + path)
-                hrefs = await page.locator("main a[href^='/run/']").evaluate_all("as => as.map(a => a.getAttribute('href'))")
+                hrefs = await page.locator("main a[href^='/run/']").evaluate_all(
+                    "as => as.map(a => a.getAttribute('href'))")
                 assert hrefs, f"no run linked on {path}"
                 for href in set(hrefs):
                     reply = await page.request.get(demo.url + href)

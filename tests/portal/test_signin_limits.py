@@ -134,7 +134,7 @@ async def test_two_portal_apps_on_one_database_share_the_counts(db_url):
             bob = Browser(two)
             try:
                 assert (await bob.signup("bob", "battery staple"))[:2] == (303, "/me?done=signed-up")
-                assert (await b.signin("bob", "battery staple"))[:2] == (303, "/me?done=signed-in")  # count 2, then cleared
+                assert (await b.signin("bob", "battery staple"))[:2] == (303, "/me?done=signed-in")  # count 2, cleared
                 assert (await a.signin("bob", "guess guess"))[0] == 400
                 assert (await b.signin("bob", "guess guess"))[0] == 400
                 assert (await a.signin("bob", "battery staple"))[:2] == (303, "/me?done=signed-in")

@@ -36,10 +36,10 @@ from starlette.types import Scope
 from ..server.templates import environment
 from ..store import RunStore
 from . import look, runpages
-from .command import DEMO_SETTING
 from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
+from .command import DEMO_SETTING
 from .fetching import FetchError, Policy
 from .models import Combination, PortalRun, Server
 from .runs import RunService

@@ -364,10 +364,11 @@ class Challenges:
             if challenge.kind == "society" else []
         run_ids = [v.run_store_id for found in evaluations.values() for v in found if v.run_store_id is not None]
         pages = await self.portal.db(store.runs_for_store_ids, run_ids)   # run store ID -> portal run (/run/N)
-        world = await self.portal.db(store.server_by_url, challenge.world_url) if challenge.kind == "society" else None
+        world = (await self.portal.db(store.server_by_url, challenge.world_url)
+                 if challenge.kind == "society" else None)
         return self.portal.page(request, "challenge.html", status, challenge=challenge, board=ranking(entries),
-                                evaluations=evaluations, titles=titles, combinations=combinations, run_pages=pages, world=world,
-                                open=is_open(challenge), kinds=KINDS, message=message)
+                                evaluations=evaluations, titles=titles, combinations=combinations, run_pages=pages,
+                                world=world, open=is_open(challenge), kinds=KINDS, message=message)
 
     async def enter(self, request: Request, form: FormData) -> Response:
         store = self.portal.store

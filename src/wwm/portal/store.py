@@ -425,7 +425,7 @@ class PortalStore:
             return {}
         query = select(PortalRun.run_store_id, PortalRun.id).where(PortalRun.run_store_id.in_(run_store_ids))
         with self._session() as s:
-            return {int(a): int(b) for a, b in s.execute(query).all()}
+            return {int(a): int(b) for a, b in s.execute(query).all() if a is not None}
 
     # -- runs -----------------------------------------------------------------------------
 
