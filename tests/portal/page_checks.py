@@ -15,7 +15,7 @@ HEIGHT = 800
 BAD_IMPACTS = ("critical", "serious")
 SCROLL = "[document.documentElement.scrollWidth, window.innerWidth]"
 WIDEST = """() => {
-  const w = window.innerWidth; let found = null;
+  const w = window.innerWidth; let found = null, any = null;
   for (const el of document.querySelectorAll('body *')) {
     const r = el.getBoundingClientRect();
     if (r.right > w + 1 && r.width > 0 && getComputedStyle(el).position !== 'fixed') {
@@ -27,9 +27,10 @@ WIDEST = """() => {
       }
       const name = el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '');
       if (!clipped && (!found || r.right > found[1])) found = [name, Math.round(r.right)];
+      if (!any || r.right > any[1]) any = [name + ' (in a scrolling box)', Math.round(r.right)];
     }
   }
-  return found;
+  return found || any;
 }"""
 
 
