@@ -201,7 +201,7 @@ async def test_home_leads_somewhere_and_start_run_is_one_click(demo: Demo, tmp_p
     assert failures == []
 
 
-async def test_no_dead_ends_links_flash_and_copy(demo: Demo, wwm_servers, tmp_path: Path):
+async def test_no_dead_ends_links_flash_and_copy(demo: Demo, wwm_servers, odd_sites, tmp_path: Path):
     """A challenge's run link opens its run; every run named on the World, You and server pages
     is a link that opens; registering confirms (a fixed message, never the query's text); the
     Copy button copies the permanent link; a server's credit trail links the servers it calls."""
@@ -243,6 +243,12 @@ async def test_no_dead_ends_links_flash_and_copy(demo: Demo, wwm_servers, tmp_pa
                 await page.click("form.register button[type=submit]")
             assert page.url.endswith(f"/servers/{ids['world']}?done=known")
             assert "registered already" in await page.locator("p.notice.success").inner_text()
+            await page.goto(demo.url + "/servers")
+            await page.fill("input[name=url]", odd_sites.url("/hostile"))
+            async with page.expect_navigation():
+                await page.click("form.register button[type=submit]")
+            assert re.search(r"/servers/\d+\?done=registered$", page.url), page.url
+            assert "is registered" in await page.locator("p.notice.success").inner_text()
             await page.goto(demo.url + "/?done=<script>alert(1)</script>")
             assert await page.locator("p.notice").count() == 0
             # Copy link: shown by the script, copies the absolute permanent link
