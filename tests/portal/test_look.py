@@ -25,6 +25,12 @@ def test_a_status_has_the_badge_of_its_kind(status, kind):
     assert look.badge(status).startswith(f'<span class="badge {kind}">')
 
 
+def test_the_home_page_reads_the_demo_where_the_demo_writes_it():
+    from wwm.portal import app, command
+
+    assert app.DEMO_SETTING == command.DEMO_SETTING
+
+
 def test_a_badge_escapes_its_text():
     assert str(look.badge("<b>x</b>")) == '<span class="badge other">&lt;b&gt;x&lt;/b&gt;</span>'
 

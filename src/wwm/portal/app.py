@@ -39,7 +39,6 @@ from . import look, runpages
 from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
-from .command import DEMO_SETTING
 from .fetching import FetchError, Policy
 from .models import Combination, PortalRun, Server
 from .runs import RunService
@@ -54,6 +53,7 @@ MAX_FORM_BYTES = 64 * 1024
 DB_THREADS = 16                  # worker threads for the pages' database calls
 HOME_FEATURED = 6                # combinations the home page offers to run
 HOME_LIVE = 12                   # runs live now, on the home page
+DEMO_SETTING = "demo"            # where `wwm portal --demo` keeps its author (command.DEMO_SETTING; command imports us)
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[Response]]
