@@ -50,8 +50,8 @@ async def test_a_competition_ranks_entries_by_the_portals_own_runs_and_marks_a_h
                 status, _, where = await visitor.post("/challenges", "/challenges", {
                     "title": "Signal cup", "kind": "society", "world": str(world.id), "steps": "20",
                     "seeds": "0, 1", "deadline": "", "timeout": "1"})
-                assert status == 200 and re.search(r"/challenge/\d+$", where), where
-                page = where.removeprefix(url.rstrip("/"))
+                assert status == 200 and re.search(r"/challenge/\d+\?done=challenge-opened$", where), where
+                page = where.removeprefix(url.rstrip("/")).split("?")[0]
                 for cid in (hangs, half, both):
                     status, _, _ = await visitor.post(page, page + "/entries", {"combination": str(cid)})
                     assert status == 200
@@ -84,13 +84,18 @@ async def test_a_competition_ranks_entries_by_the_portals_own_runs_and_marks_a_h
                 assert [(int(eid), rank) for eid, _, rank in rows] == [
                     (entries[both].id, "1"), (entries[half].id, "2"), (entries[hangs].id, "–")]
                 assert "no answer to Get action" in html
-                assert f'href="/run/{store.evaluations(marked.id)[0].run_store_id}"' in html    # its run, to watch
+                # its run, to watch: the portal run made for it (the run store's ID is not a page's)
+                lost = store.evaluations(marked.id)[0].run_store_id
+                (watch,) = [r for r in store.runs_of(hangs) if r.run_store_id == lost]
+                assert f'href="/run/{watch.id}"' in html and watch.status == "mind lost"
+                status, run_page = await visitor.get(f"/run/{watch.id}")
+                assert status == 200 and "Not found" not in run_page, run_page[:500]
 
                 # a challenge past its deadline takes no more entries
                 status, _, where = await visitor.post("/challenges", "/challenges", {
                     "title": "Closed cup", "kind": "society", "world": str(world.id), "steps": "5",
                     "seeds": "0", "deadline": "2020-01-01 00:00", "timeout": "1"})
-                closed = where.removeprefix(url.rstrip("/"))
+                closed = where.removeprefix(url.rstrip("/")).split("?")[0]
                 status, html, _ = await visitor.post("/me", closed + "/entries", {"combination": str(both)})  # a token
                 assert status == 403 and "closed at its deadline" in html
                 # bad forms are named

@@ -275,7 +275,7 @@ async def test_the_checker_marks_servers_up_and_down(store, tmp_path):
             checked = store.server(server.id)
             assert checked.up is False and "nothing answers at" in (checked.last_error or "")
             _, page, _ = await browser.get(f"/servers/{server.id}")
-            assert '<span class="down">down</span>' in page and "nothing answers at" in page
+            assert '<span class="badge failed down">down</span>' in page and "nothing answers at" in page
             mind.start()
             for _ in range(100):
                 if store.server(server.id).up:

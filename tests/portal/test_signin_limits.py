@@ -93,7 +93,7 @@ async def test_wrong_passwords_then_the_right_one_is_refused_until_the_refusal_e
     with portals(sqlite(tmp_path), limits, clock=clock) as (url,):
         owner, attacker = Browser(url), Browser(url)
         try:
-            assert (await owner.signup("alice", "correct horse"))[:2] == (303, "/me")
+            assert (await owner.signup("alice", "correct horse"))[:2] == (303, "/me?done=signed-up")
             for _ in range(3):
                 assert await attacker.signin("alice", "guess guess") == (400, WRONG, None)
             # the right password now: refused, unchecked, with how long to wait
@@ -107,7 +107,7 @@ async def test_wrong_passwords_then_the_right_one_is_refused_until_the_refusal_e
             clock.now += 0.9
             assert (await owner.signin("alice", "correct horse"))[0] == 429     # 1 s this time (0.5 s doubled)
             clock.now += 0.2
-            assert (await owner.signin("alice", "correct horse"))[:2] == (303, "/me")
+            assert (await owner.signin("alice", "correct horse"))[:2] == (303, "/me?done=signed-in")
             # the success cleared the count: three failures again before a refusal
             for _ in range(3):
                 assert (await attacker.signin("alice", "guess again"))[:2] == (400, WRONG)
@@ -153,11 +153,11 @@ async def test_two_portal_apps_on_one_database_share_the_counts(db_url):
             assert (await owner.signup("bob", "battery staple"))[0] == 400     # the owner already has an account
             bob = Browser(two)
             try:
-                assert (await bob.signup("bob", "battery staple"))[:2] == (303, "/me")
-                assert (await b.signin("bob", "battery staple"))[:2] == (303, "/me")  # count 2, then cleared
+                assert (await bob.signup("bob", "battery staple"))[:2] == (303, "/me?done=signed-up")
+                assert (await b.signin("bob", "battery staple"))[:2] == (303, "/me?done=signed-in")  # count 2, cleared
                 assert (await a.signin("bob", "guess guess"))[0] == 400
                 assert (await b.signin("bob", "guess guess"))[0] == 400
-                assert (await a.signin("bob", "battery staple"))[:2] == (303, "/me")
+                assert (await a.signin("bob", "battery staple"))[:2] == (303, "/me?done=signed-in")
             finally:
                 await bob.close()
         finally:

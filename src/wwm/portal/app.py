@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import json
 import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -35,13 +36,13 @@ from starlette.types import Scope
 
 from ..server.templates import environment
 from ..store import RunStore
-from . import runpages
+from . import look, runpages
 from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
 from .fetching import FetchError, Policy, society_guard
 from .malformed import MAX_ID, BigIds, too_big_a_number
-from .models import Server
+from .models import Combination, PortalRun, Server
 from .origins import OriginCheck, canonical_origin
 from .prose import prose
 from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
@@ -57,6 +58,9 @@ MAX_FORM_BYTES = 64 * 1024
 DB_THREADS = 16                  # worker threads for the pages' database calls
 HASH_THREADS = 1                 # password hashing (argon2, ~0.1-1 s of CPU each): one at a time, so
                                  # a flood of sign-ups queues there and the other core keeps the pages
+HOME_FEATURED = 6                # combinations the home page offers to run
+HOME_LIVE = 12                   # runs live now, on the home page
+DEMO_SETTING = "demo"            # where `wwm portal --demo` keeps its author (command.DEMO_SETTING; command imports us)
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -68,6 +72,8 @@ def _env() -> Any:
     env.filters["href"] = href
     env.filters["when"] = when
     env.filters["prose"] = prose        # a server's description: its first paragraph, markup resolved
+    env.filters["badge"] = look.badge
+    env.filters["status_kind"] = look.status_kind
     return env
 
 
@@ -106,11 +112,13 @@ class Portal:
         recovery link shown here, once (``recovery_notice``, by base.html)."""
         visitor = visitor_of(request)
         context.setdefault("message", None)
+        context.setdefault("notice", look.notice_of(request.query_params.get("done")))
         token = visitor.take_recovery() if status < 400 else None
         html = self.env.get_template(f"portal/{name}").render(
             csrf=self.signer.csrf_token(visitor), signed_in=visitor.user_id is not None,
-            account=visitor.account, public=self.policy.public,
-            recovery_notice=self.recovery_url(request, token), **context)
+            account=visitor.account, public=self.policy.public, here=_here(request),
+            base_url=str(request.base_url).rstrip("/"), recovery_notice=self.recovery_url(request, token),
+            **context)
         return HTMLResponse(html, status)
 
     async def db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -144,9 +152,29 @@ class Portal:
     # -- pages ----------------------------------------------------------------------------
 
     async def home(self, request: Request) -> Response:
+        """Where a visitor starts: featured combinations to run in one click, the runs live
+        now, each World's Top 10, and the ways to compose or register."""
         servers: list[Server] = await self.db(self.store.servers)
         counts = {role: sum(1 for s in servers if s.role == role) for role in ROLES}
-        return self.page(request, "home.html", counts=counts)
+        featured: list[Combination] = await self.db(self._featured)
+        live: list[PortalRun] = await self.db(self.store.live_runs, HOME_LIVE)
+        titles = {c.id: c.title for c in featured}
+        for run in live:
+            if run.combination_id not in titles:
+                titles[run.combination_id] = (await self.db(self.store.combination, run.combination_id)).title
+        worlds = [s for s in servers if s.role == "world"]
+        return self.page(request, "home.html", counts=counts, featured=featured, live=live, titles=titles,
+                         worlds=worlds, world_of={s.url: s for s in worlds},
+                         best=await Combinations(self).best_scores(featured))
+
+    def _featured(self) -> list[Combination]:
+        """The demo's combinations (``wwm portal --demo``), else the newest few."""
+        try:
+            author = json.loads(self.store.setting(DEMO_SETTING) or "{}").get("author")
+        except (ValueError, AttributeError):
+            author = None
+        found = self.store.combinations_by(int(author)) if isinstance(author, int) else []
+        return (found or self.store.recent_combinations(HOME_FEATURED))[:HOME_FEATURED]
 
     async def servers(self, request: Request, message: str | None = None, typed: str = "",
                       status: int = 200) -> Response:
@@ -166,14 +194,14 @@ class Portal:
             url = tidy_url(typed)
             existing = await self.db(self.store.server_by_url, url)
             if existing is not None:
-                return RedirectResponse(f"/servers/{existing.id}", 303)
+                return RedirectResponse(look.done(f"/servers/{existing.id}", "known"), 303)
             card = await read_card(url, self.policy)
             user = await self.user_id(visitor_of(request))
             server = await self.db(self.store.add_server, url, card.card, added_by=user,
                                    latency_ms=card.latency_ms)
         except (FetchError, PortalError) as exc:    # a password typed in the URL is not shown back
             return await self.servers(request, message=str(exc), typed="" if "@" in typed else typed, status=400)
-        return RedirectResponse(f"/servers/{server.id}", 303)
+        return RedirectResponse(look.done(f"/servers/{server.id}", "registered"), 303)
 
     async def server(self, request: Request) -> Response:
         try:
@@ -184,9 +212,12 @@ class Portal:
         card = server.card if isinstance(server.card, dict) else {}
         found = card.get("credit_trail")
         trail: dict[str, Any] = found if isinstance(found, dict) else {}
+        registered = {s.url: s for s in await self.db(self.store.servers)}
         return self.page(request, "server.html", server=server, card=card, description=_text(card.get("description")),
-                         arguments=_arguments(card.get("arguments")), calls=_links(trail.get("calls")),
-                         called_by=_links(trail.get("called_by")), combinations=combinations,
+                         arguments=_arguments(card.get("arguments")),
+                         calls=_links(trail.get("calls"), registered),
+                         called_by=_links(trail.get("called_by"), registered), combinations=combinations,
+                         world_of={s.url: s for s in registered.values() if s.role == "world"},
                          best=await Combinations(self).best_scores(combinations),
                          query_sets=[q for q in card.get("query_sets") or [] if isinstance(q, str)]
                          if isinstance(card.get("query_sets"), list) else [])
@@ -252,7 +283,7 @@ class Portal:
         except NotFound as exc:
             return self.page(request, "message.html", 404, title="Recovery link not valid", message=str(exc))
         visitor_of(request).become(user.id, account=user.username is not None)
-        return RedirectResponse("/me", 303)
+        return RedirectResponse(look.done("/me", "recovered"), 303)
 
     async def signup_page(self, request: Request) -> Response:
         return self.page(request, "signup.html")
@@ -275,7 +306,7 @@ class Portal:
             return self.page(request, "signup.html", 400, message=str(exc), username=username)
         visitor = visitor_of(request)
         visitor.account, visitor.recovery, visitor.changed = True, None, True
-        return RedirectResponse("/me", 303)
+        return RedirectResponse(look.done("/me", "signed-up"), 303)
 
     async def signin_page(self, request: Request) -> Response:
         return self.page(request, "signin.html")
@@ -289,7 +320,7 @@ class Portal:
         except PortalError as exc:
             return self.page(request, "signin.html", 400, message=str(exc), username=username)
         visitor_of(request).become(user.id, account=True)
-        return RedirectResponse("/me", 303)
+        return RedirectResponse(look.done("/me", "signed-in"), 303)
 
     def too_many(self, request: Request, name: str, exc: TooManyFailures, username: str) -> Response:
         """HTTP 429, the form again with why and how long, and Retry-After."""
@@ -299,7 +330,7 @@ class Portal:
 
     async def signout(self, request: Request, form: FormData) -> Response:
         visitor_of(request).become(None)
-        return RedirectResponse("/", 303)
+        return RedirectResponse(look.done("/", "signed-out"), 303)
 
     # -- the checker ----------------------------------------------------------------------
 
@@ -363,6 +394,12 @@ async def read_form(request: Request) -> FormData | str | None:
     return FormData(pairs)
 
 
+def _here(request: Request) -> str:
+    """The page's path as the navigation names it (``/servers?role=world`` for the Worlds)."""
+    role = request.query_params.get("role") if request.url.path == "/servers" else None
+    return f"/servers?role={role}" if role in ROLES else request.url.path
+
+
 def client_address(request: Request) -> str:
     """The address the request came from (behind a reverse proxy, the proxy's unless the
     server is told to trust its forwarded headers)."""
@@ -373,15 +410,24 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _links(value: object) -> list[dict[str, Any]]:
-    """A credit trail's side, as rows a page can show (untrusted: only strings and numbers)."""
+def _links(value: object, registered: dict[str, Server]) -> list[dict[str, Any]]:
+    """A credit trail's side, as rows a page can show (untrusted: only strings and numbers),
+    each with the server registered here at that URL (its page is linked), if any."""
     rows = []
     for item in value if isinstance(value, list) else []:
         if isinstance(item, dict):
             queries = item.get("queries")
-            rows.append({"url": _text(item.get("url")),
-                         "queries": queries if isinstance(queries, int) else None})
+            url = _text(item.get("url"))
+            rows.append({"url": url, "queries": queries if isinstance(queries, int) else None,
+                         "server": registered.get(url) or registered.get(_tidy_or_blank(url))})
     return rows[:200]
+
+
+def _tidy_or_blank(url: str) -> str:
+    try:
+        return tidy_url(url)
+    except FetchError:
+        return ""
 
 
 def _arguments(schema: object) -> list[dict[str, str]]:

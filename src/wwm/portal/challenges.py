@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
 from ..store import RunStore
+from . import look
 from .combinations import FINISHED, Portal
 from .fetching import Policy, check_url
 from .models import Challenge, Entry
@@ -197,15 +198,20 @@ class Judge:
         scores: list[float] = []
         for seed in challenge.seeds:
             doc = self.document_for(challenge, combination.document, seed)
+            # a portal run of the entrant's, so that the run has a page (/run/N) like any other
+            portal_run = await asyncio.to_thread(self.store.new_run, combination.id, entry.user_id, challenge.steps)
             try:
                 started = await self.service.start(parse(doc, f"combination {combination.id}"), steps=challenge.steps,
                                                    owner=f"challenge:{challenge.id}")
             except SocietyError as exc:
+                await asyncio.to_thread(self.store.set_run, portal_run.id, status="could not start", ended=True)
                 await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status="could not start",
                                         score=None, reason=str(exc))
                 return "failed: could not start", None, None, {"reason": str(exc)}
+            await asyncio.to_thread(self.store.link_run, portal_run.id, started.run_id)
             await self.service.wait(started.run_id)
             run = await asyncio.to_thread(self.run_store.get_run, started.run_id, max_steps=0)
+            await asyncio.to_thread(self.store.set_run, portal_run.id, status=run.status[:40], ended=True)
             ok = run.status in FINISHED and run.world_score is not None and math.isfinite(run.world_score)
             reason = "" if ok else _why(run)
             await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status=run.status,
@@ -343,7 +349,7 @@ class Challenges:
         challenge = await self.portal.db(lambda: store.new_challenge(
             kind=kind, title=title, world_url=world_url, steps=steps, seeds=seeds, settings=settings,
             created_by=user, deadline=deadline))
-        return RedirectResponse(f"/challenge/{challenge.id}", 303)
+        return RedirectResponse(look.done(f"/challenge/{challenge.id}", "challenge-opened"), 303)
 
     async def page(self, request: Request, *, message: str | None = None, status: int = 200) -> Response:
         store = self.portal.store
@@ -360,9 +366,13 @@ class Challenges:
                     titles[e.combination_id] = (await self.portal.db(store.combination, e.combination_id)).title
         combinations = await self.portal.db(store.combinations_of_world, challenge.world_url) \
             if challenge.kind == "society" else []
+        run_ids = [v.run_store_id for found in evaluations.values() for v in found if v.run_store_id is not None]
+        pages = await self.portal.db(store.runs_for_store_ids, run_ids)   # run store ID -> portal run (/run/N)
+        world = (await self.portal.db(store.server_by_url, challenge.world_url)
+                 if challenge.kind == "society" else None)
         return self.portal.page(request, "challenge.html", status, challenge=challenge, board=ranking(entries),
-                                evaluations=evaluations, titles=titles, combinations=combinations,
-                                open=is_open(challenge), kinds=KINDS, message=message)
+                                evaluations=evaluations, titles=titles, combinations=combinations, run_pages=pages,
+                                world=world, open=is_open(challenge), kinds=KINDS, message=message)
 
     async def enter(self, request: Request, form: FormData) -> Response:
         store = self.portal.store
@@ -397,7 +407,7 @@ class Challenges:
         except ChallengeError as exc:
             return await self.page(request, message=str(exc), status=400)
         self.judge.submit(entry.id)
-        return RedirectResponse(f"/challenge/{challenge.id}#entry-{entry.id}", 303)
+        return RedirectResponse(look.done(f"/challenge/{challenge.id}#entry-{entry.id}", "entered"), 303)
 
     async def _check_minds(self, minds: list[str]) -> None:
         """Each URL must show a Mind's card, fetched under the portal's policy (no private

@@ -412,6 +412,21 @@ class PortalStore:
         with self._session() as s:
             return list(s.scalars(query))
 
+    def live_runs(self, limit: int = 20) -> list[PortalRun]:
+        """The runs going on now (starting or running), newest first."""
+        query = (select(PortalRun).where(PortalRun.status.in_(("starting", "running")))
+                 .order_by(PortalRun.id.desc()).limit(limit))
+        with self._session() as s:
+            return list(s.scalars(query))
+
+    def runs_for_store_ids(self, run_store_ids: list[int]) -> dict[int, int]:
+        """The portal run of each of these run-store runs that has one: {run store ID: run ID}."""
+        if not run_store_ids:
+            return {}
+        query = select(PortalRun.run_store_id, PortalRun.id).where(PortalRun.run_store_id.in_(run_store_ids))
+        with self._session() as s:
+            return {int(a): int(b) for a, b in s.execute(query).all() if a is not None}
+
     # -- runs -----------------------------------------------------------------------------
 
     def new_run(self, combination_id: int, user_id: int, steps_asked: int | None) -> PortalRun:
