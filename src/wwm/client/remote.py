@@ -20,13 +20,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from ..protocol import queries as Q
+from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..protocol.transport import Transport, settle
-from ..server.access import TOKEN_ITEM
-from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
 from .transport import DEFAULT_TIMEOUT, HttpTransport

@@ -43,12 +43,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.queries import is_absolute_url
+from ..protocol.records import Event, Recorder, RunResult, Step
 from ..protocol.results import Outcome, Suggestion
 from .timeouts import offer_timeout
 
@@ -75,56 +76,6 @@ class RunSettings:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-@dataclass
-class Step:
-    index: int
-    state: str
-    action: str | None
-    new_state: str
-    score: float | None
-    mind_q: float | None
-    seconds_get_state: float
-    seconds_get_action: float
-    seconds_execute: float
-    seconds_inform: float      # pipelined: Inform and the next step's Get action together,
-                               # and that step's seconds_get_action is then ~0
-    note: str | None = None
-
-
-@dataclass
-class Event:
-    step: int
-    kind: str       # "timeout", "late-reply-ignored", "mind-down", "world-down", "world-back", ...
-    text: str
-
-
-@dataclass
-class RunResult:
-    status: str                    # "completed", "ended by world", "mind lost", "mind failed", "world lost",
-                                   # "interrupted", "suspended" (stopped at a step boundary, no End run),
-                                   # "stopped" (Runner.stop(): ended early, with End run)
-    steps: list[Step] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    total_score: float = 0.0
-    world_score: float | None = None
-    mind_score: float | None = None
-    world_display_url: str | None = None
-    mind_display_url: str | None = None
-    seconds: float = 0.0
-    record_id: int | None = None
-
-    @property
-    def step_scores(self) -> list[float]:
-        return [s.score or 0.0 for s in self.steps]
-
-
-class Recorder(Protocol):
-    def on_start(self, result: RunResult) -> None: ...
-    def on_step(self, step: Step) -> None: ...
-    def on_event(self, event: Event) -> None: ...
-    def on_finish(self, result: RunResult) -> None: ...
 
 
 @runtime_checkable

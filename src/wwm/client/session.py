@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol.errors import Refusal
+from ..protocol.records import Event, RunResult, Step
 from ..store import RunStore, StoreRecorder
-from .runner import Event, Runner, RunResult, RunSettings, Step
+from .runner import Runner, RunSettings
 from .society import Society, SocietyError
 
 TOP_LEVEL = ("mind", "world")  # where Society.roles() puts the document's own mind and world

@@ -28,9 +28,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from ..protocol.context import TOKEN_ITEM as TOKEN_ITEM  # (its home now; kept importable here)
 from ..protocol.errors import Refusal
-
-TOKEN_ITEM = "access token"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,12 +34,12 @@ from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
+from ..protocol.context import current_server
 from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from . import pages
 from .dispatch import Dispatcher
-from .trail import current_server
 
 log = logging.getLogger("wwm.server")
 

@@ -18,17 +18,18 @@ import orjson
 
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
+from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
-from .access import TOKEN_ITEM, Access
+from .access import Access
 from .arguments import Arguments
 from .resumed import Resumed
 from .runs import Run, RunTable
-from .trail import CreditTrail, current_server
+from .trail import CreditTrail
 
 log = logging.getLogger("wwm.server")
 
