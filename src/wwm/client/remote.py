@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, overload
 
 from ..protocol import queries as Q
 from ..protocol.context import TOKEN_ITEM, current_server
@@ -28,6 +28,7 @@ from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..protocol.transport import Transport, settle
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
+from .inprocess import InProcessTransport, ServerApp
 from .transport import DEFAULT_TIMEOUT, HttpTransport
 
 if TYPE_CHECKING:
@@ -456,11 +457,22 @@ async def aconnect(url: str, *, role: str | None = None, **options: Any) -> Remo
     return remote
 
 
-def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
+@overload
+def connect(url: str, *, role: Literal["world"], app: ServerApp | None = None, **options: Any) -> RemoteWorld: ...
+@overload
+def connect(url: str, *, role: Literal["mind"], app: ServerApp | None = None, **options: Any) -> RemoteMind: ...
+@overload
+def connect(url: str, *, role: str | None = None, app: ServerApp | None = None,
+            **options: Any) -> RemoteWorld | RemoteMind: ...
+
+
+def connect(url: str, *, role: str | None = None, app: ServerApp | None = None,
+            **options: Any) -> RemoteWorld | RemoteMind:
     """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
     blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
-    :func:`connect_world`). Keyword options: ``client_url``, ``transport``
-    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"; without it, JSON unless the
+    :func:`connect_world`). ``app``: a server app in this process (:func:`wwm.server.make_app`),
+    reached in process (:mod:`.inprocess`), its card read from it. Keyword options: ``client_url``, ``transport``
+    ("http", "ws", "tcp" or "inprocess"), ``encoding`` ("json" or "xml"; without it, JSON unless the
     server's card or first answer says it reads only XML), ``timeout`` (seconds per query),
     ``token`` (the server's access token, sent with every query, for a server whose card says
     ``access.token_required``),
@@ -468,13 +480,18 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     is an argument sent with "New run"."""
     card = None
     if role is None:
-        card = fetch_card_sync(url)
+        card = app.card() if app is not None else fetch_card_sync(url)
         role = card.get("role")
+    target: str | Transport = url
+    if app is not None:
+        options.pop("transport", None)
+        target = InProcessTransport(app, encoding=options.get("encoding") or "json",
+                                    timeout=options.get("timeout", DEFAULT_TIMEOUT))
     remote: RemoteWorld | RemoteMind
     if role == "world":
-        remote = RemoteWorld(url, **options)
+        remote = RemoteWorld(target, **options)
     elif role == "mind":
-        remote = RemoteMind(url, **options)
+        remote = RemoteMind(target, **options)
     else:
         raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
     if card is not None:

@@ -51,11 +51,13 @@ from ..protocol.interfaces import Mind, World
 from ..protocol.queries import is_absolute_url
 from ..protocol.records import Event, Recorder, RunResult, Step
 from ..protocol.results import Outcome, Suggestion
+from .backoff import Backoff
 from .timeouts import offer_timeout
 
 T = TypeVar("T")
 Policy = Literal["requery", "ignore-late"]
 _LATE = Refusal("timeout", "the Get action sent with Inform was not answered in time")
+RETRY_CAP = 2.0  # seconds: the longest pause between two tries of a server that is down
 _YIELD_EVERY = 0.02  # seconds of steps between two yields to the event loop
 
 
@@ -69,7 +71,7 @@ class RunSettings:
     mind_wait: float = 30.0              # how long a Mind may stay silent before the run ends
     mind_errors: int = 3                 # server-error answers to Get action in a row that end the run
     start_wait: float = 10.0             # before the run: how long to wait for a server not yet listening
-    retry_pause: float = 0.2             # first pause between retries (doubles, at most 2 s)
+    retry_pause: float = 0.2             # first pause between retries (doubles, at most RETRY_CAP)
     inform: bool = True                  # send "Inform it about state" after each action
     pipeline: bool = True                # Inform and the next Get action in one round trip, where ordered
     client_url: str | None = None
@@ -261,7 +263,7 @@ class Runner:
         if self._mind_silent_since is None:
             self._mind_silent_since = time.monotonic()
         silent_since = self._mind_silent_since
-        pause = s.retry_pause
+        backoff = Backoff(s.retry_pause, RETRY_CAP)
         while True:
             if time.monotonic() - silent_since > s.mind_wait:
                 raise _Lost("mind lost", self._mind_lost())
@@ -302,8 +304,7 @@ class Runner:
                     raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
                 self._mind_last_failure = f"Get action: {refusal}"
                 self._event("mind-down", f"Get action: {refusal}", index)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 2.0)
+                await backoff.sleep()
             except Exception as exc:  # a local Mind's own error: what a server answers server-error for
                 if task is not None:
                     task.cancel()
@@ -447,10 +448,9 @@ class Runner:
         if self._world_down_since is None:
             self._world_down_since = time.monotonic()
         deadline = self._world_down_since + s.world_wait
-        pause = s.retry_pause
+        backoff = Backoff(s.retry_pause, RETRY_CAP)
         while time.monotonic() < deadline:
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 2.0)
+            await backoff.sleep()
             try:
                 async with asyncio.timeout(s.timeout):
                     await self.world.no_operation()

@@ -222,6 +222,11 @@ class ServerApp:
                 await send({"type": "websocket.send", "bytes": payload})
 
     # ---- descriptions and display pages ---------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The URL this server answers at (what its card and display URLs name)."""
+        return self.dispatcher.url
+
     def card(self) -> dict[str, Any]:
         return pages.card(self.dispatcher)
 
