@@ -12,7 +12,7 @@ import pytest
 from probes import probe_server
 
 from wwm.client import RemoteWorld
-from wwm.server.arguments import Arguments
+from wwm.protocol.arguments import Arguments
 from wwm.server.process import ServerProcess
 
 GRID = "wwm.kit.grid:GridWorld"

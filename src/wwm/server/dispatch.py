@@ -18,6 +18,7 @@ import orjson
 
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
+from ..protocol.arguments import Arguments
 from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
@@ -26,7 +27,6 @@ from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
 from .access import Access
-from .arguments import Arguments
 from .resumed import Resumed
 from .runs import Run, RunTable
 from .trail import CreditTrail
