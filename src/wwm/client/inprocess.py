@@ -19,7 +19,10 @@ reaches one app directly; nothing else then finds it by its URL.
 What crosses is what crosses HTTP: each query is encoded (JSON or XML) and POSTed to the app's
 ASGI entry, which answers with a status, a Content-Type and an encoded body, decoded as an
 HTTP answer is (:class:`InProcessTransport` is the HTTP transport with another way to post),
-so the protocol's codecs, the server's body limits and refusals all stay under test. The app
+so the protocol's codecs, the server's body limits and refusals all stay under test. (Handing
+the encoded body to the server's Dispatcher alone would cost less, but would skip what the
+app does around it: content types, status codes, limits, the card and pages a GET reads;
+``benchmarks/inprocess.py`` measures both against HTTP on loopback.) The app
 runs each request in a task of its own, in a fresh context, as a server would (nothing the
 client's context holds leaks into the answer); a query that times out or whose caller gives up
 cancels that task, as a client that hangs up stops the server's work. A client on another
