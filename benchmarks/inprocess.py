@@ -66,10 +66,9 @@ async def main(n: int) -> None:
         async with RemoteWorld(server.url, steps=10**9) as world:
             rows.append(("HTTP on loopback (baseline)", await per_query(world, n)))
     app = make_app(GridWorld, url="http://bench.inprocess.test/")
-    async with host(app):
-        async with RemoteWorld(app.url, steps=10**9) as world:
-            assert isinstance(world.transport, InProcessTransport)
-            rows.append(("in process, through ASGI (the binding)", await per_query(world, n)))
+    async with host(app), RemoteWorld(app.url, steps=10**9) as world:
+        assert isinstance(world.transport, InProcessTransport)
+        rows.append(("in process, through ASGI (the binding)", await per_query(world, n)))
     app = make_app(GridWorld, url="http://bench.direct.test/")
     async with RemoteWorld(DispatcherTransport(app), steps=10**9) as world:
         rows.append(("in process, client -> Dispatcher.answer_bytes", await per_query(world, n)))
