@@ -68,16 +68,19 @@ class TcpTransport(PersistentTransport):
             self.host, self.port = parts.hostname or "127.0.0.1", parts.port
         super().__init__(server_url or url, server_url or url, encoding=encoding, timeout=timeout)
 
+    async def _open(self, timeout: float | None) -> Connection:
+        if self.host is None or self.port is None:  # (the card has a time-out of its own)
+            await self._find_binding()
+        return await super()._open(timeout)
+
     async def open(self, timeout: float | None) -> Frames:
-        if self.host is None or self.port is None:
-            await self._find_binding(timeout)
         assert self.host is not None and self.port is not None
         _, conn = await asyncio.get_running_loop().create_connection(Frames, self.host, self.port)
         return conn
 
-    async def _find_binding(self, timeout: float | None) -> None:
+    async def _find_binding(self) -> None:
         """The host and port of the TCP binding the server's card announces."""
-        card = await cards.fetch_card(self.url, timeout=timeout or cards.DEFAULT_TIMEOUT)
+        card = await cards.fetch_card(self.url)
         bindings = card.get("bindings")
         tcp_url = bindings.get("tcp") if isinstance(bindings, dict) else None
         parts = urlsplit(tcp_url) if isinstance(tcp_url, str) else None
