@@ -31,7 +31,7 @@ class NotListening(Refusal):
     """Nothing listens at the URL (the connection was refused, for every address tried)."""
 
     def __init__(self, url: str) -> None:
-        super().__init__("unreachable", f"nothing is listening at {url} (connection refused)")
+        super().__init__("unreachable", f"{url} could not be reached: nothing is listening there (connection refused)")
 
 
 def card_url(url: str) -> str | None:
