@@ -49,7 +49,10 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.queries import is_absolute_url
-from ..protocol.records import Event, Recorder, RunResult, Step
+from ..protocol.records import Event as Event  # (the run records' home is protocol.records;
+from ..protocol.records import Recorder as Recorder  # their old names here still import)
+from ..protocol.records import RunResult as RunResult
+from ..protocol.records import Step as Step
 from ..protocol.results import Outcome, Suggestion
 from .backoff import Backoff
 from .timeouts import offer_timeout
