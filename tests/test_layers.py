@@ -1,6 +1,8 @@
 """The architecture, checked (docs/architecture.md): imports point down the layers only,
-features reach each other only where declared, nothing imports the command line, and no two
-modules import each other, even through others or inside a function."""
+features reach each other only where declared, the protocol imports nothing else of wwm, the
+client and the store never import the server (they meet it through the protocol), nothing
+imports the command line, and no two modules import each other, even through others or inside
+a function."""
 
 from __future__ import annotations
 
@@ -34,6 +36,10 @@ BETWEEN_FEATURES = {
 }
 # The package's front door: what users import as ``wwm``.
 ROOT_IMPORTS = {"wwm.protocol", "wwm._moved", "wwm.client"}
+# Lower, but out of bounds all the same: the client and the store speak to servers through the
+# protocol (the access-token item, the current server, the run records live there), so either
+# runs without the server package (issue 30).
+APART = {("wwm.client", "wwm.server"), ("wwm.store", "wwm.server")}
 
 
 def modules() -> dict[str, Path]:
@@ -97,21 +103,32 @@ def test_every_package_has_a_layer():
     assert not unplaced, f"put these packages in a layer of tests/test_layers.py: {sorted(unplaced)}"
 
 
-def test_imports_point_down_and_features_meet_only_where_declared():
+def wrong_imports(edges: dict[str, set[str]]) -> list[str]:
+    """The imports of ``edges`` that break a rule, each "source -> target (why)"."""
     wrong = []
-    for source, targets in graph().items():
+    for source, targets in edges.items():
         for target in targets:
             if source == "wwm":
                 if top(target) not in ROOT_IMPORTS:
-                    wrong.append(f"{source} -> {target}")
+                    wrong.append(f"{source} -> {target} (not the front door's)")
+                continue
+            if top(source) == "wwm.protocol" and top(target) != "wwm.protocol":
+                wrong.append(f"{source} -> {target} (the protocol imports nothing else of wwm)")
                 continue
             if target == "wwm" or top(source) == top(target):
                 continue
             up = layer(target) > layer(source)
             sideways = layer(target) == layer(source) and (top(source), top(target)) not in BETWEEN_FEATURES
             if up or sideways:
-                wrong.append(f"{source} -> {target}")
-    assert not wrong, "imports that point up or sideways:\n" + "\n".join(sorted(wrong))
+                wrong.append(f"{source} -> {target} ({'up' if up else 'sideways'})")
+            elif (top(source), top(target)) in APART:
+                wrong.append(f"{source} -> {target} (through the protocol, not the server)")
+    return sorted(wrong)
+
+
+def test_imports_point_down_and_features_meet_only_where_declared():
+    wrong = wrong_imports(graph())
+    assert not wrong, "imports that break the layers:\n" + "\n".join(wrong)
 
 
 def test_nothing_outside_the_command_line_imports_it():
@@ -163,6 +180,28 @@ def test_no_circles():
 
 
 def test_the_check_sees_a_wrong_import():
-    """The checks above can fail: an upward import and a circle in a made-up graph are found."""
+    """The checks above can fail: a circle and each kind of wrong import, planted in a made-up
+    graph, are found; the imports that keep the rules are not."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert layer("wwm.cli.run") > layer("wwm.kit.grid") > layer("wwm.protocol.errors")
+    planted = {
+        "wwm.protocol.queries": {"wwm.protocol.errors", "wwm.server.access"},  # up
+        "wwm.protocol.context": {"wwm"},                                       # the root: all of wwm
+        "wwm.client.remote": {"wwm.protocol.context", "wwm.server.trail"},     # down, but apart
+        "wwm.store.pgtemp": {"wwm.server.process"},                            # down, but apart
+        "wwm.server.dispatch": {"wwm.protocol.context", "wwm.client.remote"},  # up
+        "wwm.kit.grid": {"wwm.server", "wwm.client.remote", "wwm.selection"},  # up (the last)
+        "wwm.tileworld.app": {"wwm.acl"},                                      # sideways, undeclared
+        "wwm.lambdastar.team": {"wwm.acl.agent"},                              # declared
+        "wwm": {"wwm.client.remote", "wwm.server"},                            # the front door
+    }
+    assert wrong_imports(planted) == [
+        "wwm -> wwm.server (not the front door's)",
+        "wwm.client.remote -> wwm.server.trail (through the protocol, not the server)",
+        "wwm.kit.grid -> wwm.selection (up)",
+        "wwm.protocol.context -> wwm (the protocol imports nothing else of wwm)",
+        "wwm.protocol.queries -> wwm.server.access (the protocol imports nothing else of wwm)",
+        "wwm.server.dispatch -> wwm.client.remote (up)",
+        "wwm.store.pgtemp -> wwm.server.process (through the protocol, not the server)",
+        "wwm.tileworld.app -> wwm.acl (sideways)",
+    ]

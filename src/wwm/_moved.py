@@ -40,6 +40,7 @@ MOVED: dict[str, str] = {
     "wwm.proxy": "wwm.tileworld",
     "wwm.proxy.server": "wwm.tileworld.proxy",
     "wwm.selection.region": "wwm.kit.region",
+    "wwm.server.arguments": "wwm.protocol.arguments",
     "wwm.testing": "wwm.server.process",
     "wwm.worlds": "wwm.kit",
     "wwm.worlds.ant": "wwm.selection.ant",

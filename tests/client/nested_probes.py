@@ -1,8 +1,9 @@
 """Servers that write down the arguments each New run brought them, for the tests of
 arguments travelling down a chain of minds (section 3.5). Each appends one JSON line per New
 run to the file named by the environment variable ``WWM_ARGS_LOG`` (one file per server
-process). Served with ``wwm serve nested_probes:...`` (the tests put this folder on
-PYTHONPATH).
+process), with the URL of the server it was sent to (several servers hosted in one process
+share the file). Served with ``wwm serve nested_probes:...`` (the tests put this folder on
+PYTHONPATH), or hosted in the test's process.
 
 :class:`ArgsMind` takes its items by their exact wire names (``wire_items``), so what it writes
 down is exactly what the query carried. The recorded Mind_AS, Mind_M and World are the real
@@ -22,20 +23,25 @@ from probes import ProbeWorld
 
 from wwm import Mind, Suggestion
 from wwm.kit.region import RegionMind
+from wwm.protocol.context import current_server
 from wwm.selection.mind_as import ActionSelectionMind
 
 
 def record(kind: str, args: dict[str, Any]) -> None:
     path = os.environ.get("WWM_ARGS_LOG")
     if path:
+        trail = current_server.get()  # (a New run is answered: the server answering it)
         with open(path, "a") as out:
-            out.write(json.dumps({"class": kind, "args": args}, default=repr) + "\n")
+            out.write(json.dumps({"class": kind, "args": args, "server": trail.url if trail else None},
+                                 default=repr) + "\n")
 
 
-def read_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The arguments of each New run a server wrote down, in order."""
+def read_log(path: str | os.PathLike[str], server: str | None = None) -> list[dict[str, Any]]:
+    """The arguments of each New run a server wrote down, in order (those sent to ``server``
+    alone, when given)."""
     with open(path) as lines:
-        return [json.loads(line)["args"] for line in lines if line.strip()]
+        entries = [json.loads(line) for line in lines if line.strip()]
+    return [e["args"] for e in entries if server is None or e["server"] == server]
 
 
 class ArgsMind(Mind):

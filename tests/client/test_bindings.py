@@ -20,8 +20,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "exec"
 
 
 def test_the_registry_names_every_binding_and_refuses_others():
-    assert list(BINDINGS) == ["http", "ws", "tcp"] and BINDINGS.lookup("websocket") is BINDINGS.lookup("ws")
-    with pytest.raises(ValueError, match="transport must be one of http, ws, tcp, not 'carrier-pigeon'"):
+    assert list(BINDINGS) == ["http", "ws", "tcp", "inprocess"]
+    assert BINDINGS.lookup("websocket") is BINDINGS.lookup("ws")
+    with pytest.raises(ValueError, match="transport must be one of http, ws, tcp, inprocess, not 'carrier-pigeon'"):
         open_transport("http://127.0.0.1:9/", "carrier-pigeon")
     assert type(open_transport("ws://127.0.0.1:9/")).__name__ == "WebSocketTransport"   # by scheme
 

@@ -3,13 +3,15 @@
 
     client -> AS1 (Mind_AS) -> [M1, MM (Mind_M region) -> [AS2 (Mind_AS) -> [M4, M5], M1]]
 
-run over real server processes on loopback, from Python and as ``wwm run society.yaml``, each
-server writing down the arguments its New run brought it: each gets exactly those written for
-it. A member of the wrong shape is refused with one line naming its path, by ``wwm run``
-(before any server is touched) and by the server it is sent to."""
+run from Python over servers hosted in this process (the in-process binding: the protocol is
+the point, not the sockets), and as ``wwm run society.yaml`` over real server processes on
+loopback, each server writing down the arguments its New run brought it: each gets exactly
+those written for it. A member of the wrong shape is refused with one line naming its path,
+by ``wwm run`` (before any server is touched) and by the server it is sent to."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,12 +26,13 @@ import yaml
 from nested_probes import read_log
 
 from wwm import Refusal
+from wwm.client.inprocess import host
 from wwm.client.remote import RemoteMind
 from wwm.client.session import run_society
 from wwm.client.society import SocietyError, parse
+from wwm.server import make_app
 from wwm.server.process import ServerProcess
-
-pytestmark = pytest.mark.slow
+from wwm.targets import load_target
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -68,6 +71,32 @@ class Servers:
         """The arguments of each New run the server got, members read back from their JSON."""
         path = self.logs[name]
         return [_members_read(args) for args in read_log(path)] if path.exists() else []
+
+
+class Hosted:
+    """The same servers, hosted in this process (no socket), writing to one log by URL."""
+
+    def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch, names: list[str] | None = None,
+                 prefix: str = "nested") -> None:
+        self.log = folder / "args.jsonl"
+        monkeypatch.setenv("WWM_ARGS_LOG", str(self.log))
+        self.names = names or list(SERVERS)
+        self.url = {name: f"http://{name.rpartition(':')[2].lower()}.{prefix}.inprocess.test/" for name in self.names}
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __aenter__(self) -> Hosted:
+        for name in self.names:
+            target = SERVERS.get(name) or name
+            await self._stack.enter_async_context(host(make_app(load_target(target), url=self.url[name])))
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._stack.aclose()
+
+    def received(self, name: str) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [_members_read(args) for args in read_log(self.log, server=self.url[name])]
 
 
 def _members_read(args: dict[str, Any]) -> dict[str, Any]:
@@ -125,15 +154,15 @@ def expected(url: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def assert_each_got_its_own(servers: Servers) -> None:
+def assert_each_got_its_own(servers: Servers | Hosted) -> None:
     want = expected(servers.url)
     got = {name: servers.received(name) for name in SERVERS}
     got["M1"] = sorted(got["M1"], key=len)
     assert got == want
 
 
-async def test_from_python_each_server_receives_exactly_its_own_arguments_three_levels_deep(tmp_path):
-    with Servers(tmp_path) as servers:
+async def test_from_python_each_server_receives_exactly_its_own_arguments_three_levels_deep(tmp_path, monkeypatch):
+    async with Hosted(tmp_path, monkeypatch) as servers:
         society = parse(document(servers.url))
         result = await run_society(society)
         assert result.status == "completed" and len(result.steps) == 6, result
@@ -141,6 +170,7 @@ async def test_from_python_each_server_receives_exactly_its_own_arguments_three_
         assert_each_got_its_own(servers)
 
 
+@pytest.mark.slow
 def test_wwm_run_society_yaml_gives_each_server_exactly_its_own_arguments(tmp_path):
     with Servers(tmp_path) as servers:
         path = tmp_path / "society.yaml"
@@ -193,6 +223,7 @@ def test_a_member_that_is_not_a_mind_is_named_in_a_document():
         parse(doc)
 
 
+@pytest.mark.slow
 def test_wwm_run_refuses_a_bad_member_in_one_line_before_any_server_is_touched(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("world: {url: 'http://127.0.0.1:9/'}\n"
@@ -208,8 +239,9 @@ def test_wwm_run_refuses_a_bad_member_in_one_line_before_any_server_is_touched(t
 
 @pytest.mark.parametrize(("case", "member", "says"), BAD, ids=[b[0] for b in BAD])
 async def test_an_as_server_refuses_a_member_of_the_wrong_shape_naming_its_path(case, member, says):
-    with ServerProcess("wwm.selection.mind_as:ActionSelectionMind", env={"PYTHONPATH": PATH}) as server:
-        mind = RemoteMind(server.url, minds=["http://127.0.0.1:9/", member])
+    app = make_app(load_target("wwm.selection.mind_as:ActionSelectionMind"), url="http://as.shape.inprocess.test/")
+    async with host(app):
+        mind = RemoteMind(app.url, minds=["http://127.0.0.1:9/", member])
         try:
             with pytest.raises(Refusal) as info:
                 await mind.new_run()
@@ -219,19 +251,16 @@ async def test_an_as_server_refuses_a_member_of_the_wrong_shape_naming_its_path(
     assert says in info.value.text and "\n" not in info.value.text, info.value.text
 
 
-async def test_a_refusal_deep_down_comes_back_up_with_the_path_of_each_level():
+async def test_a_refusal_deep_down_comes_back_up_with_the_path_of_each_level(tmp_path, monkeypatch):
     """AS1 -> MM -> [...]: AS1 checks the shape of its members all the way down and names the
     path at once; what only MM can judge (its region) MM refuses, and AS1 passes that on
     naming which of its minds it was."""
-    procs = [ServerProcess("wwm.selection.mind_as:ActionSelectionMind", env={"PYTHONPATH": PATH}),
-             ServerProcess("wwm.kit.region:RegionMind", env={"PYTHONPATH": PATH}),
-             ServerProcess("nested_probes:ArgsMind", env={"PYTHONPATH": PATH})]
-    with ThreadPoolExecutor(len(procs)) as pool:
-        list(pool.map(lambda p: p.start(), procs))
-    top, region, leaf = procs
+    hosted = Hosted(tmp_path, monkeypatch, ["wwm.selection.mind_as:ActionSelectionMind", "wwm.kit.region:RegionMind",
+                                            "nested_probes:ArgsMind"], prefix="deep")
+    top, region, leaf = (hosted.url[name] for name in hosted.names)
 
     async def refusal(member: dict[str, Any]) -> Refusal:
-        mind = RemoteMind(top.url, minds=[leaf.url, member])  # as a Python client would send it
+        mind = RemoteMind(top, minds=[leaf, member])  # as a Python client would send it
         try:
             with pytest.raises(Refusal) as info:
                 await mind.new_run()
@@ -240,19 +269,17 @@ async def test_a_refusal_deep_down_comes_back_up_with_the_path_of_each_level():
         assert "\n" not in info.value.text
         return info.value
 
-    try:
-        bad_shape = await refusal({"url": region.url, "args": {
-            "region": "n<3", "minds": [leaf.url, {"url": leaf.url, "args": "weak"}]}})
+    async with hosted:
+        bad_shape = await refusal({"url": region, "args": {
+            "region": "n<3", "minds": [leaf, {"url": leaf, "args": "weak"}]}})
         assert bad_shape.code == "bad-parameters"
         assert "minds[1].args.minds[1].args: the mind's New run arguments are a mapping" in bad_shape.text
-        bad_region = await refusal({"url": region.url, "args": {"region": "n<<3", "minds": [leaf.url, leaf.url]}})
+        bad_region = await refusal({"url": region, "args": {"region": "n<<3", "minds": [leaf, leaf]}})
         assert bad_region.code == "mind-url-invalid"
-        assert bad_region.text.startswith(f"minds[1] {region.url}: ") and "n<<3" in bad_region.text, bad_region.text
-    finally:
-        for p in procs:
-            p.stop()
+        assert bad_region.text.startswith(f"minds[1] {region}: ") and "n<<3" in bad_region.text, bad_region.text
 
 
+@pytest.mark.slow
 def test_the_nested_example_runs_against_its_servers(tmp_path):
     """examples/societies/nested-args.yaml, its servers started as its comment says."""
     root = HERE.parents[1]
@@ -277,22 +304,15 @@ def test_the_nested_example_runs_against_its_servers(tmp_path):
             p.stop()
 
 
-async def test_a_member_with_arguments_travels_in_the_xml_encoding_too(tmp_path):
-    logs = {name: tmp_path / f"{name}.jsonl" for name in ("AS", "M")}
-    procs = [ServerProcess("nested_probes:RecordedAS", env={"PYTHONPATH": PATH, "WWM_ARGS_LOG": str(logs["AS"])}),
-             ServerProcess("nested_probes:ArgsMind", env={"PYTHONPATH": PATH, "WWM_ARGS_LOG": str(logs["M"])})]
-    with ThreadPoolExecutor(len(procs)) as pool:
-        list(pool.map(lambda p: p.start(), procs))
-    top, leaf = procs
-    try:
-        member = {"url": leaf.url, "args": {"strength": "strong", "greed": 0.3}}
-        async with RemoteMind(top.url, encoding="xml", minds=[member, leaf.url]) as mind:
+async def test_a_member_with_arguments_travels_in_the_xml_encoding_too(tmp_path, monkeypatch):
+    hosted = Hosted(tmp_path, monkeypatch, ["AS1", "M1"], prefix="xml")
+    top, leaf = hosted.url["AS1"], hosted.url["M1"]
+    async with hosted:
+        member = {"url": leaf, "args": {"strength": "strong", "greed": 0.3}}
+        async with RemoteMind(top, encoding="xml", minds=[member, leaf]) as mind:
             await mind.new_run()
             assert (await mind.get_action("n=0")).action == "+1"
             await mind.end_run()
-    finally:
-        for p in procs:
-            p.stop()
-    (as_args,) = read_log(logs["AS"])
-    assert [_member_read(m) for m in as_args["minds"]] == [member, leaf.url]
-    assert sorted(read_log(logs["M"]), key=len) == [{}, {"strength": "strong", "greed": 0.3}]
+    (as_args,) = read_log(hosted.log, server=top)
+    assert [_member_read(m) for m in as_args["minds"]] == [member, leaf]
+    assert sorted(read_log(hosted.log, server=leaf), key=len) == [{}, {"strength": "strong", "greed": 0.3}]

@@ -39,7 +39,9 @@ def test_the_api_reference_documents_connect(site):
     page = site / "api" / "index.html"
     assert 'id="wwm.connect"' in page.read_text()
     text = text_of(page)
-    assert "connect(url: str, **args)" in text
+    flat = " ".join(text.split())  # (a long signature is wrapped over lines)
+    assert "connect( url: str, *, role: str | None = None, **args: Any ) -> RemoteWorld | RemoteMind" in flat
+    assert 'role: Literal["mind"], **args: Any ) -> RemoteMind' in flat  # typed by its role
     assert "A remote World or Mind at url with the same async interface as a local object" in text
 
 

@@ -1,17 +1,42 @@
 """World kinds (own copy, shared, exclusive), asynchronous worlds, the description card and
-page, display pages, and the credit trail, over real servers."""
+page, display pages, and the credit trail, over real servers, or hosted in this process where
+a socket is not the point (the answers are the HTTP ones)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import urllib.request
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from probes import probe_server
 
 from wwm import Refusal
 from wwm.client import RemoteMind, RemoteWorld
+from wwm.client.inprocess import host, hosted, request
+from wwm.server import make_app
+from wwm.targets import load_target
+
+
+@contextlib.asynccontextmanager
+async def hosted_probe(name: str, args: dict[str, Any] | None = None) -> AsyncIterator[str]:
+    """The probe class ``name`` served in this process; yields its URL."""
+    url = f"http://{name.lower()}.kinds.inprocess.test/"
+    async with host(make_app(load_target(f"probes:{name}"), url=url, defaults=args)):
+        yield url
+
+
+async def aget(url: str, accept: str = "text/html") -> tuple[int, str]:
+    """GET ``url`` of a server hosted in this process."""
+    parts = urlsplit(url)
+    app = hosted(f"{parts.scheme}://{parts.netloc}/")
+    assert app is not None
+    reply = await request(app, "GET", parts.path or "/", query=parts.query, headers=[("accept", accept)])
+    return reply.status, reply.body.decode()
 
 
 def get(url: str, accept: str = "text/html") -> tuple[int, str]:
@@ -36,15 +61,15 @@ async def test_own_copy_runs_are_separate(probe_world):
 
 
 async def test_shared_world_gives_each_client_a_body_and_a_view():
-    with probe_server("SharedCounter") as server:
-        a, b = RemoteWorld(server.url), RemoteWorld(server.url)
+    async with hosted_probe("SharedCounter") as url:
+        a, b = RemoteWorld(url), RemoteWorld(url)
         await a.new_run()
         await b.new_run()
         await a.execute_action("3")
         await b.execute_action("4")
         assert await a.get_state() == "me=3 all=7"   # own body, sees the shared world
         assert await b.get_state() == "me=4 all=7"
-        card = json.loads(get(server.url, "application/json")[1])
+        card = json.loads((await aget(url, "application/json"))[1])
         assert card["sharing"] == "shared" and card["runs_in_progress"] == 2
         for w in (a, b):
             await w.end_run()
@@ -113,32 +138,31 @@ async def test_display_page_follows_the_run_and_goes_away(probe_world):
 
 
 async def test_credit_trail_links_callers_and_callees():
-    with probe_server("ProbeMind") as inner, probe_server("Relay", args={"mind": inner.url}) as relay:
-        async with RemoteMind(relay.url, client_url="urn:wwm:client:alice") as mind:
+    async with hosted_probe("ProbeMind") as inner, hosted_probe("Relay", args={"mind": inner}) as relay:
+        async with RemoteMind(relay, client_url="urn:wwm:client:alice") as mind:
             await mind.new_run()
             assert (await mind.get_action("hello")).action == "echo:hello"
             await mind.end_run()
-        relay_trail = json.loads(get(relay.url + "trail", "application/json")[1])
-        inner_trail = json.loads(get(inner.url + "trail", "application/json")[1])
+        relay_trail = json.loads((await aget(relay + "trail", "application/json"))[1])
+        inner_trail = json.loads((await aget(inner + "trail", "application/json"))[1])
         assert [link["url"] for link in relay_trail["called_by"]] == ["urn:wwm:client:alice"]
-        assert [link["url"] for link in relay_trail["calls"]] == [inner.url]
-        assert [link["url"] for link in inner_trail["called_by"]] == [relay.url]
+        assert [link["url"] for link in relay_trail["calls"]] == [inner]
+        assert [link["url"] for link in inner_trail["called_by"]] == [relay]
         assert relay_trail["calls"][0]["queries"] == 3           # New run, Get action, End run
-        page = get(relay.url)[1]
-        assert inner.url in page and "urn:wwm:client:alice" in page
+        page = (await aget(relay))[1]
+        assert inner in page and "urn:wwm:client:alice" in page
 
 
 async def test_server_defaults_hold_unless_the_run_overrides_them():
-    with probe_server("ProbeWorld", args={"start": 40, "label": "x"}) as server:
-        async with RemoteWorld(server.url) as plain, RemoteWorld(server.url, label="y") as other, \
-                RemoteWorld(server.url, start=7) as own:
-            for world in (plain, other, own):
-                await world.new_run()
-            assert await plain.get_state() == "n=40"
-            assert await other.get_state() == "n=40"     # another argument leaves --arg start alone
-            assert await own.get_state() == "n=7"        # the run's own argument wins
-            for world in (plain, other, own):
-                await world.end_run()
+    async with hosted_probe("ProbeWorld", args={"start": 40, "label": "x"}) as url, RemoteWorld(url) as plain, \
+            RemoteWorld(url, label="y") as other, RemoteWorld(url, start=7) as own:
+        for world in (plain, other, own):
+            await world.new_run()
+        assert await plain.get_state() == "n=40"
+        assert await other.get_state() == "n=40"     # another argument leaves --arg start alone
+        assert await own.get_state() == "n=7"        # the run's own argument wins
+        for world in (plain, other, own):
+            await world.end_run()
 
 
 async def test_remote_objects_pickle_as_url_and_run(probe_world):

@@ -1,21 +1,44 @@
 """What a server shows at its URL tells the truth: its page and its card show the arguments in
 force (the ``--arg`` start-up defaults over the class's own), saying which was set where; a
-grid run's display page draws the grid as SVG; and every server answers for its icon."""
+grid run's display page draws the grid as SVG; and every server answers for its icon. (The grid
+and the relay are hosted in this process: what a GET shows is the point, not the socket.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import urllib.request
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
-from probes import probe_server
 
 from wwm.client import RemoteWorld
-from wwm.server.arguments import Arguments
-from wwm.server.process import ServerProcess
+from wwm.client.inprocess import host, hosted, request
+from wwm.protocol.arguments import Arguments
+from wwm.server import make_app
+from wwm.targets import load_target
 
 GRID = "wwm.kit.grid:GridWorld"
+
+
+@contextlib.asynccontextmanager
+async def served(target: str, args: dict[str, Any]) -> AsyncIterator[str]:
+    """``target`` served in this process with start-up defaults ``args``; yields its URL."""
+    url = f"http://{target.rpartition(':')[2].lower()}.pages.inprocess.test/"
+    async with host(make_app(load_target(target), url=url, defaults=args)):
+        yield url
+
+
+async def aget(url: str, accept: str = "text/html") -> tuple[int, str, str]:
+    """:func:`get` of a server hosted in this process."""
+    parts = urlsplit(url)
+    app = hosted(f"{parts.scheme}://{parts.netloc}/")
+    assert app is not None
+    reply = await request(app, "GET", parts.path or "/", query=parts.query, headers=[("accept", accept)])
+    return reply.status, reply.content_type or "", reply.body.decode()
 
 
 def get(url: str, accept: str = "text/html") -> tuple[int, str, str]:
@@ -34,38 +57,34 @@ def argument_row(page: str, name: str) -> str:
     return found.group(0)
 
 
-@pytest.fixture(scope="module")
-def grid10():
-    with ServerProcess(GRID, args={"size": 10}) as server:
-        yield server
+async def test_card_shows_the_arguments_in_force():
+    async with served(GRID, {"size": 10}) as grid10:
+        status, _, text = await aget(grid10 + "?format=json", "application/json")
+        card = json.loads(text)
+        assert status == 200
+        force = card["arguments_in_force"]
+        assert force["size"] == {"value": 10, "set": "start", "class_default": 8}
+        assert force["food"] == {"value": 3, "set": "class"}
+        assert force["chase"] == {"value": 0.5, "set": "class"}
+        assert card["defaults"] == {"size": 10}                       # the start-up defaults alone
+        # the schema a program reads says what a New run without the item gets here
+        assert card["arguments"]["properties"]["size"]["default"] == 10
+        assert card["arguments"]["properties"]["food"]["default"] == 3
+        async with RemoteWorld(grid10) as world:                   # and that is what it gets
+            await world.new_run()
+            assert (await world.get_state()).startswith("size=10 ")
+            await world.end_run()
 
 
-async def test_card_shows_the_arguments_in_force(grid10):
-    status, _, text = get(grid10.url + "?format=json", "application/json")
-    card = json.loads(text)
-    assert status == 200
-    force = card["arguments_in_force"]
-    assert force["size"] == {"value": 10, "set": "start", "class_default": 8}
-    assert force["food"] == {"value": 3, "set": "class"}
-    assert force["chase"] == {"value": 0.5, "set": "class"}
-    assert card["defaults"] == {"size": 10}                       # the start-up defaults alone
-    # the schema a program reads says what a New run without the item gets here
-    assert card["arguments"]["properties"]["size"]["default"] == 10
-    assert card["arguments"]["properties"]["food"]["default"] == 3
-    async with RemoteWorld(grid10.url) as world:                   # and that is what it gets
-        await world.new_run()
-        assert (await world.get_state()).startswith("size=10 ")
-        await world.end_run()
-
-
-def test_page_shows_the_arguments_in_force_and_where_each_was_set(grid10):
-    status, _, page = get(grid10.url)
-    assert status == 200
-    size = argument_row(page, "size")
-    assert 'data-set="start"' in size and "<code>10</code>" in size
-    assert "--arg" in size and "8" in size                         # set at start; the class says 8
-    food = argument_row(page, "food")
-    assert 'data-set="class"' in food and "<code>3</code>" in food
+async def test_page_shows_the_arguments_in_force_and_where_each_was_set():
+    async with served(GRID, {"size": 10}) as grid10:
+        status, _, page = await aget(grid10)
+        assert status == 200
+        size = argument_row(page, "size")
+        assert 'data-set="start"' in size and "<code>10</code>" in size
+        assert "--arg" in size and "8" in size                         # set at start; the class says 8
+        food = argument_row(page, "food")
+        assert 'data-set="class"' in food and "<code>3</code>" in food
 
 
 def test_a_server_without_start_up_defaults_shows_the_class_defaults(probe_world):
@@ -75,9 +94,9 @@ def test_a_server_without_start_up_defaults_shows_the_class_defaults(probe_world
     assert 'data-set="class"' in argument_row(get(probe_world.url)[2], "start")
 
 
-def test_a_required_argument_given_at_start_is_no_longer_required_of_a_run():
-    with probe_server("Relay", args={"mind": "http://127.0.0.1:9/"}) as relay:
-        card = json.loads(get(relay.url, "application/json")[2])
+async def test_a_required_argument_given_at_start_is_no_longer_required_of_a_run():
+    async with served("probes:Relay", {"mind": "http://127.0.0.1:9/"}) as relay:
+        card = json.loads((await aget(relay, "application/json"))[2])
         assert card["arguments_in_force"]["mind"] == {"value": "http://127.0.0.1:9/", "set": "start"}
         assert "mind" not in card["arguments"].get("required", [])
         assert card["arguments"]["properties"]["mind"]["default"] == "http://127.0.0.1:9/"
@@ -99,20 +118,14 @@ def test_arguments_in_force_cover_required_open_and_wire_items():
         "Some item": {"value": "1", "set": "start"}}
 
 
-def test_the_grid_display_page_draws_the_grid(grid10):
-    import asyncio
-
-    async def run() -> tuple[str, str, str]:
-        async with RemoteWorld(grid10.url) as world:
-            started = await world.new_run()
-            await world.execute_action("east")
-            state = await world.get_state()
-            page = get(started.display_url)[2]
-            view = get(started.display_url + ".json", "application/json")[2]
-            await world.end_run()
-            return state, page, view
-
-    state, page, view = asyncio.run(run())
+async def test_the_grid_display_page_draws_the_grid():
+    async with served(GRID, {"size": 10}) as grid10, RemoteWorld(grid10) as world:
+        started = await world.new_run()
+        await world.execute_action("east")
+        state = await world.get_state()
+        page = (await aget(started.display_url))[2]
+        view = (await aget(started.display_url + ".json", "application/json"))[2]
+        await world.end_run()
     items = dict(part.split("=", 1) for part in state.split())
     assert '<svg class="grid"' in page and 'data-columns="10"' in page and 'data-rows="10"' in page
     lines = re.search(r'<path class="lines" d="([^"]+)"', page).group(1)

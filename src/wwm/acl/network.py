@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 from ..client.remote import RemoteMind
+from ..protocol.context import current_server
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind
 from ..protocol.results import Suggestion
-from ..server.trail import current_server
 from . import envelope
 from .agent import Agent, Undeliverable
 from .journal import Journal, restore
@@ -146,8 +146,8 @@ async def serve_agent(agent: Agent, *, port: int | None = None, encoding: str = 
     event loop) for as long as the block runs; yields its URL."""
     import uvicorn
 
+    from ..protocol.ports import free_port
     from ..server import make_app
-    from ..server.process import free_port
 
     port = port or free_port()
     url = f"http://127.0.0.1:{port}/"

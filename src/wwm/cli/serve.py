@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         # one throwaway instance with the defaults, so a value the constructor rejects stops
-        # the server now (own-copy classes that allow it: see server.arguments.build_at_start)
+        # the server now (own-copy classes that allow it: see protocol.arguments.build_at_start)
         build_at_start(cls, defaults)
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,

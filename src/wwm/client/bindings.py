@@ -1,17 +1,18 @@
 """The bindings a remote object can speak, by name: ``http`` (the default), ``ws``
-(WebSocket) and ``tcp`` (length-prefixed frames), each a function that opens a
+(WebSocket), ``tcp`` (length-prefixed frames) and ``inprocess`` (an app hosted in this
+process, :mod:`.inprocess`), each a function that opens a
 :class:`~wwm.protocol.transport.Transport` to a server. Another package adds a binding by an
 entry point in the ``wwm.bindings`` group; a URL whose scheme names a binding (``tcp://``,
-``ws://``) picks it by itself."""
+``ws://``) picks it by itself, and an http(s) URL where an app is hosted in this process is
+reached in process whatever the binding asked (``http`` or ``inprocess``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..protocol.errors import Refusal
 from ..protocol.transport import Transport
 from ..registry import Registry
-from .cards import fetch_card_sync
+from .inprocess import InProcessTransport, hosted, open_inprocess
 from .tcp_transport import TcpTransport
 from .transport import DEFAULT_TIMEOUT, HttpTransport
 from .ws_transport import WebSocketTransport
@@ -34,13 +35,14 @@ def open_websocket(url: str, *, encoding: str = "json", timeout: float | None = 
 
 @BINDINGS.register(name="tcp")
 def open_tcp(url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> Transport:
-    """``tcp://host:port``, or a server's http:// URL whose card announces its TCP binding."""
-    if url.startswith("tcp://"):
-        return TcpTransport(url, encoding=encoding, timeout=timeout)
-    tcp_url = fetch_card_sync(url).get("bindings", {}).get("tcp")
-    if not tcp_url:
-        raise Refusal("unsupported-query", f"{url} offers no TCP binding (serve it with --tcp-port)")
-    return TcpTransport(tcp_url, encoding=encoding, timeout=timeout, server_url=url)
+    """``tcp://host:port``, or a server's http:// URL whose card announces its TCP binding (read
+    when the first query is sent, in the event loop: see :class:`TcpTransport`)."""
+    return TcpTransport(url, encoding=encoding, timeout=timeout)
+
+
+@BINDINGS.register(name="inprocess", aliases=("in-process",))
+def open_in_process(url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT) -> Transport:
+    return open_inprocess(url, encoding=encoding, timeout=timeout)
 
 
 def open_transport(url: str, binding: str = "http", *, encoding: str = "json",
@@ -48,6 +50,10 @@ def open_transport(url: str, binding: str = "http", *, encoding: str = "json",
     """A transport to the server at ``url`` over ``binding`` (or the one its scheme names)."""
     scheme = url.partition("://")[0].lower()
     name = SCHEMES.get(scheme, binding)
+    if name == "http" and scheme in ("http", "https"):
+        app = hosted(url)
+        if app is not None:  # hosted in this process: no socket
+            return InProcessTransport(app, encoding=encoding, timeout=timeout)
     try:
         opener = BINDINGS.lookup(name)
     except LookupError:

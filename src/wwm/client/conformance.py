@@ -14,6 +14,7 @@ from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, Suggestion
+from .bindings import open_transport
 from .cards import fetch_card
 from .remote import RemoteMind, RemoteWorld
 from .transport import HttpTransport
@@ -162,7 +163,7 @@ async def _mind_checks(mind: RemoteMind, step: Step, state: str) -> None:
 
 
 async def _bad_input(url: str, role: str, step: Step, timeout: float) -> None:
-    transport = HttpTransport(url, timeout=timeout)
+    transport = open_transport(url, timeout=timeout)  # (in process, where the server is hosted)
     run_field = f"{role} run ID"
 
     async def refused(query: Query, code: str) -> str:
@@ -178,16 +179,16 @@ async def _bad_input(url: str, role: str, step: Step, timeout: float) -> None:
     await step("unknown query is refused", lambda: refused(Query("Make coffee", {}), "unknown-query"))
 
     async def malformed() -> str:
-        lean = transport._lean
-        assert lean is not None
-        status, headers, body = await lean.post(b"<xml><query name='Get state'>")
+        assert isinstance(transport, HttpTransport)
+        reply = await transport.post_raw(b"<xml><query name='Get state'>")
+        status, body = reply.status, reply.body
         message = xmlcodec.decode(body) if body.lstrip().startswith(b"<") else jsoncodec.decode(body)
         assert isinstance(message, Response), "answered with a query"
         assert message.refusal is not None and message.refusal.code == "malformed-message", \
             f"answered {message.refusal.code if message.refusal else 'without a refusal'}"
         return f"malformed-message (HTTP {status})"
 
-    if transport._lean is not None:
+    if isinstance(transport, HttpTransport):
         await step("malformed XML is refused", malformed)
     await transport.close()
 

@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, overload
 
 from ..protocol import queries as Q
+from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.messages import Query, Response
 from ..protocol.results import Outcome, RunStarted, Suggestion, Values
 from ..protocol.transport import Transport, settle
-from ..server.access import TOKEN_ITEM
-from ..server.trail import current_server
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
+from .inprocess import InProcessTransport, ServerApp
 from .transport import DEFAULT_TIMEOUT, HttpTransport
 
 if TYPE_CHECKING:
@@ -39,51 +39,34 @@ T = TypeVar("T")
 # The content types of each encoding a card may list (its "encodings").
 _ENCODINGS = {"json": frozenset({"application/json"}), "xml": frozenset({"application/xml", "text/xml"})}
 
-_BY_METHOD: dict[tuple[str, str], Q.QuerySpec] = {}
-
-
-def _spec(role: str, method: str) -> Q.QuerySpec:
-    if not _BY_METHOD or (role, method) not in _BY_METHOD:
-        _BY_METHOD.clear()
-        _BY_METHOD.update({(s.role, s.method): s for s in Q.QUERIES.values()})
-    return _BY_METHOD[(role, method)]
-
-
-_ROWS: dict[tuple[str, str], tuple[Q.QuerySpec, str | None, dict[str, str]]] = {}
-
-
-def _row(role: str, method: str) -> tuple[Q.QuerySpec, str | None, dict[str, str]]:
-    """The query ``method`` sends, the name of the run ID item it carries (None for New
-    run), and the wire name of each of its declared items by Python keyword, worked out once
-    per method."""
-    row = _ROWS.get((role, method))
-    if row is None:
-        spec = _spec(role, method)
-        row = _ROWS[(role, method)] = (spec, None if spec.method == "new_run" else spec.run_id_field,
-                                       {f.py: f.wire for f in spec.arguments})
-    return row
-
-
 class _Asking:
-    """What asking one method's query the short way needs, worked out once per method: its
-    wire name, run ID item and items' wire names, and the reader of its answer's data;
-    ``general`` for New run and End run, which go the general way (they set the run)."""
+    """What asking one method's query needs, worked out once per (role, method): its row, wire
+    name, run ID item (None for New run), its items' wire names by Python keyword, and the
+    reader of its answer's data; ``general`` for the queries that go the general way even
+    where the binding has a short one (New run and End run set the run; a query the seed
+    names otherwise may be asked again by that name: see :meth:`_Remote._exchange`)."""
 
-    __slots__ = ("name", "run_id_field", "wire_of", "read", "general")
+    __slots__ = ("spec", "name", "run_id_field", "wire_of", "read", "general")
 
-    def __init__(self, role: str, method: str) -> None:
-        spec, run_id_field, wire_of = _row(role, method)
-        self.name, self.run_id_field, self.wire_of = spec.name, run_id_field, wire_of
+    def __init__(self, spec: Q.QuerySpec) -> None:
+        self.spec, self.name = spec, spec.name
+        self.run_id_field = None if spec.method == "new_run" else spec.run_id_field
+        self.wire_of = {f.py: f.wire for f in spec.arguments}
         self.read = Q.reader(spec)
-        # (a query the seed names otherwise goes the general way: see _Remote._exchange)
-        self.general = run_id_field is None or method == "end_run" or bool(spec.aliases)
+        self.general = self.run_id_field is None or spec.method == "end_run" or bool(spec.aliases)
 
 
-_ASKING: dict[tuple[str, str], _Asking] = {}
+_ASKING: dict[tuple[str, str], _Asking] = {}  # the one cache of the rows remote objects ask by
 
 
 def _asking(role: str, method: str) -> _Asking:
-    asking = _ASKING[(role, method)] = _Asking(role, method)
+    """The :class:`_Asking` of ``method`` for ``role`` (query sets registered since are found)."""
+    asking = _ASKING.get((role, method))
+    if asking is None:
+        spec = next((s for s in Q.QUERIES.values() if s.role == role and s.method == method), None)
+        if spec is None:
+            raise KeyError((role, method))
+        asking = _ASKING[(role, method)] = _Asking(spec)
     return asking
 
 
@@ -242,9 +225,10 @@ class _Remote:
         return await self.transport.exchange(Query(spec.aliases[0], query.data, query.version))
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
-        spec, run_id_field, wire_of = _row(self.role, method)
+        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
+        spec = asking.spec
         name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
-        return spec, Query(name, self._data(run_id_field, wire_of, kwargs))
+        return spec, Query(name, self._data(asking.run_id_field, asking.wire_of, kwargs))
 
     def _data(self, run_id_field: str | None, wire_of: dict[str, str], kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
         """The data items of a query with these arguments: the run ID (in ``run_id_field``),
@@ -457,11 +441,22 @@ async def aconnect(url: str, *, role: str | None = None, **options: Any) -> Remo
     return remote
 
 
-def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld | RemoteMind:
+@overload
+def connect(url: str, *, role: Literal["world"], app: ServerApp | None = None, **options: Any) -> RemoteWorld: ...
+@overload
+def connect(url: str, *, role: Literal["mind"], app: ServerApp | None = None, **options: Any) -> RemoteMind: ...
+@overload
+def connect(url: str, *, role: str | None = None, app: ServerApp | None = None,
+            **options: Any) -> RemoteWorld | RemoteMind: ...
+
+
+def connect(url: str, *, role: str | None = None, app: ServerApp | None = None,
+            **options: Any) -> RemoteWorld | RemoteMind:
     """A remote World or Mind at ``url`` (without ``role=``, its description is fetched, which
     blocks: inside an event loop use :func:`aconnect`, or :func:`connect_mind` /
-    :func:`connect_world`). Keyword options: ``client_url``, ``transport``
-    ("http", "ws" or "tcp"), ``encoding`` ("json" or "xml"; without it, JSON unless the
+    :func:`connect_world`). ``app``: a server app in this process (:func:`wwm.server.make_app`),
+    reached in process (:mod:`.inprocess`), its card read from it. Keyword options: ``client_url``, ``transport``
+    ("http", "ws", "tcp" or "inprocess"), ``encoding`` ("json" or "xml"; without it, JSON unless the
     server's card or first answer says it reads only XML), ``timeout`` (seconds per query),
     ``token`` (the server's access token, sent with every query, for a server whose card says
     ``access.token_required``),
@@ -469,13 +464,18 @@ def connect(url: str, *, role: str | None = None, **options: Any) -> RemoteWorld
     is an argument sent with "New run"."""
     card = None
     if role is None:
-        card = fetch_card_sync(url)
+        card = app.card() if app is not None else fetch_card_sync(url)
         role = card.get("role")
+    target: str | Transport = url
+    if app is not None:
+        options.pop("transport", None)
+        target = InProcessTransport(app, encoding=options.get("encoding") or "json",
+                                    timeout=options.get("timeout", DEFAULT_TIMEOUT))
     remote: RemoteWorld | RemoteMind
     if role == "world":
-        remote = RemoteWorld(url, **options)
+        remote = RemoteWorld(target, **options)
     elif role == "mind":
-        remote = RemoteMind(url, **options)
+        remote = RemoteMind(target, **options)
     else:
         raise Refusal("bad-parameters", f"{url} is neither a World nor a Mind server (role {role!r})")
     if card is not None:

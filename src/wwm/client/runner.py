@@ -43,18 +43,24 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
 from ..protocol.queries import is_absolute_url
+from ..protocol.records import Event as Event  # (the run records' home is protocol.records;
+from ..protocol.records import Recorder as Recorder  # their old names here still import)
+from ..protocol.records import RunResult as RunResult
+from ..protocol.records import Step as Step
 from ..protocol.results import Outcome, Suggestion
+from .backoff import Backoff
 from .timeouts import offer_timeout
 
 T = TypeVar("T")
 Policy = Literal["requery", "ignore-late"]
 _LATE = Refusal("timeout", "the Get action sent with Inform was not answered in time")
+RETRY_CAP = 2.0  # seconds: the longest pause between two tries of a server that is down
 _YIELD_EVERY = 0.02  # seconds of steps between two yields to the event loop
 
 
@@ -68,63 +74,13 @@ class RunSettings:
     mind_wait: float = 30.0              # how long a Mind may stay silent before the run ends
     mind_errors: int = 3                 # server-error answers to Get action in a row that end the run
     start_wait: float = 10.0             # before the run: how long to wait for a server not yet listening
-    retry_pause: float = 0.2             # first pause between retries (doubles, at most 2 s)
+    retry_pause: float = 0.2             # first pause between retries (doubles, at most RETRY_CAP)
     inform: bool = True                  # send "Inform it about state" after each action
     pipeline: bool = True                # Inform and the next Get action in one round trip, where ordered
     client_url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-@dataclass
-class Step:
-    index: int
-    state: str
-    action: str | None
-    new_state: str
-    score: float | None
-    mind_q: float | None
-    seconds_get_state: float
-    seconds_get_action: float
-    seconds_execute: float
-    seconds_inform: float      # pipelined: Inform and the next step's Get action together,
-                               # and that step's seconds_get_action is then ~0
-    note: str | None = None
-
-
-@dataclass
-class Event:
-    step: int
-    kind: str       # "timeout", "late-reply-ignored", "mind-down", "world-down", "world-back", ...
-    text: str
-
-
-@dataclass
-class RunResult:
-    status: str                    # "completed", "ended by world", "mind lost", "mind failed", "world lost",
-                                   # "interrupted", "suspended" (stopped at a step boundary, no End run),
-                                   # "stopped" (Runner.stop(): ended early, with End run)
-    steps: list[Step] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    total_score: float = 0.0
-    world_score: float | None = None
-    mind_score: float | None = None
-    world_display_url: str | None = None
-    mind_display_url: str | None = None
-    seconds: float = 0.0
-    record_id: int | None = None
-
-    @property
-    def step_scores(self) -> list[float]:
-        return [s.score or 0.0 for s in self.steps]
-
-
-class Recorder(Protocol):
-    def on_start(self, result: RunResult) -> None: ...
-    def on_step(self, step: Step) -> None: ...
-    def on_event(self, event: Event) -> None: ...
-    def on_finish(self, result: RunResult) -> None: ...
 
 
 @runtime_checkable
@@ -310,7 +266,7 @@ class Runner:
         if self._mind_silent_since is None:
             self._mind_silent_since = time.monotonic()
         silent_since = self._mind_silent_since
-        pause = s.retry_pause
+        backoff = Backoff(s.retry_pause, RETRY_CAP)
         while True:
             if time.monotonic() - silent_since > s.mind_wait:
                 raise _Lost("mind lost", self._mind_lost())
@@ -351,8 +307,7 @@ class Runner:
                     raise _Lost("mind lost", f"the mind refused Get action: {refusal}") from None
                 self._mind_last_failure = f"Get action: {refusal}"
                 self._event("mind-down", f"Get action: {refusal}", index)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 2.0)
+                await backoff.sleep()
             except Exception as exc:  # a local Mind's own error: what a server answers server-error for
                 if task is not None:
                     task.cancel()
@@ -496,10 +451,9 @@ class Runner:
         if self._world_down_since is None:
             self._world_down_since = time.monotonic()
         deadline = self._world_down_since + s.world_wait
-        pause = s.retry_pause
+        backoff = Backoff(s.retry_pause, RETRY_CAP)
         while time.monotonic() < deadline:
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 2.0)
+            await backoff.sleep()
             try:
                 async with asyncio.timeout(s.timeout):
                     await self.world.no_operation()

@@ -6,14 +6,14 @@ connections. Shared by ``wwm run``, ``wwm demo`` and the portal.
 from __future__ import annotations
 
 import asyncio
-import errno
-import time
 from collections.abc import Callable
 from typing import Any
 
 from ..protocol.errors import Refusal
+from ..protocol.records import Event, RunResult, Step
 from ..store import RunStore, StoreRecorder
-from .runner import Event, Runner, RunResult, RunSettings, Step
+from .cards import NotListening, wait_for_card
+from .runner import Runner, RunSettings
 from .society import Society, SocietyError
 
 TOP_LEVEL = ("mind", "world")  # where Society.roles() puts the document's own mind and world
@@ -84,11 +84,8 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
     urls = list(dict.fromkeys(url for _, url, _ in roles))
     if not urls:
         return
-    import aiohttp
-
-    async with aiohttp.ClientSession() as session:
-        found = await asyncio.gather(*(_card(session, url, wait, timeout, notify, url in top) for url in urls))
-        cards = dict(zip(urls, found, strict=True))
+    found = await asyncio.gather(*(_card(url, wait, timeout, notify, url in top) for url in urls))
+    cards = dict(zip(urls, found, strict=True))
     wrong = [(where, url, role, card["role"]) for where, url, role in roles
              if (card := cards.get(url)) is not None and card["role"] != role]
     if wrong:
@@ -97,50 +94,29 @@ async def check_servers(society: Society, *, wait: float = 10.0, timeout: float 
         raise RoleError(role, url, found_role, swapped=swapped, where=None if where in TOP_LEVEL else where)
 
 
-async def _card(session: Any, url: str, wait: float, timeout: float,
-                notify: Callable[[str], None] | None, needed: bool = True) -> dict[str, Any] | None:
+async def _card(url: str, wait: float, timeout: float, notify: Callable[[str], None] | None,
+                needed: bool = True) -> dict[str, Any] | None:
     """The server's card, if it has a World-Wide-Mind one that names its role; None if it has
     none (or it cannot be read in time). Waits ``wait`` seconds for a server not listening,
     then raises ``Refusal("unreachable")`` if it is ``needed``, else says so and gives None."""
-    import aiohttp
+    def waiting() -> None:
+        if notify is not None:
+            notify(f"waiting for {url} to start")
 
-    deadline = time.monotonic() + wait
-    pause, told = 0.05, False
-    while True:
-        try:
-            async with session.get(url, params={"format": "json"}, headers={"Accept": "application/json"},
-                                   timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
-                card = await reply.json(content_type=None) if reply.status == 200 else None
-        except aiohttp.ClientConnectorError as exc:
-            if not _refused(exc.os_error):
-                return None
-            if time.monotonic() + pause > deadline:
-                waited = f", still after waiting {wait:g} s for it to start" if wait else ""
-                if not needed:
-                    if notify is not None:
-                        notify(f"nothing is listening at {url}{waited}; the mind that calls it will judge")
-                    return None
-                raise Refusal("unreachable", f"nothing is listening at {url} (connection refused{waited}); "
-                                             f"is the server started, and on that port?") from None
-            if not told and notify is not None:
-                notify(f"waiting for {url} to start")
-                told = True
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
-            continue
-        except (aiohttp.ClientError, OSError, TimeoutError, ValueError):
+    try:
+        card = await wait_for_card(url, wait=wait, timeout=timeout, on_wait=waiting)
+    except NotListening:
+        waited = f", still after waiting {wait:g} s for it to start" if wait else ""
+        if not needed:
+            if notify is not None:
+                notify(f"nothing is listening at {url}{waited}; the mind that calls it will judge")
             return None
-        ok = isinstance(card, dict) and "wwm" in card and card.get("role") in ("mind", "world")
-        return card if ok else None
-
-
-def _refused(exc: OSError) -> bool:
-    """Whether connecting failed because nothing listens there (for every address tried)."""
-    if exc.errno == errno.ECONNREFUSED:
-        return True
-    text = str(exc)  # several addresses tried (localhost: ::1 and 127.0.0.1), each refused
-    refused = text.count(f"[Errno {errno.ECONNREFUSED}]")
-    return text.startswith("Multiple exceptions") and text.count("[Errno") == refused
+        raise Refusal("unreachable", f"nothing is listening at {url} (connection refused{waited}); "
+                                     f"is the server started, and on that port?") from None
+    except Refusal:
+        return None
+    ok = "wwm" in card and card.get("role") in ("mind", "world")
+    return card if ok else None
 
 
 def _where(spec: Any) -> str:

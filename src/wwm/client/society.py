@@ -271,7 +271,7 @@ def _token(spec: ServerSpec, where: str) -> str | None:
     """The access token in the server's ``token-file``, if it names one."""
     if spec.token_file is None:
         return None
-    from ..server.access import read_token
+    from ..protocol.context import read_token
 
     try:
         return read_token(spec.token_file).decode()
@@ -286,8 +286,8 @@ def _chosen_encoding(spec: ServerSpec) -> str | None:
 
 
 def _local(spec: ServerSpec, base: type[T], where: str) -> T:
+    from ..protocol.arguments import Arguments
     from ..protocol.errors import Refusal
-    from ..server.arguments import Arguments
     from ..targets import TargetError, load_target
 
     try:

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..protocol.interfaces import Mind, World
+from ..protocol.records import RunResult
 from .facade import SyncMind, SyncRemote, SyncWorld, wait
 from .remote import RemoteMind, RemoteWorld
 from .remote import connect as _connect
-from .runner import RunResult, RunSettings
+from .runner import RunSettings
 
 __all__ = ["SyncMind", "SyncRemote", "SyncWorld", "connect", "connect_mind", "connect_world", "run",
            "run_society", "sync", "wait"]

@@ -10,6 +10,8 @@ import asyncio
 import struct
 from urllib.parse import urlsplit
 
+from ..protocol.errors import Refusal
+from . import cards
 from .persistent import Connection, PersistentTransport
 from .transport import DEFAULT_TIMEOUT
 
@@ -49,17 +51,39 @@ class Frames(Connection):
 
 
 class TcpTransport(PersistentTransport):
-    """``tcp://host:port`` (the ``tcp`` URL a server's card announces); ``server_url`` is the
-    server's own URL, when known, to name it by."""
+    """``tcp://host:port`` (the ``tcp`` URL a server's card announces), or the server's own
+    http(s) URL, whose card is read for it when the connection is first opened (in the event
+    loop, never blocking it); ``server_url`` is the server's own URL, when known, to name it by."""
 
     def __init__(self, url: str, *, encoding: str = "json", timeout: float | None = DEFAULT_TIMEOUT,
                  server_url: str | None = None) -> None:
         parts = urlsplit(url)
-        if parts.scheme != "tcp" or not parts.port:
+        self.host: str | None = None
+        self.port: int | None = None
+        if parts.scheme in ("http", "https"):
+            server_url = server_url or url
+        elif parts.scheme != "tcp" or not parts.port:
             raise ValueError(f"a TCP binding URL looks like tcp://host:port, not {url!r}")
+        else:
+            self.host, self.port = parts.hostname or "127.0.0.1", parts.port
         super().__init__(server_url or url, server_url or url, encoding=encoding, timeout=timeout)
-        self.host, self.port = parts.hostname or "127.0.0.1", parts.port
+
+    async def _open(self, timeout: float | None) -> Connection:
+        if self.host is None or self.port is None:  # (the card has a time-out of its own)
+            await self._find_binding()
+        return await super()._open(timeout)
 
     async def open(self, timeout: float | None) -> Frames:
+        assert self.host is not None and self.port is not None
         _, conn = await asyncio.get_running_loop().create_connection(Frames, self.host, self.port)
         return conn
+
+    async def _find_binding(self) -> None:
+        """The host and port of the TCP binding the server's card announces."""
+        card = await cards.fetch_card(self.url)
+        bindings = card.get("bindings")
+        tcp_url = bindings.get("tcp") if isinstance(bindings, dict) else None
+        parts = urlsplit(tcp_url) if isinstance(tcp_url, str) else None
+        if parts is None or parts.scheme != "tcp" or not parts.port:
+            raise Refusal("unsupported-query", f"{self.url} offers no TCP binding (serve it with --tcp-port)")
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port

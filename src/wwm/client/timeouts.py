@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from ..protocol.errors import Refusal
-from .cards import fetch_card
+from .cards import card_url, fetch_card
 from .remote import RemoteMind
 
 log = logging.getLogger("wwm.client")
@@ -23,15 +23,6 @@ log = logging.getLogger("wwm.client")
 # The share of the client's time-out the mind may spend deciding; the rest is the network's
 # and the mind's own work around its decision (the same share an AS hands down to its minds).
 TIMEOUT_SHARE = 0.8
-
-
-def card_url(url: str) -> str | None:
-    """Where a server at this URL describes itself: an http(s) URL as it is, a WebSocket one
-    without its /ws; None over TCP (its binding carries queries only)."""
-    for scheme, http in (("ws://", "http://"), ("wss://", "https://")):
-        if url.startswith(scheme):
-            return http + url[len(scheme):].rstrip("/").removesuffix("/ws") + "/"
-    return url if url.startswith(("http://", "https://")) else None
 
 
 async def offer_timeout(mind: Any, timeout: float) -> float | None:

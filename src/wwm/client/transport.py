@@ -38,6 +38,15 @@ from .pipeline import shortest
 DEFAULT_TIMEOUT = 60.0
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What a server answered one HTTP request with."""
+
+    status: int
+    content_type: str | None
+    body: bytes
+
+
 @dataclass(slots=True)
 class _Shared:
     session: aiohttp.ClientSession
@@ -188,7 +197,21 @@ class HttpTransport:
     def _timed_out(self, query: Query, timeout: float | None = None) -> Refusal:
         return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout or self.timeout:g} s")
 
-
+    async def post_raw(self, body: bytes, name: str = "?") -> Reply:
+        """``body`` POSTed as it is, whatever it holds (for checks of bad input); the reply."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                if self._lean is not None:
+                    status, headers, payload = await self._lean.post(body)
+                    return Reply(status, headers.get("content-type"), payload)
+                if self._session is None or self._session.closed:
+                    self._session = _sessions.acquire()
+                async with self._session.post(self.url, data=body, headers=self._headers) as answer:
+                    return Reply(answer.status, answer.headers.get("Content-Type"), await answer.read())
+        except TimeoutError:
+            raise Refusal("timeout", f"{self.url} did not answer {name!r} within {self.timeout:g} s") from None
+        except (aiohttp.ClientError, HttpError, OSError, ValueError) as exc:
+            raise unreachable(self.url, exc) from None
 
     async def close(self) -> None:
         if self._lean is not None:

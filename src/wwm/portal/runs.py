@@ -91,10 +91,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ..client.remote import RemoteMind, RemoteWorld
-from ..client.runner import Event, Runner, RunResult, RunSettings, Step
+from ..client.runner import Runner, RunSettings
 from ..client.session import check_servers
 from ..client.society import Society, SocietyError, parse
 from ..protocol.errors import Refusal
+from ..protocol.records import Event, RunResult, Step
 from ..store import RunStore, StoreError, StoreRecorder, UnknownRun, schema
 from .live import LiveHub, end_message, live_events, step_message
 from .models import RunSecret

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..client.runner import Runner, RunResult, Step
+from ..client.runner import Runner
 from ..client.society import SocietyError, parse
 from ..protocol.errors import Refusal
+from ..protocol.records import RunResult, Step
 
 GOOD = ("completed", "ended by world")
 Check = Callable[[int, float], bool]     # (steps so far over all seeds, score so far) -> stop?

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..protocol.arguments import build_at_start
 from ..protocol.interfaces import Mind, ServedClass, World
 from .access import Access
 from .app import MAX_BODY, ServerApp
-from .arguments import build_at_start
 from .dispatch import Dispatcher
 from .runs import RunTable
 from .snapshots import SnapshotFile

@@ -28,9 +28,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from ..protocol.context import TOKEN_ITEM as TOKEN_ITEM  # (its home now; kept importable here)
+from ..protocol.context import read_token as read_token
 from ..protocol.errors import Refusal
-
-TOKEN_ITEM = "access token"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +74,6 @@ class Access:
         whether clients are restricted."""
         return {"token_required": self.token is not None, "token_item": TOKEN_ITEM,
                 "clients_restricted": bool(self.allow or self.block)}
-
-
-def read_token(path: str | Path) -> bytes:
-    """The secret in ``path`` (surrounding white space is not part of it)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read the token file {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    if not text:
-        raise ValueError(f"the token file {path} is empty")
-    return text.encode()
 
 
 def _patterns(given: list[str] | None) -> tuple[str, ...]:

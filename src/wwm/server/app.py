@@ -34,12 +34,12 @@ from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
+from ..protocol.context import current_server
 from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from . import pages
 from .dispatch import Dispatcher
-from .trail import current_server
 
 log = logging.getLogger("wwm.server")
 
@@ -222,6 +222,11 @@ class ServerApp:
                 await send({"type": "websocket.send", "bytes": payload})
 
     # ---- descriptions and display pages ---------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The URL this server answers at (what its card and display URLs name)."""
+        return self.dispatcher.url
+
     def card(self) -> dict[str, Any]:
         return pages.card(self.dispatcher)
 

@@ -26,9 +26,9 @@ from collections import deque
 from collections.abc import Coroutine
 from typing import Any, cast
 
+from ..protocol.context import current_server
 from .dispatch import Dispatcher, Unfinished
 from .resumed import Resumed
-from .trail import current_server
 
 _enter_task, _leave_task = asyncio.tasks._enter_task, asyncio.tasks._leave_task  # (what a task's step does)
 

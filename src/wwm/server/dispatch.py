@@ -18,17 +18,18 @@ import orjson
 
 from ..protocol import encoding, jsoncodec
 from ..protocol import queries as Q
+from ..protocol.arguments import Arguments
+from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.encoding import Codec
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
-from .access import TOKEN_ITEM, Access
-from .arguments import Arguments
+from .access import Access
 from .resumed import Resumed
 from .runs import Run, RunTable
-from .trail import CreditTrail, current_server
+from .trail import CreditTrail
 
 log = logging.getLogger("wwm.server")
 
@@ -121,7 +122,10 @@ class Dispatcher:
         this is what a persistent binding's round trip spends on the protocol, and every
         function and object it touches costs several times over between processes, where
         code and data are cold after each wake-up (folding the layers into one function
-        took 5-6 µs of CPU a query off the server's 40; ``benchmarks/network.py``)."""
+        took 5-6 µs of CPU a query off the server's 40; ``benchmarks/network.py``). Every other
+        result is settled by :meth:`_settle`, as the general way settles it; that the two ways
+        answer alike, the written-out Outcome too, is under test
+        (``tests/server/test_two_ways_agree.py``)."""
         if raw[:1] != b"{" or self.access is not None:  # (the owner's rules: the general way)
             return None
         try:
@@ -216,17 +220,28 @@ class Dispatcher:
         return self.usual_answer(plan, unfinished.run, unfinished.kwargs, result)
 
     def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> bytes:
-        """What a method returned to the short way, encoded; the run's display fields noted
-        (:meth:`_observe`) and its snapshot saved."""
+        """What a method returned to the short way, settled as the general way settles it
+        (:meth:`_settle`), encoded."""
         try:
-            out = Q.encode_result(plan.spec, result)
+            out = self._settle(plan, run, kwargs, result)
         except Exception as exc:  # a method that returned the wrong kind of value
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        self._observe(run, plan.spec, kwargs, result, out)
-        if plan.changes_run and self.runs.snapshots is not None:
-            self.runs.save(run)
         return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
                             else {"wwm": PROTOCOL_VERSION, "response": plan.name})
+
+    def _settle(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> dict[str, Q.Wire]:
+        """What follows a run's method returning, on either way: its result as the query's
+        data items, the run's display fields noted (:meth:`_observe`), the run ended (End run)
+        or its snapshot saved (a query that may change it)."""
+        if plan.method == "get_display_url" and result is None:
+            result = run.display_url or f"{self.url.rstrip('/')}/display/{run.display_token}"
+        out = Q.encode_result(plan.spec, result)
+        self._observe(run, plan.spec, kwargs, result, out)
+        if plan.method == "end_run":
+            self.runs.end(run.run_id)
+        elif plan.changes_run:
+            self.runs.save(run)
+        return out
 
     def _plan(self, spec: Q.QuerySpec, name: str | None = None) -> _Plan:
         """What answering ``spec`` asked by ``name`` (its wire name unless an alias) needs."""
@@ -344,15 +359,7 @@ class Dispatcher:
         elif extra:
             kwargs.update({Q.snake(k): v for k, v in extra.items()})
         kwargs = self._fit(takes, spec, kwargs)
-        result = await method(**kwargs)
-        if spec.method == "get_display_url" and result is None:
-            result = run.display_url or f"{self.url.rstrip('/')}/display/{run.display_token}"
-        out = Q.encode_result(spec, result)
-        self._observe(run, spec, kwargs, result, out)
-        if spec.method == "end_run":
-            self.runs.end(run.run_id)
-        elif plan.changes_run:
-            self.runs.save(run)
+        out = self._settle(plan, run, kwargs, await method(**kwargs))
         return Response(query.name, out)  # (the name asked by: an alias is answered as asked)
 
     def _fit(self, takes: _Takes, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,14 +27,9 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
+from ..protocol.ports import free_port as free_port  # (its home now; kept importable here)
+
 READY_URL = re.compile(rb"\bat (https?://\S+?)/? ")  # "serving the world X at http://host:port/ (Ctrl-C ...)"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def wait_until_up(url: str, timeout: float = 15.0, process: subprocess.Popen[bytes] | None = None) -> None:

@@ -12,18 +12,19 @@ A server started with ``--state FILE`` keeps its trail in that file beside its r
 trail: a new link is written at once (it survives even a crash), counts at most every
 ``flush_seconds`` and when the server stops.
 
-While a query is being answered, :data:`current_server` names the server answering it; the
-client layer reads it to fill in "client URL" on the queries that server makes in turn and to
-record them as callees here.
+While a query is being answered, :data:`wwm.protocol.context.current_server` names the server
+answering it (re-exported here); the client layer reads it to fill in "client URL" on the
+queries that server makes in turn and to record them as callees here.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from ..protocol.context import current_server as current_server  # (its home now; kept importable here)
 
 CALLS = "calls"          # the servers this one calls
 CALLED_BY = "called_by"  # the servers and clients that call it
@@ -112,4 +113,3 @@ class CreditTrail:
                 "unlisted": dict(self.unlisted)}
 
 
-current_server: ContextVar[CreditTrail | None] = ContextVar("wwm_current_server", default=None)

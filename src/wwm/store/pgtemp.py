@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Self
 from urllib.parse import quote
 
-from ..server.process import free_port
+from ..protocol.ports import free_port
 
 
 def pg_bindir() -> Path:

@@ -1,13 +1,13 @@
 """:class:`StoreRecorder`: the run store behind the client run loop's ``recorder`` hooks
-(``on_start``, ``on_step``, ``on_event``, ``on_finish`` of :class:`wwm.client.runner.Runner`),
+(``on_start``, ``on_step``, ``on_event``, ``on_finish``: :class:`wwm.protocol.records.Recorder`),
 so ``Runner(mind, world, settings, recorder=StoreRecorder(store, ...))`` records the run.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
+from ..protocol.records import Event, RunResult, Step
 from .engine import StoreError
 from .store import RunStore
 
@@ -20,34 +20,34 @@ class StoreRecorder:
     the run does not take the run's result with it: ``error`` says what was not recorded
     (the store keeps the rows queued, and :meth:`RunStore.close` tries once more)."""
 
-    def __init__(self, store: RunStore, *, mind_url: str, world_url: str, society: Any = None,
-                 settings: Any = None, name: str | None = None) -> None:
+    def __init__(self, store: RunStore, *, mind_url: str, world_url: str, society: object = None,
+                 settings: object = None, name: str | None = None) -> None:
         self.store = store
         self.run_id: int | None = None
-        self._start = {"mind_url": mind_url, "world_url": world_url, "society": society,
-                       "settings": settings, "name": name}
-        self._early: list[Any] = []  # events before the run started (e.g. a slow New run)
+        self.mind_url, self.world_url, self.name = mind_url, world_url, name
+        self.society, self.settings = society, settings  # mappings, dataclasses or pydantic models
+        self._early: list[Event] = []  # events before the run started (e.g. a slow New run)
         self.error: str | None = None
 
-    def on_start(self, result: Any) -> None:
-        self.run_id = self.store.start_run(**self._start)
-        if hasattr(result, "record_id"):
-            result.record_id = self.run_id
+    def on_start(self, result: RunResult) -> None:
+        self.run_id = self.store.start_run(mind_url=self.mind_url, world_url=self.world_url, society=self.society,
+                                           settings=self.settings, name=self.name)
+        result.record_id = self.run_id
         for event in self._early:
             self.on_event(event)
         self._early.clear()
 
-    def on_step(self, step: Any) -> None:
+    def on_step(self, step: Step) -> None:
         assert self.run_id is not None, "on_step before on_start"
         self.store.record_step(self.run_id, step)
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: Event) -> None:
         if self.run_id is None:
             self._early.append(event)
             return
         self.store.record_event(self.run_id, event.step, event.kind, event.text)
 
-    def on_finish(self, result: Any) -> None:
+    def on_finish(self, result: RunResult) -> None:
         if self.run_id is None:  # the run never started: record it, so the failure shows
             self.on_start(result)
         assert self.run_id is not None

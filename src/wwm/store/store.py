@@ -23,6 +23,7 @@ from sqlalchemy import Connection, RowMapping, func, insert, inspect, select, te
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from ..protocol.records import Step
 from . import schema
 from .engine import NoStore, StoreError, make_engine, resolve_url, shown
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
@@ -121,8 +122,8 @@ class RunStore:
         self._open.add(run_id)
         return run_id
 
-    def record_step(self, run_id: int, step: StepRecord) -> None:
-        """Queue one step (a :class:`StepRecord`, or any object with its fields)."""
+    def record_step(self, run_id: int, step: StepRecord | Step) -> None:
+        """Queue one step (a :class:`StepRecord`, or the run loop's :class:`~wwm.protocol.records.Step`)."""
         if run_id not in self._open:
             raise StoreError(self._not_open(run_id))
         try:

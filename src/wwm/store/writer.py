@@ -17,6 +17,7 @@ from typing import Any, overload
 from sqlalchemy import Engine, insert, update
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
+from ..protocol.records import Step
 from . import schema
 from .records import StepRecord
 
@@ -58,8 +59,8 @@ def number(value: Any) -> float | None:
 STEP_COLUMNS = [c.name for c in schema.steps.columns if c.name != "id"]
 
 
-def step_row(run_id: int, step: StepRecord) -> tuple[Any, ...]:
-    """The ``wwm_steps`` row for ``step`` (any object with :class:`StepRecord`'s fields), in
+def step_row(run_id: int, step: StepRecord | Step) -> tuple[Any, ...]:
+    """The ``wwm_steps`` row for ``step`` (a record, or the run loop's own step), in
     the order of :data:`STEP_COLUMNS`; ValueError or TypeError when a field cannot be stored."""
     index = int(step.index)
     if not -(2**31) <= index < 2**31:

@@ -1,4 +1,5 @@
-"""A server's arguments, read from the class's ``__init__`` signature.
+"""A World or Mind class's arguments, read from its ``__init__`` signature: what a server
+checks each New run against and publishes, and what a society builds a local object with.
 
 ``__init__(self, size: int = 5, seed: int = 0)`` becomes a pydantic model, so the open-ended
 arguments of "New run" (text on the XML wire) are converted to the annotated types, a wrong
@@ -23,8 +24,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_jsonable_python
 
-from ..protocol.errors import Refusal
-from ..protocol.queries import WIRE_ITEMS, snake
+from .errors import Refusal
+from .queries import WIRE_ITEMS, snake
 
 log = logging.getLogger("wwm.server")
 
