@@ -109,6 +109,16 @@ class ActionSelectionMind(SelectionMind, CompetingMind, LearningMind):
                                    "which each mind is shown its own sub-space")
     action_format: ClassVar[str] = "whatever its minds suggest (or the shared 'actions' suite)"
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A run taken back from a server's ``--state`` file. One saved before the AS was split
+        into its configuration, membership and knowledge keeper has none of them and could not
+        go on: it is refused here, so the server drops that run cleanly (its client is told the
+        run is unknown) instead of serving a broken one."""
+        missing = [part for part in ("config", "team", "knowledge") if part not in state]
+        if missing:
+            raise ValueError(f"an Action Selection run saved by an older wwm (no {', '.join(missing)})")
+        self.__dict__.update(state)
+
     def __init__(self, minds: MindsArg = None, method: MethodArg = "w=q", timeout: TimeoutArg = 2.0,
                  views: ViewsArg = "", weights: WeightsArg = "", strengths: StrengthsArg = "",
                  candidates: CandidatesArg = "suggested", actions: ActionsArg = "",

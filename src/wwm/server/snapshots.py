@@ -14,6 +14,7 @@ and that store records what clients ran, in a database of the user running them.
 
 from __future__ import annotations
 
+import logging
 import pickle
 import sqlite3
 import time
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .trail import CreditTrail, Link
+
+log = logging.getLogger("wwm.server")
 
 
 class SnapshotFile:
@@ -52,7 +55,9 @@ class SnapshotFile:
         for run_id, client_url, token, blob in rows:
             try:
                 out.append((run_id, client_url, token, pickle.loads(blob)))
-            except Exception:  # a class that changed shape since: drop the run, keep serving
+            except Exception as exc:  # a class that changed shape since: drop the run, keep serving
+                log.warning("run %s saved in %s cannot be taken back (%s): dropped, its client is told "
+                            "the run is unknown", run_id, self.path, exc)
                 self.drop(run_id)
         return out
 
