@@ -19,9 +19,9 @@ from wwm.portal import combinations
 from wwm.portal.app import _env
 from wwm.portal.fields import DraftError, convert, field_of, humanise
 from wwm.portal.prose import plain, prose
+from wwm.protocol.arguments import Arguments
 from wwm.protocol.errors import Refusal
 from wwm.selection.mind_as import ActionSelectionMind
-from wwm.server.arguments import Arguments
 
 
 def test_prose_of_real_docstrings_resolves_reference_markup():

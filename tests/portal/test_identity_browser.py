@@ -44,7 +44,7 @@ async def test_an_anonymous_visitor_cannot_lose_their_work_in_one_click(tmp_path
                     page = await browser.new_page()
                     page.set_default_timeout(15000)
                     page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
-                    signout = page.locator("form[action='/signout']")
+                    signout = page.locator("nav.site-nav.wide form[action='/signout']")   # (the Menu repeats the nav)
 
                     for path in ("", "me", "servers", f"combination/{cid}"):       # GETs make no user
                         await page.goto(portal + path)

@@ -46,8 +46,8 @@ async def test_the_portal_ranks_random_local_search_and_oracle_minds_with_standa
                 status, html, where = await visitor.post("/challenges", "/challenges", {
                     "title": "Λ* open", "kind": "lambdastar", "steps": "24", "seeds": "0, 1", "timeout": "1",
                     "grid": "7", "iterations": "20", "profile": "paper", "oracle_hints": "on"})
-                assert status == 200 and re.search(r"/challenge/\d+$", where), html
-                page = where.removeprefix(url.rstrip("/"))
+                assert status == 200 and re.search(r"/challenge/\d+\?done=challenge-opened$", where), html
+                page = where.removeprefix(url.rstrip("/")).split("?")[0]
                 entered = {"random": minds["random"], "local": minds["local"], "oracle": minds["oracle"],
                            "local pair": f"{minds['local']}\n{minds['local']}", "hang": minds["hang"]}
                 for text in entered.values():
