@@ -1,5 +1,5 @@
-"""The portal's web application (Starlette): browse servers, register one by URL, and a
-visitor's identity (anonymous with a recovery link, or an account).
+"""The portal's web application (Starlette): browse servers, register one by URL; it mounts
+the rest (a visitor's identity: :mod:`.identities`; compose, runs, challenges, searches).
 
 Every page is a template in ``templates/`` (escaped by default), every response carries a
 Content-Security-Policy that allows no inline script (:mod:`.visitors`), every POST is checked
@@ -41,6 +41,7 @@ from .cards import ROLES, read_card, tidy_url
 from .challenges import Challenges, Judge
 from .combinations import Combinations
 from .fetching import FetchError, Policy, society_guard
+from .identities import Identities, client_address
 from .malformed import MAX_ID, BigIds, too_big_a_number
 from .models import Combination, PortalRun, Server
 from .origins import OriginCheck, canonical_origin
@@ -48,8 +49,8 @@ from .prose import prose
 from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
 from .runs import RunService
 from .searches import Searches
-from .signins import SigninGuard, SigninLimits, TooManyFailures
-from .store import NotFound, PortalError, PortalStore, Taken
+from .signins import SigninGuard, SigninLimits
+from .store import NotFound, PortalError, PortalStore
 from .visitors import HEADERS as SECURITY_HEADERS
 from .visitors import Signer, Visitor, VisitorMiddleware, visitor_of
 
@@ -222,115 +223,9 @@ class Portal:
                          query_sets=[q for q in card.get("query_sets") or [] if isinstance(q, str)]
                          if isinstance(card.get("query_sets"), list) else [])
 
-    # -- identity -------------------------------------------------------------------------
-
-    async def me(self, request: Request) -> Response:
-        """The visitor's identity; a visitor without one is told how one is made (a GET makes
-        no user)."""
-        visitor = visitor_of(request)
-        user = None
-        if visitor.user_id is not None:
-            try:
-                user = await self.db(self.store.user, visitor.user_id)
-            except NotFound:
-                user = None     # a cookie from another database
-        if user is None:
-            return self.page(request, "me.html", user=None, recovery=None, my_combinations=[], my_runs=[],
-                             titles={})
-        if visitor.account != (user.username is not None):
-            visitor.account, visitor.changed = user.username is not None, True
-        return self.page(request, "me.html", user=user, recovery=None, **await Combinations(self).mine(user.id))
-
     def recovery_url(self, request: Request, token: str | None) -> str | None:
+        """The recovery link of ``token`` (the route is :mod:`.identities`'), None without one."""
         return None if token is None else str(request.url_for("recover", token=token))
-
-    async def new_recovery(self, request: Request, form: FormData) -> Response:
-        user_id = await self.user_id(visitor_of(request))
-        visitor_of(request).take_recovery()         # shown here, as the new one
-        token = await self.db(self.store.new_recovery, user_id)
-        user = await self.db(self.store.user, user_id)
-        return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
-                         **await Combinations(self).mine(user_id),
-                         message="A new recovery link: the old one no longer works.")
-
-    async def new_identity(self, request: Request, form: FormData) -> Response:
-        """Leave this identity for a fresh one. An anonymous identity with work is left only
-        once the visitor has confirmed, after being shown a new recovery link for it (without
-        one its work could not be reached again); an account can always be signed in to."""
-        visitor = visitor_of(request)
-        user = None
-        if visitor.user_id is not None:
-            with contextlib.suppress(NotFound):
-                user = await self.db(self.store.user, visitor.user_id)
-        if user is not None and user.username is None and form.get("confirm") != "yes":
-            mine = await Combinations(self).mine(user.id)
-            if mine["my_combinations"] or mine["my_runs"]:
-                token = await self.db(self.store.new_recovery, user.id)
-                return self.page(request, "me.html", user=user, recovery=self.recovery_url(request, token),
-                                 leaving=True, **mine,
-                                 message="Before you leave this identity: its combinations and runs stay with it, "
-                                         "and only its recovery link below brings them back. Keep the link, "
-                                         "then confirm.")
-        visitor.become(None)
-        return RedirectResponse("/me", 303)
-
-    async def recover_page(self, request: Request) -> Response:
-        return self.page(request, "recover.html", token=request.path_params["token"])
-
-    async def recover(self, request: Request, form: FormData) -> Response:
-        try:
-            user = await self.db(self.store.user_by_recovery, request.path_params["token"])
-        except NotFound as exc:
-            return self.page(request, "message.html", 404, title="Recovery link not valid", message=str(exc))
-        visitor_of(request).become(user.id, account=user.username is not None)
-        return RedirectResponse(look.done("/me", "recovered"), 303)
-
-    async def signup_page(self, request: Request) -> Response:
-        return self.page(request, "signup.html")
-
-    async def signup(self, request: Request, form: FormData) -> Response:
-        """An account; a sign-up that finds its username taken counts as a failed sign-in of
-        the address (it tells that the name exists), and a refused address is refused here too."""
-        username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
-        address = client_address(request)
-        try:
-            await self.db(self.signins.check_address, address)
-            user_id = await self.user_id(visitor_of(request))
-            await self.hashed(self.store.sign_up, user_id, username, password)
-        except TooManyFailures as exc:
-            return self.too_many(request, "signup.html", exc, username)
-        except Taken as exc:
-            await self.db(self.signins.address_failed, address)
-            return self.page(request, "signup.html", 400, message=str(exc), username=username)
-        except PortalError as exc:
-            return self.page(request, "signup.html", 400, message=str(exc), username=username)
-        visitor = visitor_of(request)
-        visitor.account, visitor.recovery, visitor.changed = True, None, True
-        return RedirectResponse(look.done("/me", "signed-up"), 303)
-
-    async def signin_page(self, request: Request) -> Response:
-        return self.page(request, "signin.html")
-
-    async def signin(self, request: Request, form: FormData) -> Response:
-        username, password = str(form.get("username") or "").strip(), str(form.get("password") or "")
-        try:
-            user = await self.hashed(self.signins.sign_in, username, password, client_address(request))
-        except TooManyFailures as exc:
-            return self.too_many(request, "signin.html", exc, username)
-        except PortalError as exc:
-            return self.page(request, "signin.html", 400, message=str(exc), username=username)
-        visitor_of(request).become(user.id, account=True)
-        return RedirectResponse(look.done("/me", "signed-in"), 303)
-
-    def too_many(self, request: Request, name: str, exc: TooManyFailures, username: str) -> Response:
-        """HTTP 429, the form again with why and how long, and Retry-After."""
-        response = self.page(request, name, 429, message=str(exc), username=username)
-        response.headers["retry-after"] = str(exc.retry_after)
-        return response
-
-    async def signout(self, request: Request, form: FormData) -> Response:
-        visitor_of(request).become(None)
-        return RedirectResponse(look.done("/", "signed-out"), 303)
 
     # -- the checker ----------------------------------------------------------------------
 
@@ -398,12 +293,6 @@ def _here(request: Request) -> str:
     """The page's path as the navigation names it (``/servers?role=world`` for the Worlds)."""
     role = request.query_params.get("role") if request.url.path == "/servers" else None
     return f"/servers?role={role}" if role in ROLES else request.url.path
-
-
-def client_address(request: Request) -> str:
-    """The address the request came from (behind a reverse proxy, the proxy's unless the
-    server is told to trust its forwarded headers)."""
-    return request.client.host if request.client is not None else "unknown"
 
 
 def _text(value: object) -> str:
@@ -560,16 +449,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
         Route("/servers", portal.servers, methods=["GET"]),
         Route("/servers", posted(portal.register), methods=["POST"]),
         Route("/servers/{id:int}", portal.server),
-        Route("/me", portal.me),
-        Route("/me/recovery", posted(portal.new_recovery), methods=["POST"]),
-        Route("/me/new", posted(portal.new_identity), methods=["POST"]),
-        Route("/recover/{token}", portal.recover_page, methods=["GET"], name="recover"),
-        Route("/recover/{token}", posted(portal.recover), methods=["POST"]),
-        Route("/signup", portal.signup_page, methods=["GET"]),
-        Route("/signup", posted(portal.signup), methods=["POST"]),
-        Route("/signin", portal.signin_page, methods=["GET"]),
-        Route("/signin", posted(portal.signin), methods=["POST"]),
-        Route("/signout", posted(portal.signout), methods=["POST"]),
+        *Identities(portal).routes(),            # /me, recovery, sign-up, sign-in, sign-out (identities.py)
         *Combinations(portal).routes(),          # compose, link, listings, Top 10 (combinations.py)
         Mount("/static", PackageFiles(packages=[(PACKAGE, "static")]), name="static"),
         *runpages.routes(portal, service),  # start, watch and end runs
