@@ -28,7 +28,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
-from ..store import RunStore
+from ..store import RunDetail, RunStore
 from . import look
 from .combinations import FINISHED, Portal
 from .fetching import Policy, check_url
@@ -36,6 +36,8 @@ from .models import Challenge, Entry
 from .runs import RunService
 from .store import NotFound, PortalError, PortalStore
 from .visitors import visitor_of
+
+Judged = tuple[str, float | None, float | None, dict[str, Any]]   # status, mean score, its standard error, details
 
 KINDS = {"society": "a competition: entries are combinations in this World",
          "lambdastar": "the Λ* test: entries are mind URLs (several sit it together)"}
@@ -192,7 +194,7 @@ class Judge:
                       "mind_errors": 3}
         return doc
 
-    async def _society(self, challenge: Challenge, entry: Entry) -> tuple[str, float | None, float | None, dict]:
+    async def _society(self, challenge: Challenge, entry: Entry) -> Judged:
         assert entry.combination_id is not None
         combination = await asyncio.to_thread(self.store.combination, entry.combination_id)
         scores: list[float] = []
@@ -224,7 +226,7 @@ class Judge:
 
     # -- the Λ* test ------------------------------------------------------------------------------
 
-    async def _lambdastar(self, challenge: Challenge, entry: Entry) -> tuple[str, float | None, float | None, dict]:
+    async def _lambdastar(self, challenge: Challenge, entry: Entry) -> Judged:
         """The Λ* test, once per seed, in a Λ* world held in this process: Υ over every
         episode of every seed, its standard error, and Υ per band of complexity K."""
         import numpy as np
@@ -282,7 +284,7 @@ def _text(exc: BaseException) -> str:
     return f"{code}: {text}" if code else text
 
 
-def _why(run: Any) -> str:
+def _why(run: RunDetail) -> str:
     ended = [e.text for e in run.events if e.kind in ("run-ended", "mind-error", "timeout", "could-not-start")]
     return ended[-1] if ended else run.status
 

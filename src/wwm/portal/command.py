@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..commands import fail, interrupted, port_number, ready_line, whole_number
 
 if TYPE_CHECKING:
+    from ..server.process import ServerProcess
     from .store import PortalStore
 
 DB_HELP = ("SQLAlchemy URL of the portal's database (default: $WWM_PORTAL_DATABASE_URL, else the "
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("portal", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
         port = sock.getsockname()[1]
         host = f"[{args.host}]" if ":" in args.host else args.host
-        demo_servers: list = []
+        demo_servers: list[ServerProcess] = []
         if args.demo:
             try:
                 demo_servers = start_demo(store, quiet=getattr(args, "quiet", False))
@@ -154,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
             return interrupted("portal", "the portal stopped; its database keeps everything it stored")
         return 0
     finally:
-        for server in demo_servers:
-            server.stop()
+        for demo_server in demo_servers:
+            demo_server.stop()
         store.close()
 
 
@@ -166,7 +167,8 @@ def _exit_on_sigterm(signum: int, frame: object) -> None:
 DEMO_SETTING = "demo"  # the last demo's ports and author, kept in the portal's settings
 
 
-def start_demo(store: PortalStore, *, quiet: bool = False, seed: int = 1, steps: int = 100_000) -> list:
+def start_demo(store: PortalStore, *, quiet: bool = False, seed: int = 1,
+               steps: int = 100_000) -> list[ServerProcess]:
     """Start the demo's servers, register each in ``store`` (a PortalStore) with its card, save
     the demo societies as combinations by an anonymous "demo" author; the servers, to stop.
 
@@ -225,7 +227,7 @@ def _last_demo(store: PortalStore) -> dict[str, Any]:
     return {"ports": ports, "author": None if author is None else int(author)}
 
 
-def _demo_server(target: str, port: int | None) -> Any:
+def _demo_server(target: str, port: int | None) -> ServerProcess:
     """A demo server started on ``port`` if that port is free, else on any free port."""
     import socket
 

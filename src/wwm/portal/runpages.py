@@ -31,7 +31,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -40,6 +40,8 @@ from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
 from ..store import RunDetail, StepRecord
+from .combinations import Portal as Pages
+from .fetching import Policy
 from .live import live_events
 from .models import PortalRun
 from .pictures import Picture, Pictures
@@ -61,7 +63,11 @@ FLAT_OUT = ("", "flat out", "flat-out", "flat_out", "0")
 PICTURE_WAIT = 1.0    # seconds a page with no drawing yet waits for the one being fetched
 CHART_FRESH = 1.0     # seconds a running run's chart points are reused by other viewers' pages
 
-Portal = Any  # wwm.portal.app.Portal (app imports this module, not the other way round)
+class Portal(Pages, Protocol):
+    """What the run pages need of the application (:class:`wwm.portal.app.Portal`; app imports
+    this module, not the other way round): the compose pages' needs and the address policy."""
+
+    policy: Policy
 
 
 class BadStart(PortalError):
@@ -222,12 +228,12 @@ class RunPages:
         links = self._links(combination)
         if run.run_store_id is None:
             return run, combination, None, 1, False, links, []
-        record, pages = self._record(run.run_store_id, page)
+        store_id = run.run_store_id
+        record, pages = self._record(store_id, page)
         if record.status != "running" and record.status[:40] != run.status and not record.status.startswith(SUSPENDED):
             run = store.set_run(run.id, status=record.status[:40], ended=True)
-        can_end = bool(record.status == "running" and secret
-                       and self.service.check_end_secret(run.run_store_id, secret))
-        return run, combination, record, pages, can_end, links, self._points(run.run_store_id, record)
+        can_end = bool(record.status == "running" and secret and self.service.check_end_secret(store_id, secret))
+        return run, combination, record, pages, can_end, links, self._points(store_id, record)
 
     def _links(self, combination: Any) -> dict[str, Any]:
         """The servers of a combination, each with its page on this portal when registered:
