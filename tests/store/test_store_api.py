@@ -99,11 +99,13 @@ def test_steps_reach_the_database_within_the_flush_window(store_url: str) -> Non
 
 
 def test_a_full_batch_is_written_without_waiting_for_the_timer(store_url: str) -> None:
-    with RunStore(store_url, batch=50, interval=30.0) as writer, RunStore(store_url) as reader:
+    # the timer is an hour away, so two full batches seen within the minute the test allows
+    # (a loaded machine's SQLite may take seconds) were written because they were full
+    with RunStore(store_url, batch=50, interval=3600.0) as writer, RunStore(store_url) as reader:
         run_id = writer.start_run(mind_url="m", world_url="w")
         for i in range(120):
             writer.record_step(run_id, step(i))
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while reader.get_run(run_id, max_steps=0).step_count < 100 and time.monotonic() < deadline:
             time.sleep(0.02)
         assert reader.get_run(run_id, max_steps=0).step_count >= 100
