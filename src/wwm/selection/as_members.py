@@ -19,12 +19,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from ..client.cards import card_url
 from ..client.members import MemberSpec, connect_member, read_member
 from ..client.remote import RemoteMind
 from ..kit.wrappers import parse_keys
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import CompetingMind, Mind
-from .links import card_url, check_acknowledged, check_mind_url, check_trail, home_url, refuse_self
+from .links import check_acknowledged, check_mind_url, check_trail, home_url, refuse_self
 from .panel import Member, Panel
 
 log = logging.getLogger("wwm.selection")

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..client.cards import card_url
+from ..protocol.context import current_server
 from ..protocol.errors import Refusal
-from ..server.trail import current_server
 
 SCHEMES = ("http", "https", "ws", "wss", "tcp")
-_HTTP_OF = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 _DEFAULT_PORT = {"http": 80, "https": 443}
 
 
@@ -32,19 +32,6 @@ def check_mind_url(url: str) -> str:
     if parts.scheme.lower() == "tcp" and (port is None or parts.path not in ("", "/")):
         raise Refusal("mind-url-invalid", f"{url!r}: a TCP binding URL looks like tcp://host:port")
     return url
-
-
-def card_url(url: str) -> str | None:
-    """Where the server at this Mind URL describes itself (HTTP GET): an http(s) URL as it
-    is, a WebSocket one without its /ws; None over TCP, whose binding carries queries only."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme not in _HTTP_OF:
-        return None
-    if scheme in ("http", "https"):
-        return url
-    path = parts.path.rstrip("/").removesuffix("/ws")
-    return f"{_HTTP_OF[scheme]}://{parts.netloc}{path}/"
 
 
 def _server_key(url: str) -> tuple[str, str, int | None, str] | None:
