@@ -42,6 +42,7 @@ log = logging.getLogger("wwm.server.ws")
 
 PATH = "/ws"
 MAX_MESSAGE = 16 * 1024 * 1024  # larger messages close the connection (1009); over max_body are refused
+CLOSING_GRACE = 10.0  # seconds a client has to answer our close frame before the connection is cut
 _TEXT, _BINARY, _CONT, _CLOSE = WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION, WSMsgType.CLOSE
 
 
@@ -55,16 +56,23 @@ class Answers(InOrder, WSListener):
         self.fragments: list[bytes] = []
         self.fragments_text = False
         self.size = 0  # of the fragments kept
+        self.closing: asyncio.TimerHandle | None = None  # set once our close frame is sent
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self.ws = transport
         self.connection_made(transport.underlying_transport)
 
     def on_ws_disconnected(self, transport: WSTransport) -> None:
+        if self.closing is not None:
+            self.closing.cancel()
         self.connection_lost(None)
 
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
         kind = frame.msg_type
+        if self.closing is not None:  # our close frame is sent: what follows is read and dropped
+            if kind is _CLOSE:  # until the client's answers it (RFC 6455, 7.1.1)
+                transport.disconnect()
+            return
         if kind is _BINARY or kind is _TEXT:
             if frame.fin:
                 message = frame.get_payload_as_bytes()
@@ -89,8 +97,7 @@ class Answers(InOrder, WSListener):
     def _fragment(self, transport: WSTransport, frame: WSFrame) -> None:
         self.size += frame.payload_size
         if self.size > MAX_MESSAGE:
-            transport.send_close(WSCloseCode.MESSAGE_TOO_BIG, f"a message over {MAX_MESSAGE} bytes".encode())
-            transport.disconnect()
+            self._close(transport, WSCloseCode.MESSAGE_TOO_BIG, f"a message over {MAX_MESSAGE} bytes")
             return
         self.fragments.append(frame.get_payload_as_bytes())
         if frame.fin:
@@ -99,6 +106,14 @@ class Answers(InOrder, WSListener):
                 self._too_large(len(message), self.fragments_text)
             else:
                 self.received(message, self.fragments_text)
+
+    def _close(self, transport: WSTransport, code: WSCloseCode, reason: str) -> None:
+        """Send our close frame, then read and drop until the client answers it or
+        :data:`CLOSING_GRACE` passes: cutting the connection at once, with the client's frames
+        still unread, makes the kernel reset it, and the client may never read why."""
+        transport.send_close(code, reason.encode())
+        self.fragments, self.size = [], 0
+        self.closing = asyncio.get_running_loop().call_later(CLOSING_GRACE, transport.disconnect)
 
     def _too_large(self, size: int, as_text: bool) -> None:
         """Refused in its turn, after the answers before it; the connection goes on."""
