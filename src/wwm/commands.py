@@ -72,6 +72,18 @@ def fail(command: str, message: object, status: int = FAILED) -> int:
     return status
 
 
+def cannot_listen(command: str, host: str, port: int, exc: OSError) -> int:
+    """The one line a command prints when its port is taken or not allowed."""
+    reason = str(exc.strerror or exc).split(" (while")[0]  # (asyncio's own repeat of the address)
+    return fail(command, f"cannot listen on {host}:{port}: {reason}")
+
+
+def unreadable(exc: OSError) -> str:
+    """What went wrong with a file, in one line: ``cannot read PATH: No such file or directory``."""
+    where = f" {exc.filename}" if exc.filename else ""
+    return f"cannot read{where}: {exc.strerror or exc}"
+
+
 def interrupted(command: str, what_was_kept: str) -> int:
     """The one line a command prints when Ctrl-C stops it: what it kept; status 130."""
     return fail(command, f"interrupted; {what_was_kept}", INTERRUPTED)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..commands import fail, interrupted
+from ..commands import fail, interrupted, unreadable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,8 +42,10 @@ def run(args: argparse.Namespace) -> int:
         if args.acl_command == "protocols":
             return _protocols(args.files)
         return _demo(args)
-    except (AclError, OSError) as exc:
+    except AclError as exc:
         return fail(f"acl {args.acl_command}", exc, 2)
+    except OSError as exc:
+        return fail(f"acl {args.acl_command}", unreadable(exc), 2)
 
 
 def _show(args: argparse.Namespace) -> int:

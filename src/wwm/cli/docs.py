@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..commands import fail, interrupted, port_number, ready_line
+from ..commands import cannot_listen, fail, interrupted, port_number, ready_line
 
 if TYPE_CHECKING:
     from http.server import ThreadingHTTPServer
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             server = _server(out, args.port)
         except OSError as exc:
-            return fail("docs", f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", 1)
+            return cannot_listen("docs", "127.0.0.1", args.port, exc)
     existed = out.exists()
     try:
         try:

@@ -127,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:
         return interrupted(args.command, "stopped")
+    except BrokenPipeError:  # the reader went (``wwm runs show 1 | head``): stop as quietly as it did
+        devnull = os.open(os.devnull, os.O_WRONLY)  # (Python's advice: no second error at exit)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1  # (as Python's documentation and rich do)
 
 
 if __name__ == "__main__":

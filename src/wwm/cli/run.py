@@ -106,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
                     spec.token_file = args.token_file
     except (UsageError, SocietyError) as exc:
         return fail("run", exc, 2)
-    settings = society.settings(steps=args.steps, timeout=args.timeout, policy=args.policy,
-                                pipeline=args.pipeline)
+    # the command line's settings written into the document, so its record says what was run
+    given = {"steps": args.steps, "timeout": args.timeout, "policy": args.policy, "pipeline": args.pipeline}
+    society.run = society.run.model_copy(update={k: v for k, v in given.items() if v is not None})
+    settings = society.settings()
     seen: dict[str, Any] = {}  # the run as far as it went, for the line Ctrl-C prints
     try:
         result = run_async(execute(society, settings, db=args.db, record=not args.no_record,

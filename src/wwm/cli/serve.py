@@ -67,7 +67,7 @@ def access_of(args: argparse.Namespace) -> Access | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands import UsageError, fail, load_target, parse_pairs, ready_line
+    from ..commands import UsageError, cannot_listen, fail, load_target, parse_pairs, ready_line
     from ..protocol.interfaces import Mind, World
     from ..server import build_at_start, serve
 
@@ -101,12 +101,15 @@ def run(args: argparse.Namespace) -> int:
     except Refusal as exc:
         return fail("serve", f"bad --arg: {exc.text}", 2)
     except OSError as exc:
-        return fail("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}".split(" (while")[0], 1)
+        return cannot_listen("serve", args.host, args.port, exc)
     return 0
 
 
 def named_class(name: str) -> ServedClass:
-    """The world or mind registered as ``name`` (``wwm list``), or a UsageError listing them."""
+    """The world or mind registered as ``name`` (``wwm list``), or a UsageError naming the
+    closest names."""
+    import difflib
+
     from ..commands import UsageError
     from ..registry import MINDS, WORLDS, PluginError, UnknownName
 
@@ -117,8 +120,10 @@ def named_class(name: str) -> ServedClass:
             continue
         except PluginError as exc:
             raise UsageError(str(exc)) from None
-    raise UsageError(f"no world or mind is called {name!r}: give module:Class or file.py:Class, "
-                     f"or one of: {', '.join([*WORLDS, *MINDS])} (wwm list)")
+    close = difflib.get_close_matches(name, [*WORLDS, *MINDS], n=3, cutoff=0.6)
+    guess = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    raise UsageError(f"no world or mind is called {name!r}{guess} (`wwm list` names them all; "
+                     f"module:Class or file.py:Class serves your own)")
 
 
 def gym_target(env_id: str, pairs: dict[str, str]) -> tuple[ServedClass, dict[str, str]]:

@@ -160,7 +160,7 @@ def _restore(name: str, state: dict[str, Any]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands import UsageError, fail, interrupted, parse_pairs, ready_line
+    from ..commands import UsageError, cannot_listen, fail, interrupted, parse_pairs, ready_line
     from ..server import serve
 
     try:
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
               log_level=args.log_level, idle_seconds=args.idle_timeout, state_path=args.state, access=access,
               on_ready=lambda url: ready_line(f"the {args.role} `{typed}` ({args.mode})", url))
     except OSError as exc:
-        return fail("serve-exec", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)
+        return cannot_listen("serve-exec", args.host, args.port, exc)
     except KeyboardInterrupt:
         if made:
             return interrupted("serve-exec", "stopped serving; the program's temporary state directory was removed")

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from ..protocol.errors import Refusal
 from .backoff import Backoff
 from .inprocess import hosted, request
+from .statuses import MISSING, NothingThere
 from .transport import unreachable
 
 DEFAULT_TIMEOUT = 10.0
@@ -28,10 +29,13 @@ _HTTP_OF = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
 
 
 class NotListening(Refusal):
-    """Nothing listens at the URL (the connection was refused, for every address tried)."""
+    """Nothing listens at the URL (the connection was refused, for every address tried); every
+    command says so in these words. ``waited``: the seconds given it to start, if any."""
 
-    def __init__(self, url: str) -> None:
-        super().__init__("unreachable", f"{url} could not be reached: nothing is listening there (connection refused)")
+    def __init__(self, url: str, waited: float = 0.0) -> None:
+        after = f", still after waiting {waited:g} s for it to start" if waited else ""
+        super().__init__("unreachable", f"nothing is listening at {url} (connection refused{after}); "
+                                        f"is the server started, and on that port?")
 
 
 def card_url(url: str) -> str | None:
@@ -57,7 +61,15 @@ def _with_format(url: str) -> str:
 async def fetch_card(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
     """The JSON card a server publishes at its URL (GET, asking for JSON). ``Refusal``
     ("unreachable") when it cannot be read: :class:`NotListening` when nothing listens
-    there."""
+    there, "nothing at that path" (naming the server's root when a World or Mind answers
+    there) when the path is wrong."""
+    try:
+        return await _fetch_card(url, timeout)
+    except NothingThere as nothing:
+        raise await nothing.with_root() from None
+
+
+async def _fetch_card(url: str, timeout: float) -> dict[str, Any]:
     app = hosted(url)
     if app is not None:
         try:
@@ -118,6 +130,8 @@ async def wait_for_card(url: str, *, wait: float, timeout: float = DEFAULT_TIMEO
 
 
 def _card(url: str, status: int, body: bytes) -> dict[str, Any]:
+    if status in MISSING:
+        raise NothingThere(url, status)
     if status != 200:
         raise Refusal("unreachable", f"{url} answered GET with HTTP {status}")
     try:

@@ -29,6 +29,7 @@ class Check:
     passed: bool
     detail: str
     seconds: float
+    code: str | None = None  # the refusal's code, when a refusal failed it
 
 
 async def check_server(url: str, *, state: str = "x", action: str | None = None,
@@ -41,7 +42,11 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
             detail = await body()
             checks.append(Check(name, True, detail, time.perf_counter() - started))
             return True
-        except (AssertionError, Refusal, ValueError, TypeError, OSError, TimeoutError) as exc:
+        except Refusal as refusal:
+            checks.append(Check(name, False, f"{refusal.code}: {refusal.text}", time.perf_counter() - started,
+                                refusal.code))
+            return False
+        except (AssertionError, ValueError, TypeError, OSError, TimeoutError) as exc:
             checks.append(Check(name, False, f"{type(exc).__name__}: {exc}", time.perf_counter() - started))
             return False
 
@@ -54,6 +59,8 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
         return f"{card['role']} server, query sets {', '.join(card['query_sets'])}"
 
     if not await step("describes itself (GET, JSON card)", describe):
+        if isinstance(checks[-1], Check) and _nothing_listening(checks[-1]):
+            return checks  # nothing to check: the command says so in one line
         # A server without a card (a hand-written CGI, say) may still answer queries as a mind.
         card["role"] = "mind"
     remote: RemoteWorld | RemoteMind
@@ -209,3 +216,7 @@ async def _text(call: Awaitable[Any], optional: bool = False) -> str:
 def _short(text: str, limit: int = 60) -> str:
     text = text.replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _nothing_listening(check: Check) -> bool:
+    return check.code == "unreachable" and check.detail.startswith("unreachable: nothing is listening at ")

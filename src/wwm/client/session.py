@@ -111,8 +111,7 @@ async def _card(url: str, wait: float, timeout: float, notify: Callable[[str], N
             if notify is not None:
                 notify(f"nothing is listening at {url}{waited}; the mind that calls it will judge")
             return None
-        raise Refusal("unreachable", f"nothing is listening at {url} (connection refused{waited}); "
-                                     f"is the server started, and on that port?") from None
+        raise NotListening(url, wait) from None
     except Refusal:
         return None
     ok = "wwm" in card and card.get("role") in ("mind", "world")

@@ -34,6 +34,7 @@ from ..protocol.queries import PROTOCOL_VERSION, SUPPORTED_VERSIONS, Wire
 from ..protocol.transport import one_at_a_time, settle, settled
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
+from .statuses import NothingThere, refuse_status
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -121,7 +122,10 @@ class HttpTransport:
 
     async def _first_exchange(self, query: Query) -> Response:
         """Until the server has answered once: learn its encoding from that answer."""
-        ctype, payload = await self._post(query)
+        try:
+            ctype, payload = await self._post(query)
+        except NothingThere as nothing:  # a wrong path, most likely: the root may be the right one
+            raise await nothing.with_root() from None
         message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
         self.settled = True
         spoken = answered_in(ctype, payload)
@@ -146,10 +150,12 @@ class HttpTransport:
                 async with self._session.post(self.url, data=body, headers=self._headers) as answer:
                     payload = await answer.read()
                     ctype = answer.headers.get("Content-Type")
+                    status = answer.status
         except TimeoutError:
             raise self._timed_out(query) from None
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             raise unreachable(self.url, exc) from None
+        refuse_status(self.url, query.name, status, payload, answered_in(ctype, payload) is not None)
         return ctype, payload
 
     @property
@@ -192,7 +198,11 @@ class HttpTransport:
             raise unreachable(self.url, reply)
         if isinstance(reply, Exception):
             raise reply
-        return reply[1].get("content-type"), reply[2]
+        status, headers, payload = reply
+        ctype = headers.get("content-type")
+        if status >= 400:
+            refuse_status(self.url, query.name, status, payload, answered_in(ctype, payload) is not None)
+        return ctype, payload
 
     def _timed_out(self, query: Query, timeout: float | None = None) -> Refusal:
         return Refusal("timeout", f"{self.url} did not answer {query.name!r} within {timeout or self.timeout:g} s")

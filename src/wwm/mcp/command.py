@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_async(serve_stdio(args.url, timeout=args.timeout))
     except Refusal as refusal:
-        return fail("mcp", refusal.text, 1)
+        return fail("mcp", refusal, 1)  # "unreachable: ...", as every command says it
     except ValueError as exc:
         return fail("mcp", exc, 1)
     except KeyboardInterrupt:

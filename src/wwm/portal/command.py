@@ -13,7 +13,7 @@ import argparse
 import signal
 from typing import TYPE_CHECKING, Any
 
-from ..commands import fail, interrupted, port_number, ready_line, whole_number
+from ..commands import cannot_listen, fail, interrupted, port_number, ready_line, whole_number
 
 if TYPE_CHECKING:
     from ..server.process import ServerProcess
@@ -124,14 +124,14 @@ def run(args: argparse.Namespace) -> int:
         store = PortalStore(args.db)
     except StoreError as exc:
         return fail("portal", exc)
+    demo_servers: list[ServerProcess] = []  # (stopped in the finally below, whatever failed first)
     try:
         try:
             sock = listen(args.host, args.port)
         except OSError as exc:
-            return fail("portal", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+            return cannot_listen("portal", args.host, args.port, exc)
         port = sock.getsockname()[1]
         host = f"[{args.host}]" if ":" in args.host else args.host
-        demo_servers: list[ServerProcess] = []
         if args.demo:
             try:
                 demo_servers = start_demo(store, quiet=getattr(args, "quiet", False))

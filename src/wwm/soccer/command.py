@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands import UsageError, fail, interrupted, ready_line
+    from ..commands import UsageError, cannot_listen, fail, interrupted, ready_line
 
     if args.soccer_command == "picture":
         from .recording import RecordingError, load, picture
@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     except (Refusal, ValueError) as exc:
         return fail("soccer serve", exc, 2)
     except OSError as exc:
-        return fail("soccer serve", exc if "UDP" in str(exc) else
-                    f"cannot serve on port {args.port}: {exc.strerror or exc}", 1)
+        if "UDP" in str(exc):
+            return fail("soccer serve", exc, 1)
+        return cannot_listen("soccer serve", args.host, args.port, exc)
     except KeyboardInterrupt:
         return interrupted("soccer serve", "nothing: the match in progress is lost")
     return 0

@@ -29,7 +29,9 @@ def recording(match: Match, number: int) -> dict[str, Any]:
 def load(path: str | Path) -> dict[str, Any]:
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise RecordingError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         raise RecordingError(f"cannot read {path}: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != RECORDING_FORMAT:
         raise RecordingError(f"{path} is not a soccer recording (format {RECORDING_FORMAT!r})")
