@@ -8,7 +8,10 @@ import argparse
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", help="the server's URL")
-    parser.add_argument("--state", default="x", help="a state to give a mind (Get action, Inform)")
+    parser.add_argument("--state", help="a state to give a mind (Get action, Inform); by default the example "
+                                        "on its card, else 'x'")
+    parser.add_argument("--world", metavar="URL",
+                        help="check a mind with the states of a run in this World, its actions executed there")
     parser.add_argument("--action", help="an action to execute in a world (skipped if not given)")
     parser.add_argument("--encoding", choices=["json", "xml"], default="json")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds allowed per query")
@@ -29,7 +32,9 @@ def run(args: argparse.Namespace) -> int:
 
     if urlsplit(args.url).scheme not in ("http", "https") or not urlsplit(args.url).netloc:
         return fail("check", f"expected the server's http:// or https:// URL, not {args.url!r}", 2)
-    checks = run_async(check_server(args.url, state=args.state, action=args.action,
+    if args.world is not None and urlsplit(args.world).scheme not in ("http", "https"):
+        return fail("check", f"--world: expected a World's http:// or https:// URL, not {args.world!r}", 2)
+    checks = run_async(check_server(args.url, state=args.state, action=args.action, world=args.world,
                                       encoding=args.encoding, timeout=args.timeout))
     if not any(c.passed for c in checks) and all(c.code == "unreachable" for c in checks):
         return fail("check", checks[0].detail, 1)  # in the words of every command

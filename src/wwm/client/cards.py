@@ -20,22 +20,14 @@ from urllib.parse import urlsplit
 from ..protocol.errors import Refusal
 from .backoff import Backoff
 from .inprocess import hosted, request
-from .statuses import MISSING, NothingThere
+from .statuses import MISSING, NothingThere, NotListening
+
+__all__ = ["NotListening", "card_url", "fetch_card", "fetch_card_sync", "wait_for_card"]  # (NotListening: its old home)
 from .transport import unreachable
 
 DEFAULT_TIMEOUT = 10.0
 _ACCEPT = {"Accept": "application/json"}
 _HTTP_OF = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
-
-
-class NotListening(Refusal):
-    """Nothing listens at the URL (the connection was refused, for every address tried); every
-    command says so in these words. ``waited``: the seconds given it to start, if any."""
-
-    def __init__(self, url: str, waited: float = 0.0) -> None:
-        after = f", still after waiting {waited:g} s for it to start" if waited else ""
-        super().__init__("unreachable", f"nothing is listening at {url} (connection refused{after}); "
-                                        f"is the server started, and on that port?")
 
 
 def card_url(url: str) -> str | None:

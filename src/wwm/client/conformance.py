@@ -32,8 +32,14 @@ class Check:
     code: str | None = None  # the refusal's code, when a refusal failed it
 
 
-async def check_server(url: str, *, state: str = "x", action: str | None = None,
-                       encoding: str = "json", timeout: float = 5.0) -> list[Check]:
+FALLBACK_STATE = "x"  # sent to a mind when neither the user, a World nor its card gives a state
+
+
+async def check_server(url: str, *, state: str | None = None, action: str | None = None,
+                       world: str | None = None, encoding: str = "json", timeout: float = 5.0) -> list[Check]:
+    """Check the server at ``url``. A mind is sent ``state``, else states of a run in the
+    World at ``world`` (its actions executed there), else the example on its card, else
+    :data:`FALLBACK_STATE`."""
     checks: list[Check] = []
 
     async def step(name: str, body: Callable[[], Awaitable[str]]) -> bool:
@@ -84,8 +90,12 @@ async def check_server(url: str, *, state: str = "x", action: str | None = None,
     await step("Get display URL", lambda: _text(remote.get_display_url(), optional=True))
     if isinstance(remote, RemoteWorld):
         await _world_checks(remote, step, action)
+    elif world is not None and state is None:
+        await _mind_in_world(remote, step, world, encoding, timeout)
     else:
-        await _mind_checks(remote, step, state)
+        example = card.get("state_example")
+        given = state if state is not None else example if isinstance(example, str) and example else None
+        await _mind_checks(remote, step, given if given is not None else FALLBACK_STATE, guessed=given is None)
     run_id = remote.run_id
 
     async def pipelined() -> str:
@@ -152,21 +162,81 @@ async def _world_checks(world: RemoteWorld, step: Step, action: str | None) -> N
     await step("Reset", reset)
 
 
-async def _mind_checks(mind: RemoteMind, step: Step, state: str) -> None:
-    await step("Ready to suggest action?", lambda: _text(mind.ready_to_suggest(state)))
+async def _mind_checks(mind: RemoteMind, step: Step, state: str, *, guessed: bool = False) -> None:
+    """The Mind's queries, sent ``state``; ``guessed``: a state no one gave (a failure then
+    says how to give one)."""
+    hint = (f" (the check sent the state {state!r}, which this mind may not read: give one it reads with "
+            f"--state, or a World to ask for states with --world URL)") if guessed else ""
 
-    async def get_action() -> str:
-        suggestion = await mind.get_action(state)
-        assert isinstance(suggestion, Suggestion)
-        if not suggestion.can_suggest:
-            return "Cannot suggest action" + (f" ({suggestion.reason})" if suggestion.reason else "")
-        return f"a = {_short(suggestion.action or suggestion.mind_url or '')}" + (
-            f", Q = {suggestion.q}" if suggestion.q is not None else "")
+    async def hinted(answer: Awaitable[str]) -> str:
+        try:
+            return await answer
+        except Refusal as refusal:
+            raise Refusal(refusal.code, refusal.text + hint) from None
 
-    await step(f"Get action for x = {_short(state)}", get_action)
-    await step("Inform it about state", lambda: _text(mind.inform(state, 1.0), optional=True))
+    await step("Ready to suggest action?", lambda: hinted(_text(mind.ready_to_suggest(state))))
+    await step(f"Get action for x = {_short(state)}", lambda: hinted(_suggested(mind, state)))
+    await step("Inform it about state", lambda: hinted(_text(mind.inform(state, 1.0), optional=True)))
     await step("Get current score", lambda: _text(mind.get_current_score(), optional=True))
     await step("Reset score", lambda: _confirm(mind.reset_score()))
+
+
+async def _suggested(mind: RemoteMind, state: str) -> str:
+    suggestion = await mind.get_action(state)
+    assert isinstance(suggestion, Suggestion)
+    if not suggestion.can_suggest:
+        return "Cannot suggest action" + (f" ({suggestion.reason})" if suggestion.reason else "")
+    return f"a = {_short(suggestion.action or suggestion.mind_url or '')}" + (
+        f", Q = {suggestion.q}" if suggestion.q is not None else "")
+
+
+async def _mind_in_world(mind: RemoteMind, step: Step, world_url: str, encoding: str, timeout: float) -> None:
+    """The Mind's queries with the states of a run in a real World: x from Get state, the
+    mind's action executed there, the outcome given back by Inform, for a few steps."""
+    world = RemoteWorld(world_url, encoding=encoding, timeout=timeout, client_url="urn:wwm:check")
+    refused: Refusal | None = None
+    try:
+        await world.new_run()
+    except Refusal as refusal:
+        refused = refusal
+    if refused is not None:
+        await step(f"New run in the World at {world_url}", lambda: _raise(refused))
+        return
+    try:
+        first = await world.get_state()
+        await step(f"Ready to suggest action? (x from {world_url})", lambda: _text(mind.ready_to_suggest(first)))
+
+        async def steps() -> str:
+            said: list[str] = []
+            for _ in range(WORLD_STEPS):
+                x = await world.get_state()
+                suggestion = await mind.get_action(x)
+                assert isinstance(suggestion, Suggestion)
+                if not suggestion.can_suggest or suggestion.action is None:
+                    said.append("Cannot suggest action")
+                    continue
+                outcome = await world.execute_action(suggestion.action)
+                await mind.inform(outcome.state, outcome.score)
+                said.append(suggestion.action)
+            return f"{WORLD_STEPS} steps in the World's states: {', '.join(_short(a) for a in said)}"
+
+        await step(f"Get action and Inform with states of {world_url}", steps)
+        await step("Get current score", lambda: _text(mind.get_current_score(), optional=True))
+        await step("Reset score", lambda: _confirm(mind.reset_score()))
+    finally:
+        try:
+            await world.end_run()
+        except Refusal:
+            pass
+        await world.aclose()
+
+
+WORLD_STEPS = 5  # steps of a real run a mind is checked on (wwm check --world)
+
+
+async def _raise(refusal: Refusal | None) -> str:
+    assert refusal is not None
+    raise refusal
 
 
 async def _bad_input(url: str, role: str, step: Step, timeout: float) -> None:

@@ -12,9 +12,10 @@ from typing import Any
 from ..protocol.errors import Refusal
 from ..protocol.records import Event, RunResult, Step
 from ..store import RunStore, StoreRecorder
-from .cards import NotListening, wait_for_card
+from .cards import wait_for_card
 from .runner import Runner, RunSettings
 from .society import Society, SocietyError
+from .statuses import NotListening
 
 TOP_LEVEL = ("mind", "world")  # where Society.roles() puts the document's own mind and world
 

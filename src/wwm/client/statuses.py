@@ -1,4 +1,5 @@
-"""What a client says when an HTTP status, not a World-Wide-Mind message, is a server's
+"""What a client says when no server answers: nothing listening at the address (every
+command in the same words), or an HTTP status, not a World-Wide-Mind message, as the
 answer: a wrong path (404) is "nothing at that path", with the server's own root suggested
 when a World or Mind answers there; a proxy's or framework's error page is named by its status,
 never reported as "an unreadable message"."""
@@ -11,6 +12,16 @@ from ..protocol.errors import Refusal
 
 PROBE_TIMEOUT = 3.0  # seconds for the root's card, asked only on the way to an error
 MISSING = frozenset({404, 405, 410})  # statuses that say "nothing here" when no message comes with them
+
+
+class NotListening(Refusal):
+    """Nothing listens at the URL (the connection was refused, for every address tried); every
+    command says so in these words. ``waited``: the seconds given it to start, if any."""
+
+    def __init__(self, url: str, waited: float = 0.0) -> None:
+        after = f", still after waiting {waited:g} s for it to start" if waited else ""
+        super().__init__("unreachable", f"nothing is listening at {url} (connection refused{after}); "
+                                        f"is the server started, and on that port?")
 
 
 class NothingThere(Refusal):

@@ -34,7 +34,7 @@ from ..protocol.queries import PROTOCOL_VERSION, SUPPORTED_VERSIONS, Wire
 from ..protocol.transport import one_at_a_time, settle, settled
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
-from .statuses import NothingThere, refuse_status
+from .statuses import NothingThere, NotListening, refuse_status
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -233,6 +233,8 @@ class HttpTransport:
 
 def unreachable(url: str, exc: BaseException) -> Refusal:
     """The refusal for a server that could not be reached, naming what went wrong."""
+    if isinstance(exc, ConnectionRefusedError) or isinstance(getattr(exc, "os_error", None), ConnectionRefusedError):
+        return NotListening(url)
     return Refusal("unreachable", f"{url} could not be reached: {type(exc).__name__}: {exc}")
 
 

@@ -21,11 +21,15 @@ def _view(state: str) -> GridView:
         raise Refusal("bad-parameters", f"Get action: {exc}") from None
 
 
+GRID_EXAMPLE = "size=8 step=0 x=4 y=4 fd=2 hd=3 food=6,4;1,7 hazard=4,1"  # a state as the grid world writes it
+
+
 class FoodSeeker(Mind):
     """Greedy: the move that brings the body closest to the nearest food (ties: fixed order)."""
 
     state_format: ClassVar[str] = GridWorld.state_format
     action_format: ClassVar[str] = GridWorld.action_format
+    state_example: ClassVar[str | None] = GRID_EXAMPLE
 
     async def get_action(self, state: str) -> Suggestion:
         view = _view(state)
@@ -41,6 +45,7 @@ class HazardAvoider(Mind):
 
     state_format: ClassVar[str] = GridWorld.state_format
     action_format: ClassVar[str] = GridWorld.action_format
+    state_example: ClassVar[str | None] = GRID_EXAMPLE
 
     async def get_action(self, state: str) -> Suggestion:
         view = _view(state)

@@ -131,6 +131,7 @@ class Mind:
     role: ClassVar[str] = "mind"
     state_format: ClassVar[str] = "opaque text"
     action_format: ClassVar[str] = "opaque text"
+    state_example: ClassVar[str | None] = None  # a state it reads, on its card: what ``wwm check`` sends it
     build_at_start: ClassVar[bool] = True
 
     client_url: str | None = None

@@ -47,6 +47,7 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "encodings": ["application/xml", "application/json"],
         "state_format": getattr(cls, "state_format", "opaque text"),
         "action_format": getattr(cls, "action_format", "opaque text"),
+        **({"state_example": example} if (example := getattr(cls, "state_example", None)) else {}),
         # one source for all three: the arguments in force, start-up defaults over the class's
         "arguments": d.arguments.schema(d.in_force),
         "arguments_in_force": d.in_force,
