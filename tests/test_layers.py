@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # Lowest first. A module may import its own package and anything in a lower layer.
 LAYERS: list[set[str]] = [
     {"wwm.protocol"},
-    {"wwm.targets", "wwm.registry", "wwm._moved"},
+    {"wwm.targets", "wwm.registry", "wwm._moved", "wwm.paths"},
     {"wwm.commands"},                  # the registry of commands and the helpers they share
     {"wwm.server"},
     {"wwm.store"},

@@ -170,3 +170,21 @@ def test_a_reader_that_goes_away_is_no_traceback(tmp_path):
     process.stdout.close()  # before anything is written
     err = process.stderr.read().decode()
     assert process.wait(60) == 1 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_results_go_to_wwms_data_folder_not_the_current_one(tmp_path, monkeypatch, capsys):
+    """Λ* results and T-World recordings, without --out/--recordings: under $XDG_DATA_HOME/wwm
+    (issue 28, item 6); the current folder stays empty."""
+    from wwm.tileworld.app import create_app
+
+    here, data = tmp_path / "here", tmp_path / "data"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    status, out, err = wwm(capsys, "lambdastar", "--agents", "random", "--sizes", "1", "--episodes", "3",
+                           "--iterations", "5", "--grid", "5", "--no-plots")
+    assert status == 0, err
+    assert (data / "wwm" / "lambdastar-results" / "results.json").is_file()
+    assert str(data / "wwm" / "lambdastar-results") in out + err
+    assert create_app().state.hub.recordings == data / "wwm" / "tworld-recordings"
+    assert list(here.iterdir()) == []

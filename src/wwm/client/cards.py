@@ -58,7 +58,7 @@ async def fetch_card(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> dict[str,
     try:
         return await _fetch_card(url, timeout)
     except NothingThere as nothing:
-        raise await nothing.with_root() from None
+        raise await nothing.with_root(fetch_card) from None
 
 
 async def _fetch_card(url: str, timeout: float) -> dict[str, Any]:

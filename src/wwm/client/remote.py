@@ -29,6 +29,7 @@ from ..protocol.transport import Transport, settle
 from .bindings import open_transport
 from .cards import fetch_card, fetch_card_sync
 from .inprocess import InProcessTransport, ServerApp
+from .statuses import NothingThere
 from .transport import DEFAULT_TIMEOUT, HttpTransport
 
 if TYPE_CHECKING:
@@ -218,6 +219,8 @@ class _Remote:
         ``unknown-query``) is asked again by that name, and asked by it from then on."""
         try:
             return await self.transport.exchange(query)
+        except NothingThere as nothing:  # a wrong path, most likely: the server's root may be the right one
+            raise await nothing.with_root(fetch_card) from None
         except Refusal as refusal:
             if refusal.code != "unknown-query" or not spec.aliases or query.name != spec.name:
                 raise

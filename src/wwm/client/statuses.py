@@ -6,6 +6,8 @@ never reported as "an unreadable message"."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..protocol.errors import Refusal
@@ -32,13 +34,13 @@ class NothingThere(Refusal):
         self.url = url
         self.status = status
 
-    async def with_root(self) -> Refusal:
-        """This refusal, with the server's root named when a World or Mind answers there."""
+    async def with_root(self, fetch_card: Callable[..., Awaitable[dict[str, Any]]]) -> Refusal:
+        """This refusal, with the server's root named when a World or Mind answers there
+        (its card read with ``fetch_card``: :func:`wwm.client.cards.fetch_card`, which
+        imports this module)."""
         root = _root(self.url)
         if root is None:
             return self
-        from .cards import fetch_card  # (here, not above: cards imports the transport, which imports this)
-
         try:
             card = await fetch_card(root, timeout=PROBE_TIMEOUT)
         except Refusal:

@@ -34,7 +34,7 @@ from ..protocol.queries import PROTOCOL_VERSION, SUPPORTED_VERSIONS, Wire
 from ..protocol.transport import one_at_a_time, settle, settled
 from .http11 import Http11Client, HttpError
 from .pipeline import shortest
-from .statuses import NothingThere, NotListening, refuse_status
+from .statuses import NotListening, refuse_status
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -122,10 +122,7 @@ class HttpTransport:
 
     async def _first_exchange(self, query: Query) -> Response:
         """Until the server has answered once: learn its encoding from that answer."""
-        try:
-            ctype, payload = await self._post(query)
-        except NothingThere as nothing:  # a wrong path, most likely: the root may be the right one
-            raise await nothing.with_root() from None
+        ctype, payload = await self._post(query)
         message = decode_message(self.url, query, ctype, payload)  # an unreadable answer teaches nothing
         self.settled = True
         spoken = answered_in(ctype, payload)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..paths import results
 from .terminal import check_out, progress_bar, whole_numbers
 
 if TYPE_CHECKING:
@@ -131,7 +132,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a("--oracle-hints", flag=True, help="with --mind: the world shows Good's path ahead")
     a("--timeout", type=float, default=None,
       help="with --mind: seconds a mind may take to answer (default: 30)")
-    a("--out", type=Path, default=Path("lambdastar-results"), help="folder for CSV, JSON and plots")
+    a("--out", type=Path, default=results("lambdastar-results"),
+      help="folder for CSV, JSON and plots (default: lambdastar-results in wwm's data folder, "
+           "$XDG_DATA_HOME/wwm or ~/.local/share/wwm)")
     a("--no-plots", flag=True, help="skip the plots")
     a("--json", flag=True, help="also print the results as JSON on stdout (the table goes to stderr)")
 

@@ -15,6 +15,8 @@ from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
+from ..paths import data_home
+
 ENV_VAR = "WWM_DATABASE_URL"
 
 
@@ -29,8 +31,7 @@ class NoStore(StoreError):
 
 def default_path() -> Path:
     """``$XDG_DATA_HOME/wwm/runs.db``, by default ``~/.local/share/wwm/runs.db``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "wwm" / "runs.db"
+    return data_home() / "runs.db"
 
 
 def resolve_url(url: str | None = None, *, make_folder: bool = True) -> URL:

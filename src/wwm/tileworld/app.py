@@ -32,6 +32,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..paths import results
 from ..server.pages import icon
 from . import percepts
 from .agents import BUILTIN, make_agent
@@ -333,8 +334,10 @@ async def _listen(ws: WebSocket, page: Page) -> None:
         page.take(message.get("text") or (message.get("bytes") or b"").decode("utf-8", "replace"))
 
 
-def create_app(proxy_url: str | None = None, recordings: str | Path = "tworld-recordings") -> Starlette:
-    hub = Hub(proxy_url, Path(recordings))
+def create_app(proxy_url: str | None = None, recordings: str | Path | None = None) -> Starlette:
+    """The T-World page's app; recordings go to ``recordings``, by default wwm's data folder's
+    ``tworld-recordings`` (:func:`wwm.paths.results`)."""
+    hub = Hub(proxy_url, Path(recordings) if recordings is not None else results("tworld-recordings"))
     app = Starlette(routes=Handlers(hub).routes())
     app.state.hub = hub
     return app

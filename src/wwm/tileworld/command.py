@@ -5,7 +5,7 @@ batches over γ and dynamism (table and plot), and check a recording by replayin
     wwm tworld proxy --port 3313
     wwm tworld batch --gammas 0.1,0.3,1,3 --dynamisms 6,12 --trials 5 --out results/tworld
     wwm tworld batch --sweep dynamism --agents reactive,deliberative --out results/tworld-dynamism
-    wwm tworld replay tworld-recordings/some-run.json
+    wwm tworld replay ~/.local/share/wwm/tworld-recordings/some-run.json
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..commands import port_number
+from ..paths import results
 
 if TYPE_CHECKING:
     import socket
@@ -79,7 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=port_number, default=8330, help="the page's port (0: any free port)")
     serve.add_argument("--proxy-port", type=port_number, default=3313, help="run the proxy here (0: any free port)")
     serve.add_argument("--proxy-url", help="use a proxy already running (ws://host:port/) instead")
-    serve.add_argument("--recordings", default="tworld-recordings", help="folder for recorded runs")
+    serve.add_argument("--recordings", default=str(results("tworld-recordings")),
+                       help="folder for recorded runs (default: tworld-recordings in wwm's data folder, "
+                            "$XDG_DATA_HOME/wwm or ~/.local/share/wwm)")
     proxy = sub.add_parser("proxy", help="the proxy alone: TCP agents and WebSocket robots, paired by magic")
     proxy.add_argument("--host", default="127.0.0.1")
     proxy.add_argument("--port", type=port_number, default=3313, help="port for agents and robots (0: any free port)")
