@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -188,3 +189,12 @@ def test_results_go_to_wwms_data_folder_not_the_current_one(tmp_path, monkeypatc
     assert str(data / "wwm" / "lambdastar-results") in out + err
     assert create_app().state.hub.recordings == data / "wwm" / "tworld-recordings"
     assert list(here.iterdir()) == []
+
+
+def test_the_acl_demo_fits_80_columns(tmp_path):
+    """Its conversation's lines reached ~170 columns; each now wraps under its own indent."""
+    done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "acl", "demo", "-q"], cwd=tmp_path,
+                          env={**os.environ, "COLUMNS": "80"}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    long = [line for line in done.stdout.splitlines() if len(line) > 80]
+    assert not long and "commit to (haul" in done.stdout.replace("\n", " "), long[:3]

@@ -6,6 +6,8 @@ commitments after each act (``wwm acl show``).
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -154,8 +156,10 @@ def replay(entries: Iterable[Entry], conversation: str | None = None) -> Iterato
         yield Step(m, verdicts, entry.verdicts, lines, teams, agrees)
 
 
-def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
-    """A conversation as text: each act, its arc, and the commitments after it."""
+def show(entries: Iterable[Entry], conversation: str | None = None, width: int | None = None) -> str:
+    """A conversation as text: each act, its arc, and the commitments after it, each line
+    wrapped to ``width`` columns (by default the terminal's: ``$COLUMNS``, else 80)."""
+    width = width or shutil.get_terminal_size().columns
     out: list[str] = []
     engine_steps = list(replay(entries, conversation))
     for n, step in enumerate(engine_steps, 1):
@@ -179,7 +183,13 @@ def show(entries: Iterable[Entry], conversation: str | None = None) -> str:
             out.append("       • no commitment outstanding")
         if not step.agrees:
             out.append("       ! differs from what was logged at the time")
-    return "\n".join(out)
+    return "\n".join(_wrapped(line, width) for line in out)
+
+
+def _wrapped(line: str, width: int) -> str:
+    """``line`` wrapped to ``width``, its lines after the first indented past its own indent."""
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.fill(line, width=max(width, 40), subsequent_indent=indent, break_on_hyphens=False)
 
 
 def html(entries: Iterable[Entry], conversation: str | None = None, title: str = "Conversation") -> str:
