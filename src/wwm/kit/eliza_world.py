@@ -83,6 +83,8 @@ class ElizaWorld(World):
     """A scripted patient (own copy per client, seeded): talk with it, and be scored on
     keeping the conversation going and on the topics it opens up about."""
 
+    seed_section: ClassVar[str] = "10.1.1 (Eliza Mind talks to Eliza World)"
+
     sharing = "own"
     state_format: ClassVar[str] = "what the patient says: one line of plain text"
     action_format: ClassVar[str] = "the reply: plain text (an empty reply is silence, the 'Do nothing')"

@@ -190,6 +190,8 @@ def _cells(text: str) -> tuple[Cell, ...]:
 class GridWorld(World):
     """The grid world on the World interface: a new seeded copy for each client."""
 
+    seed_section: ClassVar[str] = "3.6 (states and actions), 12.3 (test beds)"
+
     sharing = "own"
     state_format: ClassVar[str] = (
         "one line of key=value items: size=N step=K x=X y=Y fd=D hd=D food=x,y;x,y;... "

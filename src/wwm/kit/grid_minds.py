@@ -27,6 +27,8 @@ GRID_EXAMPLE = "size=8 step=0 x=4 y=4 fd=2 hd=3 food=6,4;1,7 hazard=4,1"  # a st
 class FoodSeeker(Mind):
     """Greedy: the move that brings the body closest to the nearest food (ties: fixed order)."""
 
+    seed_section: ClassVar[str] = "3.6, 12.3 (grid world test bed)"
+
     state_format: ClassVar[str] = GridWorld.state_format
     action_format: ClassVar[str] = GridWorld.action_format
     state_example: ClassVar[str | None] = GRID_EXAMPLE
@@ -43,6 +45,7 @@ class FoodSeeker(Mind):
 class HazardAvoider(Mind):
     """Cautious: the move that keeps the body farthest from every hazard (staying if tied)."""
 
+    seed_section: ClassVar[str] = "3.6, 12.3 (grid world test bed)"
     state_format: ClassVar[str] = GridWorld.state_format
     action_format: ClassVar[str] = GridWorld.action_format
     state_example: ClassVar[str | None] = GRID_EXAMPLE

@@ -22,6 +22,8 @@ REPLY_POINTS = 1.0
 class MindAsWorld(World):
     """The World face of a Mind: x is its last answer, a is what it is told next."""
 
+    seed_section: ClassVar[str] = "3.5 (Mind_M), 10.17 (nested Mind servers)"
+
     sharing = "own"
     state_format: ClassVar[str] = "the wrapped mind's last action, as text"
     action_format: ClassVar[str] = "text the wrapped mind receives as its state"

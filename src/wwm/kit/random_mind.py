@@ -19,6 +19,8 @@ from .scoring import KeepsScore
 class RandomMind(KeepsScore, Mind):
     """Picks uniformly among ``actions``; the same ``seed`` gives the same choices."""
 
+    seed_section: ClassVar[str] = "10 (the baseline any Action Selection beats)"
+
     action_format: ClassVar[str] = "one of the actions given in the 'actions' argument"
 
     def __init__(

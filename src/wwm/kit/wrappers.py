@@ -55,6 +55,8 @@ class SubspaceWorld(World):
     every action passed through unchanged. ``world`` is the URL of the wrapped World server
     (or a World object); a wrapper may wrap a wrapper."""
 
+    seed_section: ClassVar[str] = "3.5, 10.11 (World_W: matching state definitions)"
+
     title: ClassVar[str] = "Sub-space wrapper (World_W)"
     state_format: ClassVar[str] = ("the wrapped world's key=value items named in 'keep', in the "
                                    "wrapped world's order; see the wrapped world's own page")

@@ -272,6 +272,8 @@ class LambdaStarWorld(World):
     ω, agents per cohort, profile ("paper" or "original"), seed, observation range k, coordination (Good pays only when
     two or more agents are next to it), oracle hints (Good's next cells in the state)."""
 
+    seed_section: ClassVar[str] = "Λ* (Chmait et al.)"
+
     sharing = "shared"
     state_format: ClassVar[str] = STATE_FORMAT
     action_format: ClassVar[str] = ACTION_FORMAT

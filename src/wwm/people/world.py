@@ -54,6 +54,8 @@ class PersonWorld(AtTheDesk, World):
     ``opening``: the first state (empty: the person types it); ``timeout``: seconds the person
     has for each answer; ``page_port``/``host``/``title``: as for :class:`~.mind.PersonMind`."""
 
+    seed_section: ClassVar[str] = "5.5 (bring every agent online)"
+
     sharing = "own"
     state_format: ClassVar[str] = "what the person types as the state: any text"
     action_format: ClassVar[str] = "any text: the person reads it on their page as it is"

@@ -68,6 +68,7 @@ class World:
     state_format: ClassVar[str] = "opaque text"
     action_format: ClassVar[str] = "opaque text"
     build_at_start: ClassVar[bool] = True
+    seed_section: ClassVar[str] = ""  # where the seed (or its source) describes it, for the catalogue
 
     client_url: str | None = None
     _score: float = 0.0
@@ -132,6 +133,7 @@ class Mind:
     state_format: ClassVar[str] = "opaque text"
     action_format: ClassVar[str] = "opaque text"
     state_example: ClassVar[str | None] = None  # a state it reads, on its card: what ``wwm check`` sends it
+    seed_section: ClassVar[str] = ""  # where the seed (or its source) describes it, for the catalogue
     build_at_start: ClassVar[bool] = True
 
     client_url: str | None = None

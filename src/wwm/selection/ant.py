@@ -187,6 +187,8 @@ class AntWorld(EngineWorld):
     ``radius``, predator ``chase`` probability, ``seed``, and ``steps`` after which the world
     ends the run (0: never)."""
 
+    seed_section: ClassVar[str] = "12.3 ([PhD] ch. 7, the Ant World)"
+
     title: ClassVar[str] = "Ant World"
     state_format: ClassVar[str] = (
         "i=<0|1> n=<0-8> f=<0-9> p=<0-9>: carrying food; direction of the nest; of the "

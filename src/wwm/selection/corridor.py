@@ -22,7 +22,10 @@ ACTIONS: tuple[str, ...] = ("left", "right", "stay")
 
 
 class CorridorWorld(World):
-    """The shuttle corridor (module text): own copy per client, deterministic."""
+    """A row of cells where each arrival at the goal end scores 1 and moves the goal to the
+    other end: a World for Feudal hierarchies (own copy per client, deterministic)."""
+
+    seed_section: ClassVar[str] = "10.18 (Feudal Mind servers)"
 
     sharing = "own"
     state_format: ClassVar[str] = "pos=K goal=east|west (K from 0, the west end, to length-1, the east end)"

@@ -189,6 +189,8 @@ class HouseRobotWorld(EngineWorld):
     ``stranger_rate``, sensing ``radius``, ``seed``, ``rooms`` (1 or 2), ``burn`` (steps a
     fire burns if not reached), ``steps`` (0: never end)."""
 
+    seed_section: ClassVar[str] = "12.3 ([PhD] ch. 4, the House Robot)"
+
     title: ClassVar[str] = "House Robot (reconstruction)"
     state_format: ClassVar[str] = (
         "dirt=<0-9> full=<0|1> plug=<0-9> wall=<0-9> human=<0-9> class=<0 family|1 stranger|2 none> "

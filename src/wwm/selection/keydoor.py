@@ -102,7 +102,10 @@ def _cell(text: str) -> Cell:
 
 
 class KeyDoorWorld(World):
-    """The key-and-door World (module text): own copy per client, seeded."""
+    """Fetch the key, open the door, reach the goal, in that order: a World for serial models
+    and Maes networks (own copy per client, seeded)."""
+
+    seed_section: ClassVar[str] = "10.3 (serial models), 10.3.1 (Maes networks)"
 
     sharing = "own"
     state_format: ClassVar[str] = (

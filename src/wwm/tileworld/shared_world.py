@@ -29,7 +29,10 @@ from .picture import tileworld_grid
 
 
 class SharedTileworld(World):
-    """The one instance the server keeps; clients never query it directly, only bodies."""
+    """One real-time Tileworld shared by several clients, each driving its own robot (the
+    server keeps one instance; each New run joins a robot body)."""
+
+    seed_section: ClassVar[str] = "T-World (Burdisso et al.); 4.4 (time)"
 
     sharing = "shared"
     clock = "asynchronous"

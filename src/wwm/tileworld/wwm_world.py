@@ -28,6 +28,8 @@ from .picture import tileworld_grid
 class TileworldWorld(World):
     """T-World's Tileworld, one seeded copy per client."""
 
+    seed_section: ClassVar[str] = "T-World (Burdisso et al.)"
+
     sharing = "own"
     state_format: ClassVar[str] = ('T-World percept JSON (XML or Prolog with form=xml|prolog): '
                                    '{"header": "start"|"percept"|"ready_for_next_action"|"end", '

@@ -32,6 +32,8 @@ class TyrrellWorld(World):
     Arguments: ``seed``; ``lifetime`` (steps of a life, default 3000); ``size`` of the grid
     (default 25); ``felines`` and ``hawks`` (how many predators of each kind)."""
 
+    seed_section: ClassVar[str] = "12.3, 5.4 (Tyrrell 1993)"
+
     title: ClassVar[str] = "Tyrrell's world"
     state_format: ClassVar[str] = (
         "w2mind's key:value; pairs. Counts step, fitness, alive (1/0). Scalars in [0,1] unless "
