@@ -140,6 +140,12 @@ def test_a_wrong_path_is_nothing_there_with_the_servers_root_suggested(capsys, t
     (["run", "missing.yaml"], "cannot read missing.yaml: No such file or directory"),
     (["search", "missing.yaml"], "cannot read missing.yaml: No such file or directory"),
     (["runs", "list", "--db", "bogus://x"], "no SQLAlchemy dialect for 'bogus'"),
+    (["run", "--mind", "http://127.0.0.1:1/", "--world", "http://127.0.0.1:1/", "--seeds", "1,2"],
+     "--seeds and --plot go with --episodes N"),
+    (["run", "--mind", "http://127.0.0.1:1/", "--world", "http://127.0.0.1:1/", "--episodes", "3", "--seeds", "1,x"],
+     "seeds are whole numbers like 1,2,3 or 1-5, not 'x'"),
+    (["run", "--mind", "http://127.0.0.1:1/", "--world", "http://127.0.0.1:1/", "--episodes", "0"],
+     "--episodes must be at least 1, not 0"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else "")
 def test_a_typo_is_one_line_naming_it(capsys, tmp_path, monkeypatch, argv, said):
     monkeypatch.chdir(tmp_path)

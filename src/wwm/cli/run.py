@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from .episodes import add_arguments as add_episode_arguments
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -30,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-file", metavar="FILE",
                         help="a file holding the access token of the mind and world servers given by URL "
                              "(their owner's secret: wwm serve --token-file); a document's own token-file wins")
+    add_episode_arguments(parser)
     parser.add_argument("--db", help="SQLAlchemy URL of the run records (default: $WWM_DATABASE_URL or a SQLite file)")
     parser.add_argument("--no-record", action="store_true", help="do not record the run")
     parser.add_argument("--json", action="store_true",
@@ -111,7 +114,19 @@ def run(args: argparse.Namespace) -> int:
     society.run = society.run.model_copy(update={k: v for k, v in given.items() if v is not None})
     settings = society.settings()
     seen: dict[str, Any] = {}  # the run as far as it went, for the line Ctrl-C prints
+    if args.episodes is not None:
+        if args.episodes < 1:
+            return fail("run", f"--episodes must be at least 1, not {args.episodes}", 2)
+        if args.json:
+            return fail("run", "--json shows one run; --episodes writes a CSV (see its saved: line)", 2)
+    elif args.seeds is not None or args.plot is not None:
+        return fail("run", "--seeds and --plot go with --episodes N", 2)
     try:
+        if args.episodes is not None:
+            from .episodes import episodes
+
+            curve = run_async(episodes(society, settings, args))
+            return 0 if all(s in ("completed", "ended by world") for s in curve.statuses) else 1
         result = run_async(execute(society, settings, db=args.db, record=not args.no_record,
                                    quiet=args.quiet, as_json=args.json, seen=seen))
     except KeyboardInterrupt:
