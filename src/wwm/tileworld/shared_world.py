@@ -22,7 +22,7 @@ from ..protocol.results import Outcome
 from .actions import ActionError, parse_action
 from .config import Config, ConfigError
 from .engine import Engine
-from .forms import Form, FormError, check_form
+from .forms import FormError, StateForm, check_state_form
 from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
 from .picture import tileworld_grid
@@ -50,7 +50,7 @@ class SharedTileworld(World):
             if config:
                 settings.update(json.loads(config))
             self.config = Config.from_dict(settings)
-            check_form(form)
+            check_state_form(form)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
         if not (math.isfinite(speed) and speed > 0):
@@ -73,7 +73,7 @@ class SharedTileworld(World):
         if self.started:
             raise Refusal("busy", f"all {self.config.agents} robots of this Tileworld have clients")
         try:
-            chosen = check_form(form)
+            chosen = check_state_form(form)
         except FormError as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
         body = RobotBody(self, len(self.bodies), chosen)
@@ -92,7 +92,7 @@ class RobotBody(World):
     state_format: ClassVar[str] = SharedTileworld.state_format
     action_format: ClassVar[str] = SharedTileworld.action_format
 
-    def __init__(self, world: SharedTileworld, robot: int, form: Form = "json") -> None:
+    def __init__(self, world: SharedTileworld, robot: int, form: StateForm = "json") -> None:
         self.world, self.robot, self.form = world, robot, form
         self.engine = world.engine   # this body's game (the world starts another when it is over)
         self.ended = False           # End run received
