@@ -25,6 +25,7 @@ from .engine import Engine
 from .forms import FormError, StateForm, check_state_form
 from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
+from .numeric import MOVES, STATE_SPACE
 from .picture import tileworld_grid
 
 
@@ -37,6 +38,10 @@ class SharedTileworld(World):
     state_format: ClassVar[str] = ("T-World percept JSON (or XML, Prolog: form) for this client's robot, "
                                    '{"header", "data", "messages": [...]}; ' + MESSAGES_FORMAT)
     action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"
+    # machine-readable (the JSON form of wwm.gym.spaces): the numeric form (New run form=numbers)
+    # and the moves
+    state_space: ClassVar[dict[str, Any]] = STATE_SPACE
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(MOVES), "labels": list(MOVES)}
 
     def __init__(self, robots: int = 2, teams: str = "", rows: int = 9, columns: int = 10, seed: int = 0,
                  time: float = 60.0, speed: float = 1.0, battery: bool = False, config: str = "",
