@@ -19,6 +19,7 @@ from ..protocol import jsoncodec, xmlcodec
 from ..protocol.errors import Refusal
 from ..protocol.messages import Query, Response
 from .bindings import open_transport
+from .inprocess import InProcessTransport
 from .transport import HttpTransport
 
 Step = Callable[[str, Callable[[], Awaitable[str]]], Awaitable[bool]]
@@ -36,9 +37,10 @@ async def seed_word_checks(url: str, role: str, query_sets: list[str], run_id: s
     async def answered(query: Query) -> Response:
         return await transport.exchange(query)
 
-    if url.startswith(("http://", "https://")):
-        raw_xml = HttpTransport(url, encoding="xml", timeout=timeout)
-        raw_json = HttpTransport(url, encoding="json", timeout=timeout)
+    raw_xml = open_transport(url, encoding="xml", timeout=timeout)
+    raw_json = open_transport(url, encoding="json", timeout=timeout)
+    if isinstance(raw_xml, HttpTransport | InProcessTransport) and isinstance(raw_json, HttpTransport |
+                                                                               InProcessTransport):
 
         async def unknown_element() -> str:
             body = (f"<xml>\n<query name=\"No operation\">\n<data name={quoteattr(run_field)}>{escape(run_id)}</data>\n"
@@ -55,8 +57,8 @@ async def seed_word_checks(url: str, role: str, query_sets: list[str], run_id: s
 
         await step("an element it does not know is ignored (11.2)", unknown_element)
         await step("a JSON member it does not know is ignored", unknown_member)
-        await raw_xml.close()
-        await raw_json.close()
+    await raw_xml.close()
+    await raw_json.close()
 
     async def any_case() -> str:
         await answered(Query("no OPERATION", {run_field.upper(): run_id}))
