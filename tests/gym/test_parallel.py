@@ -5,7 +5,6 @@ plays exactly as it does in process; PettingZoo's own ``parallel_api_test`` pass
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from pettingzoo.test import parallel_api_test
 
 from wwm.gym import WorldError
-from wwm.gym.parallel import LAMBDASTAR, SharedWorldEnv
+from wwm.gym.parallel import SharedWorldEnv
 from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -36,13 +35,13 @@ def run_out(env: SharedWorldEnv, action: int) -> tuple[int, dict[str, float]]:
 def test_the_lambdastar_world_with_a_collective_of_two():
     args = {"agents": 2, "grid": 6, "iterations": 4, "episodes": 2}
     with ServerProcess("wwm.lambdastar.world:LambdaStarWorld", args) as server:
-        env = SharedWorldEnv(server.url, **LAMBDASTAR)
+        env = SharedWorldEnv(server.url)                            # the card's spaces: numbers
         assert env.possible_agents == ["body_0", "body_1"]          # from the server's agents=2
         parallel_api_test(env, num_cycles=20)
         observations, _ = env.reset()
-        first = {a: json.loads(o) for a, o in observations.items()}
-        assert {d["agent"] for d in first.values()} == {1, 2}       # two bodies of one cohort
-        assert len({d["cohort"] for d in first.values()}) == 1
+        assert all(o["iteration"].tolist() == [1] and o["episode"].tolist() == [1] for o in observations.values())
+        with pytest.raises(WorldError, match="form=json: the card's spaces are those of form=numbers"):
+            SharedWorldEnv(server.url, form="json")                 # JSON states are not in those spaces
         steps, _ = run_out(env, 5)                                  # "stay", every iteration
         assert steps == 4 * 2                                       # iterations x episodes, then the end
         env.close()
@@ -56,7 +55,7 @@ def test_a_tworld_team_of_two_episode_after_episode():
         parallel_api_test(env, num_cycles=200)
         for _ in range(2):                                          # a fresh episode each time
             observations, _ = env.reset()
-            assert all(json.loads(o)["header"] == "start" for o in observations.values())
+            assert all(o["score"].tolist() == [0] and o["window"][12] == 4 for o in observations.values())
             steps, _ = run_out(env, 0)
             assert 0 < steps < 200                                  # the world's clock ends it
         env.close()

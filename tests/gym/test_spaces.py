@@ -79,3 +79,32 @@ def test_a_bad_value_text_is_an_error_naming_what_is_wrong(name, text, message):
 def test_a_space_with_no_json_form_says_which():
     with pytest.raises(SpaceError, match="no JSON form for a Graph space"):
         encode_space(gym.spaces.Graph(gym.spaces.Discrete(2), None))
+
+
+def test_the_key_value_semicolon_form_reads_tyrrells_state_and_writes_it_back():
+    form = {"type": "Dict", "form": "key:value;", "spaces": {
+        "step": {"type": "Box", "shape": [1], "low": 0, "high": 100},
+        "alive": {"type": "Discrete", "n": 2},
+        "fruit": {"type": "Box", "shape": [3], "low": 0, "high": 1}}}
+    space = decode_space(form)
+    value = from_text(form, space, "step:4;fitness:1;alive:1;fruit:0,0.25,0.5;")   # fitness: not asked for
+    assert value["step"].tolist() == [4.0] and value["alive"] == 1 and value["fruit"].tolist() == [0, 0.25, 0.5]
+    assert to_text(form, space, value) == "alive:1;fruit:0.0,0.25,0.5;step:4.0;"
+    assert data_equivalence(from_text(form, space, to_text(form, space, value)), value)
+    with pytest.raises(SpaceError, match=r"fruit: expected 3 numbers, got 2"):
+        from_text(form, space, "step:4;alive:1;fruit:0,1;")
+    with pytest.raises(SpaceError, match=r"no step: in"):
+        from_text(form, space, "alive:1;fruit:0,0,0;")
+
+
+def test_items_may_be_labels_rows_of_numbers_or_absent():
+    form = {"type": "Dict", "form": "pairs", "spaces": {
+        "goal": {"type": "Discrete", "n": 2, "labels": ["west", "east"]},
+        "key": {"type": "Box", "shape": [2], "low": -1, "high": 9, "absent": "-"}}}
+    space = decode_space(form)
+    value = from_text(form, space, "pos=3 goal=east key=2,5")
+    assert value["goal"] == 1 and value["key"].tolist() == [2, 5]
+    assert from_text(form, space, "goal=west key=-")["key"].tolist() == [-1, -1]
+    assert to_text(form, space, value) == "goal=east key=2.0,5.0"
+    with pytest.raises(SpaceError, match="goal: 'up' is not a number nor one of west, east"):
+        from_text(form, space, "goal=up key=-")

@@ -88,3 +88,25 @@ def test_the_service_names_a_bad_setting_before_calling_any_mind(minds, settings
 
     with pytest.raises(ValueError, match=re.escape(message)):
         asyncio.run(administer_test(minds, **settings))
+
+
+async def test_a_cohort_sits_the_test_from_its_first_body_s_seed_and_form():
+    world = LambdaStarWorld(grid=7, iterations=5, episodes=2, agents=2, seed=0)
+
+    async def cohort(seed, form="json"):
+        bodies = [await world.join(seed=seed, form=form), await world.join(seed=seed, form=form)]
+        return bodies, [await b.get_state() for b in bodies]
+
+    _, default = await cohort(None)
+    _, zero = await cohort(0)
+    _, five = await cohort(5)
+    strip = [{k: v for k, v in json.loads(s).items() if k != "cohort"} for s in (*default, *zero, *five)]
+    assert strip[:2] == strip[2:4] and strip[:2] != strip[4:]        # seed 0 is the world's; 5 another test
+    numbered, states = await cohort(5, "numbers")
+    doc = json.loads(states[0])
+    assert doc["rewards"] == json.loads(five[0])["rewards"] and doc["iteration"] == [1] and doc["episode"] == [1]
+    await world.join(seed=7)                                         # a new cohort from seed 7 ...
+    with pytest.raises(Refusal, match="sits the test from seed 7, not 8"):
+        await world.join(seed=8)                                     # ... that a seed-8 body cannot join
+    with pytest.raises(Refusal, match="unknown form 'yaml'"):
+        await world.join(form="yaml")

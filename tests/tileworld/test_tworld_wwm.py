@@ -193,7 +193,7 @@ async def test_a_run_chooses_its_percept_form_and_the_mind_reads_it(servers, for
     last = decode(state)
     assert last["header"] == "end" and last["data"]["agent"]["score"] == total > 0
     bad = wwm.connect(world_server.url, form="yaml")
-    with pytest.raises(Refusal, match="choose json, xml or prolog"):
+    with pytest.raises(Refusal, match="choose json, xml, prolog or numbers"):
         await bad.new_run()
 
 

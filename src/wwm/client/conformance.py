@@ -1,6 +1,7 @@
 """A conformance check for any World or Mind server, in any language: does it describe
 itself, start runs with unguessable IDs, answer each query of its role in the documented
-shape, end runs, and refuse bad input with the right codes? ``wwm check URL`` runs it.
+shape, end runs, refuse bad input with the right codes, and understand the seed's own words
+(:mod:`.seed_words`)? ``wwm check URL`` runs it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..protocol.results import Outcome, Suggestion
 from .bindings import open_transport
 from .cards import fetch_card
 from .remote import RemoteMind, RemoteWorld
+from .seed_words import seed_word_checks
 from .transport import HttpTransport
 
 #: runs one named check: ``await step(name, body)``, True if it passed
@@ -97,6 +99,9 @@ async def check_server(url: str, *, state: str | None = None, action: str | None
         given = state if state is not None else example if isinstance(example, str) and example else None
         await _mind_checks(remote, step, given if given is not None else FALLBACK_STATE, guessed=given is None)
     run_id = remote.run_id
+    if run_id:
+        await seed_word_checks(url, card["role"], card.get("query_sets", []), run_id, step, state=state,
+                               timeout=timeout)
 
     async def pipelined() -> str:
         first, second = await remote.query_in_order(("no_operation", {}), ("get_current_score", {}),

@@ -2,6 +2,9 @@
 (``state_space`` / ``action_space``, the JSON form of :mod:`.spaces`), in any language, over
 HTTP, WebSocket or the TCP binding. Also ``gymnasium.make("wwm/World-v0", url=...)``.
 
+A space may name New run arguments that bring the world's states into it (``new_run``: the
+Tileworld's ``form=numbers``): they are sent with every New run.
+
 ``reset(seed=s)`` ends the current run and starts a new one with ``seed=s`` (when the world
 takes a seed argument); ``reset()`` sends Reset (a new run when the world cannot be reset).
 ``step`` is one Execute action: its points are the reward; a run the world ends is
@@ -27,6 +30,18 @@ T = TypeVar("T")
 
 class WorldError(ValueError):
     """A World that a WorldEnv cannot stand on (not a world, no spaces declared)."""
+
+
+def new_run_args(card: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """The New run arguments: ``args``, and those the card's spaces ask for to have states
+    and actions in them (a space's ``new_run``, e.g. the Tileworld's ``form=numbers``)."""
+    asked = {k: v for field in ("state_space", "action_space")
+             for k, v in (card.get(field, {}).get("new_run") or {}).items()}
+    clash = {k: args[k] for k in asked if k in args and args[k] != asked[k]}
+    if clash:
+        raise WorldError(f"{', '.join(f'{k}={v}' for k, v in clash.items())}: the card's spaces are those of "
+                         f"{', '.join(f'{k}={asked[k]}' for k in clash)}")
+    return {**args, **asked}
 
 
 class WorldEnv(gym.Env[Any, Any]):
@@ -60,7 +75,7 @@ class WorldEnv(gym.Env[Any, Any]):
                 raise WorldError(f"{url} offers no TCP binding (serve it with --tcp-port)")
             target = tcp
         self._sync = SyncLoop()
-        self.world = RemoteWorld(target, transport=transport, timeout=timeout, run_args=args)
+        self.world = RemoteWorld(target, transport=transport, timeout=timeout, run_args=new_run_args(card, args))
         self._running = False
         self._steps = 0
         self._closed = False

@@ -7,9 +7,11 @@ server's ``teams`` says so); ``step(actions)`` sends every live agent's Execute 
 once (a synchronous shared world plays the iteration when all have moved) and returns each
 body's state, points and end. Observation and action spaces come from the card's
 ``state_space`` / ``action_space``, or from ``state_space=`` / ``action_space=`` (the JSON
-form of :mod:`.spaces`) for a world that declares none; :data:`LAMBDASTAR` holds the Λ*
-world's. The world's seed is the server's (a shared instance is set up once):
-``reset(seed=)`` seeds the spaces only.
+form of :mod:`.spaces`) for a world that declares none; the New run arguments a space asks
+for (its ``new_run``: a numeric ``form``) go with every body's New run. ``reset(seed=)``
+seeds the spaces and, when the world takes a ``seed`` argument, is every body's New run
+seed: a shared world that seeds each group of bodies from it (the Λ* world's cohorts, a
+served PettingZoo env's tables) plays two environments seeded alike alike.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..client.cards import fetch_card_sync
 from ..client.remote import RemoteWorld
 from ..protocol.errors import Refusal
 from ..protocol.results import Outcome
-from .env import WorldError
+from .env import WorldError, new_run_args
 from .loop import SyncLoop
 from .spaces import Encoded, SpaceError, decode_space, from_text, to_text
 
@@ -37,11 +39,6 @@ T = TypeVar("T")
 #: has no fixed shape.
 TEXT_STATE: Encoded = {"type": "Text", "form": "text", "max_length": 1 << 16, "min_length": 1,
                        "charset": string.printable}
-
-#: The Λ* world's spaces (wwm.lambdastar.world): its JSON state as text, a move 1..9.
-LAMBDASTAR: dict[str, Encoded] = {"state_space": TEXT_STATE,
-                                  "action_space": {"type": "Discrete", "n": 9, "start": 1}}
-
 
 # pettingzoo ships no types (no py.typed, no stubs package): its ParallelEnv is Any to mypy
 class SharedWorldEnv(ParallelEnv[str, Any, Any]):  # type: ignore[misc]
@@ -77,7 +74,10 @@ class SharedWorldEnv(ParallelEnv[str, Any, Any]):  # type: ignore[misc]
         self.url, self.card = url, card
         self.possible_agents = [f"body_{i}" for i in range(count)]
         self.agents: list[str] = []
-        self._transport, self._timeout, self._args = transport, timeout, args
+        self._transport, self._timeout = transport, timeout
+        self._args = new_run_args({"state_space": self._forms["state_space"],
+                                   "action_space": self._forms["action_space"]}, args)
+        self._takes_seed = "seed" in card.get("arguments", {}).get("properties", {})
         self._bodies: dict[str, RemoteWorld] = {}
         self._sync = SyncLoop()
         self._closed = False
@@ -104,6 +104,8 @@ class SharedWorldEnv(ParallelEnv[str, Any, Any]):  # type: ignore[misc]
         if seed is not None:
             self._observation_space.seed(seed)
             self._action_space.seed(seed)
+            if self._takes_seed:           # the world's own dice: the bodies' New run carries it
+                self._args["seed"] = seed
         states = self._call(self._start())
         self.agents = list(self.possible_agents)
         return ({a: self._observation(s) for a, s in zip(self.agents, states, strict=True)},

@@ -9,7 +9,8 @@
     wwm serve pennies.py:PenniesWorld --port 8300
 
 The n-th client of a table of ``len(possible_agents)`` runs is the n-th agent; the episode
-starts (``reset(seed=)``, the seed argument plus the table's number) when the table is full,
+starts (``reset(seed=)``: the seed its first body's New run gives, else the server's seed
+argument plus the table's number) when the table is full,
 and a step is played when every live agent's body has sent its action. A body's state is its
 observation's text, its points its reward; its run ends when its agent terminates or is
 truncated. Later runs sit at the next table: a new episode. The card declares the spaces
@@ -34,8 +35,10 @@ from .spaces import SpaceError, encode_space, from_text, to_text
 class Table:
     """One episode of the environment and the bodies playing it."""
 
-    def __init__(self, world: PettingZooWorld, number: int) -> None:
+    def __init__(self, world: PettingZooWorld, number: int, seed: int | None = None) -> None:
         self.world, self.number = world, number
+        # the first body's seed, else the server's plus the table's number (None: unseeded)
+        self.seed = seed if seed is not None else None if world.seed is None else world.seed + number - 1
         self.env: ParallelEnv[Any, Any, Any] = world.factory(**world.env_kwargs)
         self.names: list[Any] = list(self.env.possible_agents)
         self.bodies: list[AgentBody] = []
@@ -50,8 +53,7 @@ class Table:
     def add(self, body: AgentBody) -> None:
         self.bodies.append(body)
         if len(self.bodies) == len(self.names):
-            seed = None if self.world.seed is None else self.world.seed + self.number - 1
-            self.observations, _ = self.env.reset(seed=seed)
+            self.observations, _ = self.env.reset(seed=self.seed)
             self.full.set()
 
     async def act(self, agent: Any, action: Any) -> None:
@@ -128,12 +130,23 @@ class PettingZooWorld(World):
         self.table: Table | None = None
 
     async def join(self, client_url: str | None = None, **args: Any) -> World:
-        other = {k: v for k, v in args.items() if not (k == "seed" and v == self.seed)}
-        if other:
-            raise Refusal("bad-parameters", f"this shared world is set up with seed={self.seed}; a body "
-                          f"takes no arguments of its own (got {', '.join(f'{k}={v}' for k, v in other.items())})")
+        given = args.pop("seed", None)
+        if args:
+            raise Refusal("bad-parameters", f"a body takes no arguments but seed (got "
+                                            f"{', '.join(f'{k}={v}' for k, v in args.items())})")
+        seed: int | None = None
+        if given is not None:
+            try:
+                seed = int(given)
+            except (TypeError, ValueError):
+                seed = -1
+            if seed < 0:
+                raise Refusal("bad-parameters", f"seed must be a whole number, 0 or more, got {given!r}")
         if self.table is None or len(self.table.bodies) >= len(self.table.names):
-            self.table = Table(self, 1 if self.table is None else self.table.number + 1)
+            self.table = Table(self, 1 if self.table is None else self.table.number + 1, seed)
+        elif seed is not None and seed != self.table.seed:
+            raise Refusal("bad-parameters", f"the table this body joins plays from seed {self.table.seed}, "
+                                            f"not {seed}")
         body = AgentBody(self.table, len(self.table.bodies))
         body.client_url = client_url
         self.table.add(body)

@@ -16,14 +16,22 @@ space as the text of a state or an action.
 ``Text``           ``max_length``, ``min_length`` (default 1), ``charset`` (a string)
 =================  ==========================================================================
 
-A top-level space may also say ``"form": "pairs"`` (only for a ``Dict`` of ``Discrete``
-spaces and one-number ``Box`` spaces): the text is ``key=value`` items separated by white
-space (the grid world's and the Ant World's states); the keys the Dict names are read, other
-items are ignored. A top-level ``Text`` space may say ``"form": "text"``: the text is the
-value itself (a world whose state has no fixed shape: JSON, XML...). Otherwise
-(``"form": "json"``, the default) **a value's text** is its JSON: a number for Discrete
-(or its label), nested lists for Box, MultiDiscrete and MultiBinary, an object for Dict, a
-list for Tuple, a string for Text.
+A top-level ``Dict`` space may also say how its values are written as ``key``/``value``
+items: ``"form": "pairs"`` -- ``key=value`` items separated by white space (the grid world's
+and the Ant World's states) -- or ``"form": "key:value;"`` -- ``key:value`` items each ended
+by ``;`` (w2mind's form: Tyrrell's world). The keys the Dict names are read, other items are
+ignored. An item's space is a ``Discrete`` (the value a number, or one of its ``labels``) or
+a ``Box`` of one number (shape ``[]`` or ``[1]``) or of a row of numbers (shape ``[k]``,
+written ``a,b,c``); an item's space may say ``"absent": "-"``: that text stands for the
+space's lowest value (the key-and-door world's ``key=-`` once the key is held). A top-level
+``Text`` space may say ``"form": "text"``: the text is the value itself (a world whose
+state has no fixed shape: JSON, XML...). Otherwise (``"form": "json"``, the default) **a
+value's text** is its JSON: a number for Discrete (or its label), nested lists for Box,
+MultiDiscrete and MultiBinary, an object for Dict, a list for Tuple, a string for Text.
+
+A top-level space may say ``"new_run"``: an object of New run arguments a client sends to
+have the world's states (or actions) in that space (the Tileworld's ``{"form": "numbers"}``:
+its numeric form beside T-World's JSON percepts).
 """
 
 from __future__ import annotations
@@ -105,10 +113,17 @@ def labels(data: Encoded) -> list[str] | None:
     return [str(x) for x in found] if isinstance(found, list) else None
 
 
+#: The key/value forms of a Dict: how items are split, how a key is joined to its value.
+ITEM_FORMS: dict[str, tuple[str | None, str]] = {"pairs": (None, "="), "key:value;": (";", ":")}
+
+
 def to_text(data: Encoded, space: gym.Space[Any], value: Any) -> str:
     """The text of ``value`` of ``space`` (described by ``data``), in the form it says."""
-    if data.get("form") == "pairs":
-        return " ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    form = data.get("form")
+    if form in ITEM_FORMS:
+        split, join = ITEM_FORMS[form]
+        items = [f"{k}{join}{_item_text(data['spaces'][k], v)}" for k, v in value.items()]
+        return " ".join(items) if split is None else "".join(f"{item}{split}" for item in items)
     if data.get("form") == "text":
         return str(value)
     names = labels(data)
@@ -119,8 +134,8 @@ def to_text(data: Encoded, space: gym.Space[Any], value: Any) -> str:
 
 def from_text(data: Encoded, space: gym.Space[Any], text: str) -> Any:
     """The value of ``space`` that ``text`` encodes; a SpaceError naming what is wrong."""
-    if data.get("form") == "pairs":
-        return _from_pairs(space, text)
+    if data.get("form") in ITEM_FORMS:
+        return _from_items(data, space, text)
     if data.get("form") == "text":
         if not space.contains(text):
             raise SpaceError(f"{text[:60]!r} is outside the space {space}")
@@ -171,22 +186,55 @@ def _from_json(space: gym.Space[Any], raw: Any) -> Any:
     raise SpaceError(f"no text form for a {type(space).__name__} space")
 
 
-def _from_pairs(space: gym.Space[Any], text: str) -> dict[str, Any]:
+def _from_items(data: Encoded, space: gym.Space[Any], text: str) -> dict[str, Any]:
+    """A Dict's value from its ``key=value`` (or ``key:value;``) items."""
+    form = str(data["form"])
     if not isinstance(space, gym.spaces.Dict):
-        raise SpaceError("the pairs form is for Dict spaces")
-    items = dict(part.partition("=")[::2] for part in text.split())
+        raise SpaceError(f"the {form} form is for Dict spaces")
+    split, join = ITEM_FORMS[form]
+    items = {k.strip(): v.strip() for k, _, v in (part.partition(join) for part in text.split(split)) if k.strip()}
     out: dict[str, Any] = {}
     for key, sub in space.spaces.items():
         if key not in items:
-            raise SpaceError(f"no {key}= in {text[:60]!r}")
-        try:
-            number = float(items[key])
-        except ValueError:
-            raise SpaceError(f"{key}={items[key][:20]} is not a number") from None
-        out[key] = np.int64(number) if isinstance(sub, gym.spaces.Discrete) else np.asarray(number, dtype=sub.dtype)
+            raise SpaceError(f"no {key}{join} in {text[:60]!r}")
+        out[key] = _item_value(data["spaces"][key], sub, key, items[key])
         if not sub.contains(out[key]):
-            raise SpaceError(f"{key}={items[key]} is outside {sub}")
+            raise SpaceError(f"{key}{join}{items[key][:20]} is outside {sub}")
     return out
+
+
+def _item_value(data: Encoded, space: gym.Space[Any], key: str, text: str) -> Any:
+    """One item's value: a Discrete's number or label, a Box's number or numbers ``a,b,c``."""
+    names = labels(data)
+    if isinstance(space, gym.spaces.Discrete) and names is not None and text in names:
+        return np.int64(names.index(text) + int(space.start))
+    if isinstance(space, gym.spaces.Box) and data.get("absent") is not None and text == data["absent"]:
+        return space.low.copy()
+    try:
+        numbers = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise SpaceError(f"{key}: {text[:20]!r} is not a number" + (" nor one of " + ", ".join(names)
+                                                                     if names else "")) from None
+    if isinstance(space, gym.spaces.Discrete):
+        if len(numbers) != 1 or numbers[0] != int(numbers[0]):
+            raise SpaceError(f"{key}: {text[:20]!r} is not an integer")
+        return np.int64(numbers[0])
+    if isinstance(space, gym.spaces.Box) and space.shape in ((), (1,), (len(numbers),)):
+        if space.shape != (len(numbers),) and len(numbers) != 1:
+            raise SpaceError(f"{key}: expected one number, got {len(numbers)}")
+        return np.asarray(numbers if space.shape else numbers[0], dtype=space.dtype).reshape(space.shape)
+    if isinstance(space, gym.spaces.Box):
+        raise SpaceError(f"{key}: expected {int(np.prod(space.shape))} numbers, got {len(numbers)}")
+    raise SpaceError(f"{key}: an item's space is a Discrete or a Box of numbers, not a {type(space).__name__}")
+
+
+def _item_text(data: Encoded, value: Any) -> str:
+    """One item's text (the inverse of :func:`_item_value`)."""
+    names = labels(data)
+    if names is not None:
+        return names[int(value) - int(data.get("start", 0))]
+    plain = _plain(value)
+    return ",".join(map(str, plain)) if isinstance(plain, list) else str(plain)
 
 
 def _plain(value: Any) -> Any:

@@ -201,7 +201,9 @@ class GridWorld(World):
     # from the state's key=value items; the action a label of a Discrete space
     state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
         "x": {"type": "Discrete", "n": 100}, "y": {"type": "Discrete", "n": 100},
-        "fd": {"type": "Discrete", "n": 200, "start": -1}, "hd": {"type": "Discrete", "n": 200, "start": -1}}}
+        # a distance, -1 when there is none: a Box (a Discrete starting at -1 is one SB3 refuses)
+        "fd": {"type": "Box", "shape": [1], "low": -1, "high": 199},
+        "hd": {"type": "Box", "shape": [1], "low": -1, "high": 199}}}
     action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}
 
     # what the portal's compose form shows of each argument; the range is published, not

@@ -5,7 +5,10 @@ the test together, as a collective, with ``wwm lambdastar --mind URL [URL ...]``
 Serve it with ``wwm serve wwm.lambdastar.world:LambdaStarWorld --arg agents=2 ...``.
 The first ``agents`` runs form a cohort; the test starts when the cohort is full, and every
 iteration is played when every body of the cohort has sent its action. Later runs form the
-next cohort, which sits the same test again (same seed, same environments).
+next cohort, which sits the same test again (same seed, same environments) -- or the test
+from its own ``seed``, when its first body's New run gives one. A body's ``form`` (New run)
+is ``json`` (the default) or ``numbers`` (:data:`NUMBERS_SPACE`, what the card's
+``state_space`` declares, for learners).
 """
 
 from __future__ import annotations
@@ -41,6 +44,16 @@ episode (so an oracle can intercept Good).
 "marks" (stigmergy through the environment) appears in the answer to a mark: for each of
 the body's cells, the highest fake reward the bodies that marked in this iteration left
 there, or null where none did."""
+
+#: The numeric form of a body's state (New run ``form=numbers``), a value of this space (the
+#: JSON form of wwm.gym.spaces): the rewards of the 3 x 3 cells around the body (row-major from
+#: the upper-left; the middle of a wider range), what the last move earned, the iteration
+#: about to be played (0 once the test is over) and the episode.
+NUMBERS_SPACE: dict[str, Any] = {"type": "Dict", "form": "json", "new_run": {"form": "numbers"}, "spaces": {
+    "rewards": {"type": "Box", "shape": [9], "low": -100, "high": 100},
+    "reward": {"type": "Box", "shape": [1], "low": -100, "high": 100},
+    "iteration": {"type": "Box", "shape": [1], "low": 0, "high": 10**6},
+    "episode": {"type": "Box", "shape": [1], "low": 0, "high": 10**6}}}
 
 ACTION_FORMAT = """One move per iteration: a number 1..9 or its name:
 1 up-left, 2 up, 3 up-right, 4 left, 5 stay, 6 right, 7 down-left, 8 down, 9 down-right.
@@ -78,10 +91,11 @@ def parse_action(text: str) -> tuple[int | None, float | None]:
 class Cohort:
     """The bodies sitting one test together, and the engine they share."""
 
-    def __init__(self, world: LambdaStarWorld, number: int) -> None:
+    def __init__(self, world: LambdaStarWorld, number: int, seed: int | None = None) -> None:
         self.world = world
         self.number = number
-        self.set: EpisodeSet = world.episodes
+        self.seed = world.seed if seed is None else seed
+        self.set: EpisodeSet = world.episodes_for(self.seed)
         self.size = world.agents
         self.bodies: list[Body] = []
         self.full = asyncio.Event()
@@ -105,7 +119,9 @@ class Cohort:
         return Episode(self.set, self.episode, self.size, observation_range=self.world.observation_range,
                        coordination=self.world.coordination)
 
-    def state(self, j: int, reward: float | None) -> str:
+    def state(self, j: int, reward: float | None, form: str = "json") -> str:
+        if form == "numbers":
+            return json.dumps(self.numbers(j, reward), separators=(",", ":"))
         w = self.world
         doc: dict[str, Any] = {"test": "lambdastar", "cohort": self.number,
                                "profile": w.profile, "grid": list(w.shape),
@@ -122,6 +138,17 @@ class Cohort:
                 path = self.env.good[self.env.iteration + 1:] + 1
                 doc["good next"], doc["good path"] = int(path[0]), path.tolist()
         return json.dumps(doc)
+
+    def numbers(self, j: int, reward: float | None) -> dict[str, list[float]]:
+        """Body ``j``'s state in the numeric form (:data:`NUMBERS_SPACE`)."""
+        rewards, iteration = [0.0] * 9, 0
+        if not self.finished and self.env is not None:
+            obs = self.env.observe()[j]
+            side, k = 2 * self.world.observation_range + 1, self.world.observation_range
+            rewards = [float(obs.rewards[(k + dr) * side + k + dc]) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+            iteration = self.env.iteration + 1
+        return {"rewards": rewards, "reward": [reward or 0.0], "iteration": [iteration],
+                "episode": [self.episode + 1]}
 
     def _check_turn(self, j: int) -> None:
         if self.finished:
@@ -191,9 +218,10 @@ class Body(World):
     state_format: ClassVar[str] = STATE_FORMAT
     action_format: ClassVar[str] = ACTION_FORMAT
 
-    def __init__(self, cohort: Cohort, index: int) -> None:
+    def __init__(self, cohort: Cohort, index: int, form: str = "json") -> None:
         self.cohort = cohort
         self.index = index
+        self.form = form
         self.total = 0.0
         self.iterations = 0
         self.last: float | None = None
@@ -208,7 +236,7 @@ class Body(World):
 
     async def get_state(self) -> str:
         await self._ready()
-        return self.cohort.state(self.index, self.last)
+        return self.cohort.state(self.index, self.last, self.form)
 
     async def execute_action(self, action: str) -> Outcome:
         move, mark = parse_action(action)
@@ -216,10 +244,10 @@ class Body(World):
         if move is None:
             assert mark is not None
             await self.cohort.mark(self.index, mark)
-            return Outcome(self.cohort.state(self.index, None), None, self.cohort.finished)
+            return Outcome(self.cohort.state(self.index, None, self.form), None, self.cohort.finished)
         reward, finished = await self.cohort.act(self.index, move)
         self.last = reward
-        return Outcome(self.cohort.state(self.index, reward), reward, finished)
+        return Outcome(self.cohort.state(self.index, reward, self.form), reward, finished)
 
     async def get_current_score(self) -> float | None:
         """This body's mean reward per iteration so far."""
@@ -270,18 +298,26 @@ class LambdaStarWorld(World):
     """The Λ* test as a shared world: each run is an agent body; see the state and action
     formats. Arguments: grid (a side, or ROWSxCOLUMNS such as 5x10), iterations ϑ, episodes
     ω, agents per cohort, profile ("paper" or "original"), seed, observation range k, coordination (Good pays only when
-    two or more agents are next to it), oracle hints (Good's next cells in the state)."""
+    two or more agents are next to it), oracle hints (Good's next cells in the state), form
+    (of the states: json, or numbers for learners; each body may choose its own)."""
 
     seed_section: ClassVar[str] = "Λ* (Chmait et al.)"
 
     sharing = "shared"
     state_format: ClassVar[str] = STATE_FORMAT
     action_format: ClassVar[str] = ACTION_FORMAT
+    # machine-readable (the JSON form of wwm.gym.spaces): the numeric form (New run form=numbers)
+    # and the moves 1..9 (marks are for clients that write their actions)
+    state_space: ClassVar[dict[str, Any]] = NUMBERS_SPACE
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": 9, "labels": [str(i) for i in range(1, 10)]}
     wait_seconds: float = 60.0
 
     def __init__(self, grid: int | str = 10, iterations: int = 100, episodes: int = 10, agents: int = 1,
                  profile: str = "paper", seed: int = 0, observation_range: int = 1,
-                 coordination: bool = False, oracle_hints: bool = False) -> None:
+                 coordination: bool = False, oracle_hints: bool = False, form: str = "json") -> None:
+        if form not in ("json", "numbers"):
+            raise ValueError(f"unknown form {form!r}: json (the default) or numbers")
+        self.form = form  # a body's form when its New run gives none
         if agents < 1:
             raise ValueError(f"agents must be at least 1 (got {agents})")
         self.shape = grid_shape(grid)
@@ -297,9 +333,27 @@ class LambdaStarWorld(World):
         self.observation_range, self.coordination = observation_range, coordination
         self.oracle_hints = oracle_hints
         self.episodes = generate(self.shape, iterations, episodes, profile, seed)
+        self._sets: dict[int, EpisodeSet] = {seed: self.episodes}
         self.cohort: Cohort | None = None
 
-    async def join(self, client_url: str | None = None, **args: Any) -> World:
+    def episodes_for(self, seed: int) -> EpisodeSet:
+        """The test's environments from ``seed`` (the world's own, or a cohort's: a few kept)."""
+        if seed not in self._sets:
+            if len(self._sets) >= 8:
+                del self._sets[next(k for k in self._sets if k != self.seed)]
+            self._sets[seed] = generate(self.shape, self.iterations, self.episodes_count, self.profile, seed)
+        return self._sets[seed]
+
+    async def join(self, client_url: str | None = None, form: str | None = None, **args: Any) -> World:
+        form = form or self.form
+        if form not in ("json", "numbers"):
+            raise Refusal("bad-parameters", f"unknown form {form!r}: json (the default) or numbers")
+        seed = args.pop("seed", None)
+        if seed is not None:
+            try:
+                seed = int(seed)
+            except (TypeError, ValueError):
+                raise Refusal("bad-parameters", f"seed must be a whole number, got {seed!r}") from None
         differ = {k: v for k, v in args.items() if k in self.config and self.config[k] != _plain(k, v)}
         unknown = [k for k in args if k not in self.config]
         if differ or unknown:
@@ -308,8 +362,12 @@ class LambdaStarWorld(World):
                           + (f"; it cannot take {differ}" if differ else "")
                           + (f"; unknown {unknown}" if unknown else ""))
         if self.cohort is None or len(self.cohort.bodies) >= self.cohort.size:
-            self.cohort = Cohort(self, 1 if self.cohort is None else self.cohort.number + 1)
-        body = Body(self.cohort, len(self.cohort.bodies))
+            # a new cohort sits the test from its first body's seed (the world's without one)
+            self.cohort = Cohort(self, 1 if self.cohort is None else self.cohort.number + 1, seed)
+        elif seed is not None and seed != self.cohort.seed:
+            raise Refusal("bad-parameters", f"the cohort this body joins sits the test from seed "
+                                            f"{self.cohort.seed}, not {seed}")
+        body = Body(self.cohort, len(self.cohort.bodies), form)
         self.cohort.add(body)
         return body
 

@@ -78,6 +78,15 @@ Conventions:
 - A query may also be sent by the seed's own longer name where this protocol's is shorter
   (`Add mind to collection` for `Add mind`, listed with each query below); the answer carries
   the name the query was sent by, and a server's card lists them under `query_aliases`.
+  Query and item names are matched without regard to case, and an item may be spelt as the
+  seed's section 9 spells it (`Q-Temperature`, `mind strength`, `Proposed length of next Q
+  learning run`, `Mind server URL`, `destination state c`: listed with each item below).
+- Elements a server does not know, inside `<query>` or beside it in `<xml>`, and JSON members
+  it does not know, are ignored, not refused: section 11.2 lets tags be added without breaking
+  old servers. A server's card says what it reads and what it ignores under `understands`.
+- "Get values for this action" on an action the mind cannot value (it has neither Q nor W
+  for it) is refused with `bad-parameters`, not answered empty: the seed lists Q and W as
+  its returns.
 - The `world display URL` a Mind's New run carries must be an absolute `http://`, `https://`,
   `ws://` or `wss://` URL with a host; anything else is refused with `world-display-url-invalid`
   naming the value (the `client URL` of any query with `client-url-invalid`).
@@ -121,7 +130,9 @@ def render() -> str:
             if spec.query_set != query_set:
                 continue
             sent = [f"`{f.wire}`" + (" (optional)" if f.optional else "")
-                    + (" (repeated)" if f.kind is Kind.URLS else "") for f in spec.arguments]
+                    + (" (repeated)" if f.kind is Kind.URLS else "")
+                    + (" (or " + ", ".join(f"`{a}`" for a in f.aliases) + ")" if f.aliases else "")
+                    for f in spec.arguments]
             if spec.open_arguments:
                 sent.append("*open*")
             returned = [f"`{r.replace('<role>', role)}`" for r in RETURN_ITEMS[spec.returns]] or ["confirm"]

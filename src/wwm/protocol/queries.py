@@ -47,6 +47,8 @@ class Field:
     attr: str = ""       # the Python keyword; derived from wire when empty
     invalid: str = ""    # a URL item's own refusal code (section 9), when it has one: the value
                          # must then be an absolute URL of one of URL_SCHEMES
+    aliases: tuple[str, ...] = ()  # the seed's own spellings, where its section 9 words the item
+                                   # otherwise ("mind strength" for "strength")
 
     @property
     def py(self) -> str:
@@ -114,7 +116,10 @@ CLIENT_URL = Field("client URL", Kind.URL, optional=True)
 STATE = Field("state", Kind.TEXT)
 ACTION = Field("action", Kind.TEXT)
 SCORE = Field("score", Kind.NUMBER, optional=True)
-RUN_LENGTH = Field("run length", Kind.NUMBER, optional=True)
+RUN_LENGTH = Field("run length", Kind.NUMBER, optional=True,
+                   aliases=("Proposed length of next Q learning run", "Proposed length of next W learning run"))
+DESTINATION = Field("destination", Kind.TEXT, aliases=("destination state c", "destination state"))
+MIND_URL = Field("mind URL", Kind.URL, aliases=("Mind server URL",))
 
 _W = "world"
 _M = "mind"
@@ -146,7 +151,8 @@ _SPECS: list[QuerySpec] = [
                # the client at this URL."
                Field("other client URL", Kind.URL, optional=True),
                # 9.2.4: the list of Mind server URLs an AS server adjudicates.
-               Field("mind URL", Kind.URLS, optional=True, attr="minds")),
+               Field("mind URL", Kind.URLS, optional=True, attr="minds",
+                     aliases=("List of Mind server URLs", "Mind server URL"))),
               Returns.RUN, open_arguments=True,
               refusals=("client-blocked", "client-url-invalid", "credit-trail-failed",
                         "world-display-url-invalid", "payment-required",
@@ -175,7 +181,7 @@ _SPECS: list[QuerySpec] = [
     # ---- 9.2.2 Mind_i ----------------------------------------------------------------------
     QuerySpec("Get mind strength", _M, "Mind_i", "get_strength", (), Returns.STRENGTH),
     QuerySpec("Change mind strength", _M, "Mind_i", "change_strength",
-              (Field("strength", Kind.NUMBER),), Returns.CONFIRM),
+              (Field("strength", Kind.NUMBER, aliases=("mind strength",)),), Returns.CONFIRM),
     QuerySpec("Get W-Temperature", _M, "Mind_i", "get_w_temperature", (), Returns.W_TEMPERATURE),
     QuerySpec("Reset W-Temperature", _M, "Mind_i", "reset_w_temperature", (RUN_LENGTH,),
               Returns.CONFIRM, doc="Collection has changed: reset W-temperature.",
@@ -197,15 +203,15 @@ _SPECS: list[QuerySpec] = [
               Returns.VALUES),
     # ---- 9.2.3 Mind_Feu --------------------------------------------------------------------
     QuerySpec("Take me to state", _M, "Mind_Feu", "take_me_to",
-              (STATE, Field("destination", Kind.TEXT)), Returns.SUGGESTION, open_arguments=True),
+              (STATE, DESTINATION), Returns.SUGGESTION, open_arguments=True),
     QuerySpec("How good is this action", _M, "Mind_Feu", "how_good",
-              (STATE, Field("destination", Kind.TEXT), ACTION), Returns.VALUES,
+              (STATE, DESTINATION, ACTION), Returns.VALUES,
               open_arguments=True, aliases=("How good/bad is this action",)),
     # ---- 9.2.4 Mind_AS ---------------------------------------------------------------------
-    QuerySpec("Add mind", _M, "Mind_AS", "add_mind", (Field("mind URL", Kind.URL),),
+    QuerySpec("Add mind", _M, "Mind_AS", "add_mind", (MIND_URL,),
               Returns.CONFIRM, refusals=("mind-url-invalid", "credit-trail-failed"),
               aliases=("Add mind to collection",)),
-    QuerySpec("Remove mind", _M, "Mind_AS", "remove_mind", (Field("mind URL", Kind.URL),),
+    QuerySpec("Remove mind", _M, "Mind_AS", "remove_mind", (MIND_URL,),
               Returns.CONFIRM, aliases=("Remove mind from collection",)),
 ]
 
@@ -237,17 +243,71 @@ for _spec in _SPECS:
 
 
 def lookup(role: str, name: str) -> QuerySpec:
-    """The query a server of ``role`` answers by ``name`` (its wire name or an alias)."""
+    """The query a server of ``role`` answers by ``name`` (its wire name or an alias, in any case)."""
     try:
         return QUERIES[(role, name)]
     except KeyError:
-        spec = ALIASES.get((role, name))
+        spec = ALIASES.get((role, name)) or _by_folded_name(role, name)
         if spec is not None:
             return spec
         other = "mind" if role == "world" else "world"
         if (other, name) in QUERIES or (other, name) in ALIASES:
             raise Refusal("unknown-query", f"{name!r} is a {other} query; this is a {role} server") from None
         raise Refusal("unknown-query", f"{name!r} is not a query of the World-Wide-Mind protocol") from None
+
+
+def _by_folded_name(role: str, name: str) -> QuerySpec | None:
+    """The query named ``name`` without regard to case or runs of spaces (the seed writes
+    "Get Q-Temperature", a client may write "get q-temperature")."""
+    folded = " ".join(name.split()).casefold()
+    for table in (QUERIES, ALIASES):
+        for (r, n), spec in table.items():
+            if r == role and n.casefold() == folded:
+                return spec
+    return None
+
+
+#: Items a query may carry among its open-ended ones, in our spelling, by the seed's (any case).
+OPEN_ITEMS: dict[str, str] = {"q-temperature": "Q-temperature", "w-temperature": "W-temperature",
+                              "mind strength": "strength"}
+
+_ITEM_NAMES: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def canonical_items(spec: QuerySpec, data: dict[str, Wire]) -> dict[str, Wire]:
+    """``data`` with every item the query's row knows under its wire name, however it was
+    spelt: any case, or the seed's own wording (:attr:`Field.aliases`; "mind run ID" is
+    "Mind run ID"); the open-ended items the vocabulary names (Q-Temperature) in our spelling.
+    Two items that are one refuse the query by name."""
+    names = _ITEM_NAMES.get((spec.role, spec.name))
+    if names is None:
+        names = {**({k: v for k, v in OPEN_ITEMS.items()} if spec.open_arguments else {}),
+                 spec.run_id_field.casefold(): spec.run_id_field, CLIENT_URL.wire.casefold(): CLIENT_URL.wire}
+        for item in spec.arguments:
+            for name in (item.wire, *item.aliases):
+                names[name.casefold()] = item.wire
+        _ITEM_NAMES[(spec.role, spec.name)] = names
+    if all(key in names.values() or key.casefold() not in names for key in data):
+        return data  # (the usual case: every item already in our spelling)
+    out: dict[str, Wire] = {}
+    for key, value in data.items():
+        wire = names.get(key.casefold(), key)
+        if wire in out:
+            raise Refusal("bad-parameters", f'"{spec.name}": the item "{wire}" is given twice (as "{key}" too)')
+        out[wire] = value
+    return out
+
+
+#: What a server understands of a message beyond its queries: on every card (``understands``).
+UNDERSTANDS: dict[str, str] = {
+    "elements": "<xml> holding one <query> (or <response>) of <data> items (and <refusal>); JSON "
+                "members wwm, query, response, data, refusal",
+    "ignored": "any other element inside <xml>, <query> or <response>, and any other JSON member: "
+               "section 11.2 lets tags be added without breaking old servers",
+    "names": "query and item names are matched without regard to case, in our spelling or the seed's "
+             "section 9 (Q-Temperature, W-Temperature, mind strength, Proposed length of next Q learning "
+             "run, Mind server URL, destination state c, ...); an answer carries the name asked by",
+}
 
 
 def queries_of(role: str, query_sets: set[str] | frozenset[str]) -> list[QuerySpec]:
@@ -396,6 +456,10 @@ def encode_result(spec: QuerySpec, value: Any) -> dict[str, Wire]:
     elif r is Returns.VALUES:
         if not isinstance(value, Values):
             raise TypeError(f"{spec.method} must return Values, not {type(value).__name__}")
+        if spec.method == "get_values" and value.q is None and value.w is None:
+            # the seed lists Q and W as its returns: an empty answer would read as "no opinion"
+            raise Refusal("bad-parameters", f'"{spec.name}": this mind cannot value that action in that '
+                                            f"state (it has neither Q nor W for it)")
         if value.q is not None:
             out["Q"] = write_number(value.q)
         if value.w is not None:
@@ -438,6 +502,9 @@ def decode_result(spec: QuerySpec, data: dict[str, Any]) -> Any:
         return read_bool(data.get("ready", False))
     if r is Returns.VALUES:
         return Values(q=_returned_number(spec, data, "Q"), w=_returned_number(spec, data, "W"))
+    if r.value not in data:  # a server that spells it as the seed does: Q-Temperature, mind strength
+        names = (r.value.casefold(), *(["mind strength"] if r is Returns.STRENGTH else []))
+        return _returned_number(spec, data, next((k for k in data if k.casefold() in names), r.value))
     return _returned_number(spec, data, r.value)
 
 

@@ -15,6 +15,10 @@ list (the Mind_AS list of Mind URLs). The root may carry ``wwm="1.0"``, the prot
 White space around every data value is not part of it (the seed pads values with spaces and
 new lines); a state or action whose edges matter should travel as JSON.
 
+Elements this codec does not know -- inside ``<query>`` / ``<response>`` or beside them in
+``<xml>`` -- are ignored, not refused: section 11.2 wants tags added later not to break old
+servers (:data:`~wwm.protocol.queries.UNDERSTANDS`, on every card, says so).
+
 Parsing goes through defusedxml: DTDs, entity declarations and external references are
 refused (``forbidden-xml``), so an entity bomb costs nothing.
 """
@@ -51,8 +55,8 @@ def decode(body: bytes | str) -> Message:
     if version not in SUPPORTED_VERSIONS:
         raise Refusal("unsupported-version",
                       f"protocol version {version!r} is not supported (this server speaks {PROTOCOL_VERSION})")
-    children = list(root)
-    if len(children) != 1 or children[0].tag not in ("query", "response"):
+    children = [child for child in root if child.tag in ("query", "response")]  # others: ignored (11.2)
+    if len(children) != 1:
         raise Refusal("malformed-message", "<xml> must hold exactly one <query> or <response> element")
     element = children[0]
     name = (element.get("name") or "").strip()
@@ -81,8 +85,8 @@ def decode(body: bytes | str) -> Message:
                 refusal = Refusal(code, (item.text or "").strip() or None)
             except ValueError:
                 refusal = Refusal("server-error", f"unknown refusal code {code!r}: {(item.text or '').strip()}")
-        else:
-            raise Refusal("malformed-message", f"unexpected element <{item.tag}> in <{element.tag}>")
+        # any other element is an extension this server does not know: ignored, as section
+        # 11.2 asks ("extend the tag definitions ... without breaking the old definitions")
     if element.tag == "query":
         return Query(name=name, data=data, version=version)
     return Response(name=name, data=data, refusal=refusal, version=version)

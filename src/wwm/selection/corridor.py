@@ -30,6 +30,10 @@ class CorridorWorld(World):
     sharing = "own"
     state_format: ClassVar[str] = "pos=K goal=east|west (K from 0, the west end, to length-1, the east end)"
     action_format: ClassVar[str] = "left | right | stay"
+    # machine-readable (the JSON form of wwm.gym.spaces): pos up to the longest corridor
+    state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
+        "pos": {"type": "Discrete", "n": 1000}, "goal": {"type": "Discrete", "n": 2, "labels": ["west", "east"]}}}
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}
 
     def __init__(self, length: int = 8, start: int = 0, steps: int = 0) -> None:
         if not 3 <= length <= 1000:

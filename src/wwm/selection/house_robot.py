@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .ant import HERE, MOVES, NONE, EngineWorld, direction
 
@@ -197,6 +197,12 @@ class HouseRobotWorld(EngineWorld):
         "smoke=<0-9> wallinway=<0|1> (the code.houserobot order); directions 0 N .. 7 NW, "
         "8 on the robot's square, 9 none visible")
     action_format: ClassVar[str] = "one of 0-7 (move one square that way, unless a wall is in the way) or 8 (stay)"
+    # machine-readable (the JSON form of wwm.gym.spaces)
+    state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
+        **{k: {"type": "Discrete", "n": 10} for k in ("dirt", "plug", "wall", "human", "smoke")},
+        "full": {"type": "Discrete", "n": 2}, "class": {"type": "Discrete", "n": 3},
+        "wallinway": {"type": "Discrete", "n": 2}}}
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": 9}
 
     def __init__(self, width: int = 11, height: int = 8, capacity: int = 3, dirt_rate: float = 0.05,
                  fire_rate: float = 0.01, visit_rate: float = 0.03, stranger_rate: float = 0.4,

@@ -113,6 +113,15 @@ class KeyDoorWorld(World):
         "has_key=0|1 door_open=0|1 at_goal=0|1; the wall is the column x=door's x, east is +x, north +y")
     action_format: ClassVar[str] = ("north | south | east | west | pick (the key, on its cell) | "
                                     "open (the door, next to it with the key) | stay")
+    # machine-readable (the JSON form of wwm.gym.spaces), for the largest grid (size 50);
+    # key=- (held) reads as -1,-1
+    state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "pairs", "spaces": {
+        "x": {"type": "Discrete", "n": 50}, "y": {"type": "Discrete", "n": 50},
+        "key": {"type": "Box", "shape": [2], "low": -1, "high": 49, "absent": "-"},
+        "door": {"type": "Box", "shape": [2], "low": 0, "high": 49},
+        "goal": {"type": "Box", "shape": [2], "low": 0, "high": 49},
+        **{flag: {"type": "Discrete", "n": 2} for flag in ("has_key", "door_open", "at_goal")}}}
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}
 
     def __init__(self, size: int = 7, steps: int = 100, seed: int = 0) -> None:
         if not 5 <= size <= 50:

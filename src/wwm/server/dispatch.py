@@ -224,6 +224,8 @@ class Dispatcher:
         (:meth:`_settle`), encoded."""
         try:
             out = self._settle(plan, run, kwargs, result)
+        except Refusal as refusal:  # a result the protocol refuses (Get values with neither Q nor W)
+            return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:  # a method that returned the wrong kind of value
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
         return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
@@ -259,6 +261,7 @@ class Dispatcher:
             elif TOKEN_ITEM in query.data:  # a token this server does not ask for: not an argument
                 query = Query(query.name, {k: v for k, v in query.data.items() if k != TOKEN_ITEM}, query.version)
             spec = Q.lookup(self.role, query.name)
+            query.data = Q.canonical_items(spec, query.data)  # the seed's spellings, any case
             if spec.query_set not in self.query_sets:
                 raise Refusal("unsupported-query",
                               f'"{query.name}" belongs to the {spec.query_set} query set, which this '

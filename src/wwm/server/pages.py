@@ -45,6 +45,7 @@ def card(d: Dispatcher) -> dict[str, Any]:
         "query_aliases": {a: s.name for s in Q.queries_of(d.role, d.query_sets) for a in s.aliases},
         "bindings": {"http": d.url, "websocket": websocket, **d.bindings},
         "encodings": ["application/xml", "application/json"],
+        "understands": Q.UNDERSTANDS,  # what else of a message it reads, and what it ignores (11.2)
         "state_format": getattr(cls, "state_format", "opaque text"),
         "action_format": getattr(cls, "action_format", "opaque text"),
         **({"state_example": example} if (example := getattr(cls, "state_example", None)) else {}),

@@ -69,6 +69,23 @@ def check_form(form: str) -> Form:
     return name
 
 
+StateForm = Literal["json", "xml", "prolog", "numbers"]
+#: The forms a WWM run's states may take: T-World's three and the numeric one
+#: (:mod:`.numeric`, for learners; states only: it is never decoded back).
+STATE_FORMS: tuple[StateForm, ...] = (*FORMS, "numbers")
+
+
+def check_state_form(form: str) -> StateForm:
+    """``form`` if it is one of :data:`STATE_FORMS` (any case), else FormError naming the choices."""
+    name = form.strip().lower()
+    if name == "numbers":
+        return "numbers"
+    try:
+        return check_form(name)
+    except FormError:
+        raise FormError(f"unknown percept form {form!r}: choose json, xml, prolog or numbers") from None
+
+
 def split_magic(magic: str) -> tuple[str, Form]:
     """A magic string and the form it asks for: ``robot-1:xml`` is ``("robot-1", "xml")``;
     without a known form suffix the form is JSON and the magic string is kept whole."""

@@ -20,11 +20,13 @@ world seconds when it was sent. Only teammates hear each other.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from . import percepts
 from .engine import Engine
-from .forms import Form, encode
+from .forms import StateForm, encode
+from .numeric import numeric
 
 MESSAGES_FORMAT = ('"messages" lists what teammates sent this robot that it has not acted on yet (each state '
                    'carries them until its next Execute action): {"n": the message\'s number in the game, '
@@ -54,7 +56,10 @@ class Inbox:
         self.read = self.given
 
 
-def state(engine: Engine, robot: int, header: str, inbox: Inbox, form: Form = "json") -> str:
-    """One robot's state in its percept form: its percept, with the messages its inbox holds."""
+def state(engine: Engine, robot: int, header: str, inbox: Inbox, form: StateForm = "json") -> str:
+    """One robot's state in its percept form: its percept, with the messages its inbox holds
+    (in the numeric form, :mod:`.numeric`: numbers only)."""
+    if form == "numbers":
+        return json.dumps(numeric(engine, robot), separators=(",", ":"))
     message = {"header": header, "data": percepts.full(engine, robot), "messages": inbox.take(engine)}
     return encode(message, form).rstrip("\n")

@@ -22,9 +22,10 @@ from ..protocol.results import Outcome
 from .actions import ActionError, parse_action
 from .config import Config, ConfigError
 from .engine import Engine
-from .forms import Form, FormError, check_form
+from .forms import FormError, StateForm, check_state_form
 from .inbox import MESSAGES_FORMAT, Inbox, state
 from .live import COST_SECONDS
+from .numeric import MOVES, STATE_SPACE
 from .picture import tileworld_grid
 
 
@@ -40,6 +41,10 @@ class SharedTileworld(World):
     state_format: ClassVar[str] = ("T-World percept JSON (or XML, Prolog: form) for this client's robot, "
                                    '{"header", "data", "messages": [...]}; ' + MESSAGES_FORMAT)
     action_format: ClassVar[str] = "a T-World action string (north, south, east, west, none, restore, messages)"
+    # machine-readable (the JSON form of wwm.gym.spaces): the numeric form (New run form=numbers)
+    # and the moves
+    state_space: ClassVar[dict[str, Any]] = STATE_SPACE
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(MOVES), "labels": list(MOVES)}
 
     def __init__(self, robots: int = 2, teams: str = "", rows: int = 9, columns: int = 10, seed: int = 0,
                  time: float = 60.0, speed: float = 1.0, battery: bool = False, config: str = "",
@@ -53,7 +58,7 @@ class SharedTileworld(World):
             if config:
                 settings.update(json.loads(config))
             self.config = Config.from_dict(settings)
-            check_form(form)
+            check_state_form(form)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
         if not (math.isfinite(speed) and speed > 0):
@@ -76,7 +81,7 @@ class SharedTileworld(World):
         if self.started:
             raise Refusal("busy", f"all {self.config.agents} robots of this Tileworld have clients")
         try:
-            chosen = check_form(form)
+            chosen = check_state_form(form)
         except FormError as exc:
             raise Refusal("bad-parameters", f"shared Tileworld: {exc}") from None
         body = RobotBody(self, len(self.bodies), chosen)
@@ -95,7 +100,7 @@ class RobotBody(World):
     state_format: ClassVar[str] = SharedTileworld.state_format
     action_format: ClassVar[str] = SharedTileworld.action_format
 
-    def __init__(self, world: SharedTileworld, robot: int, form: Form = "json") -> None:
+    def __init__(self, world: SharedTileworld, robot: int, form: StateForm = "json") -> None:
         self.world, self.robot, self.form = world, robot, form
         self.engine = world.engine   # this body's game (the world starts another when it is over)
         self.ended = False           # End run received

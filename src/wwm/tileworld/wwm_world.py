@@ -1,8 +1,9 @@
 """The Tileworld on the WWM network: a World whose state is T-World's percept JSON and whose
 action is a T-World action string, and a Mind that plays it with a built-in agent.
 
-``form`` (json, xml or prolog) is the form of the states, chosen at New run; the Mind reads
-all three. The client drives robot 0 in the discrete core (one "Execute action" = one agent step, the
+``form`` (json, xml or prolog; or numbers, :mod:`.numeric`, the form the card's
+``state_space`` declares for learners) is the form of the states, chosen at New run; the
+Mind reads T-World's three. The client drives robot 0 in the discrete core (one "Execute action" = one agent step, the
 world then advances γ seconds); built-in ``opponents`` drive any other robots. Serve with
 ``wwm serve wwm.tileworld.wwm_world:TileworldWorld --arg gamma=0.5``.
 """
@@ -20,8 +21,9 @@ from .actions import Action, ActionError, parse_action
 from .agents import make_agent
 from .config import Config, ConfigError, Team
 from .engine import Engine
-from .forms import FormError, check_form, decode
+from .forms import FormError, check_state_form, decode
 from .inbox import MESSAGES_FORMAT, Inbox, state
+from .numeric import MOVES, STATE_SPACE
 from .picture import tileworld_grid
 
 
@@ -37,6 +39,10 @@ class TileworldWorld(World):
                                    + MESSAGES_FORMAT)
     action_format: ClassVar[str] = ("a T-World action string: north | south | east | west (or 2 3 1 0) | none | "
                                     "restore | team_message:<text> | message:<id>:<text>")
+    # machine-readable (the JSON form of wwm.gym.spaces): the numeric form (New run form=numbers)
+    # and the moves
+    state_space: ClassVar[dict[str, Any]] = STATE_SPACE
+    action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(MOVES), "labels": list(MOVES)}
 
     def __init__(self, rows: int = 9, columns: int = 10, seed: int = 0, gamma: float = 0.35, time: float = 300.0,
                  dynamic: int = 2, battery: bool = False, partial_rewards: bool = True, multiplier: bool = False,
@@ -54,7 +60,7 @@ class TileworldWorld(World):
                 raise ConfigError(f"agents is 1 + the number of opponents ({1 + len(self.opponents)}): the client "
                                   "drives robot 0 and opponents=NAME,... drive the others")
             self.engine = Engine(self.config)
-            self.form = check_form(form)
+            self.form = check_state_form(form)
         except (ConfigError, ValueError) as exc:
             raise Refusal("bad-parameters", f"Tileworld: {exc}") from None
         self.header = "start"

@@ -45,9 +45,11 @@ class TyrrellWorld(World):
         "one action name or its index 0-24: " + ", ".join(f"{i} {a}" for i, a in enumerate(ACTIONS)))
     # machine-readable (the JSON form of wwm.gym.spaces)
     state_space: ClassVar[dict[str, Any]] = {"type": "Dict", "form": "key:value;", "spaces": {
-        "step": {"type": "Discrete", "n": 10**6}, "fitness": {"type": "Discrete", "n": 10**4},
+        # counts as Boxes: a Discrete of a million values is a million inputs to a policy network
+        "step": {"type": "Box", "shape": [1], "low": 0, "high": 10**6},
+        "fitness": {"type": "Box", "shape": [1], "low": 0, "high": 10**4},
         "alive": {"type": "Discrete", "n": 2},
-        **{k: {"type": "Box", "low": 0.0, "high": 1.0 if k != "distanceFromDen" else 300.0, "shape": []}
+        **{k: {"type": "Box", "low": 0.0, "high": 1.0 if k != "distanceFromDen" else 300.0, "shape": [1]}
            for k in SCALARS},
         **{k: _VECTOR_SPACE for k in VECTORS}}}
     action_space: ClassVar[dict[str, Any]] = {"type": "Discrete", "n": len(ACTIONS), "labels": list(ACTIONS)}

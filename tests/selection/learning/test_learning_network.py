@@ -84,7 +84,8 @@ async def test_every_mind_l_and_mind_i_query(q_server, encoding):
                               action="b", score=0.0)
     assert v.q == 0.0 and v.w == 0.0
     assert (await m.get_values("s", "b")) .q == 0.0
-    assert (await m.get_values("s", "zz")).q is None  # an action it does not understand
+    with pytest.raises(Refusal, match="cannot value that action"):   # an action it does not understand:
+        await m.get_values("s", "zz")                                  # refused, not an empty answer
     assert await m.end_run() == 0.0
 
 
