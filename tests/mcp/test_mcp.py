@@ -85,7 +85,8 @@ async def test_the_example_mcp_mind_plays_through_the_bridge():
 
 @pytest.mark.parametrize(("url", "status", "said"), [
     ("not-a-url", 2, "wwm mcp: expected the server's http:// or https:// URL, not 'not-a-url'"),
-    ("http://127.0.0.1:1/", 1, "wwm mcp: unreachable: nothing is listening at http://127.0.0.1:1/ (connection refused)"),
+    ("http://127.0.0.1:1/", 1,
+     "wwm mcp: unreachable: nothing is listening at http://127.0.0.1:1/ (connection refused)"),
 ])
 def test_wwm_mcp_says_in_one_line_what_is_wrong_with_its_url(url, status, said):
     done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "mcp", url], env=ENV, stdin=subprocess.DEVNULL,

@@ -15,6 +15,7 @@ PACKAGE_SECTIONS = {
     "wwm.lambdastar": "Λ* (Chmait et al.)", "wwm.tileworld": "T-World (Burdisso et al.)",
     "wwm.acl": "speech acts (Smith & Cohen); 10.20", "wwm.meta": "meta-execution (Christiano)",
     "wwm.people": "5.5 (bring every agent online)", "wwm.kit": "",
+    "wwm.gym": "5.4 (3rd-party researchers' own environments: Gymnasium, PettingZoo)",
 }
 EACH_RUN = "(each run gives it)"
 

@@ -90,18 +90,18 @@ async def check_server(url: str, *, state: str | None = None, action: str | None
         return checks
     await step("No operation", lambda: _confirm(remote.no_operation()))
     await step("Get display URL", lambda: _text(remote.get_display_url(), optional=True))
+    example = card.get("state_example")
+    given = state if state is not None else example if isinstance(example, str) and example else None
     if isinstance(remote, RemoteWorld):
         await _world_checks(remote, step, action)
     elif world is not None and state is None:
         await _mind_in_world(remote, step, world, encoding, timeout)
     else:
-        example = card.get("state_example")
-        given = state if state is not None else example if isinstance(example, str) and example else None
         await _mind_checks(remote, step, given if given is not None else FALLBACK_STATE, guessed=given is None)
     run_id = remote.run_id
     if run_id:
-        await seed_word_checks(url, card["role"], card.get("query_sets", []), run_id, step, state=state,
-                               timeout=timeout)
+        await seed_word_checks(url, card["role"], card.get("query_sets", []), run_id, step,
+                               state=given if given is not None else FALLBACK_STATE, timeout=timeout)
 
     async def pipelined() -> str:
         first, second = await remote.query_in_order(("no_operation", {}), ("get_current_score", {}),
