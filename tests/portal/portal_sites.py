@@ -179,3 +179,21 @@ def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
             child.printed = seen  # type: ignore[attr-defined]
             return child, found.group(1)
     raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
+
+
+def run_status(store: Any, rid: int) -> str:
+    """Portal run ``rid``'s status as its pages and lists show it: the run store's (the one
+    place it lives), read through the store's API; the portal's own word ("starting", "could
+    not start") for a run the run store does not have."""
+    from wwm.store.engine import make_engine
+    from wwm.store.states import read_states
+
+    run = store.run(rid)
+    if run.run_store_id is None:
+        return str(run.status)
+    engine = make_engine(store.url)
+    try:
+        with engine.connect() as conn:
+            return read_states(conn, [run.run_store_id])[run.run_store_id].status
+    finally:
+        engine.dispose()

@@ -93,6 +93,14 @@ def end_requests(store: RunStore, run_ids: list[int]) -> list[int]:
                                  .where(run_secrets.c.end_requested_at.is_not(None))).scalars())
 
 
+def portal_run_ids(store: RunStore, run_ids: list[int]) -> set[int]:
+    """Which of ``run_ids`` are portal runs (have an end secret)."""
+    if not run_ids:
+        return set()
+    with store.reading() as conn:
+        return set(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.run_id.in_(run_ids))).scalars())
+
+
 def runs_of(store: RunStore, owner: str) -> list[int]:
     """The IDs of the runs ``owner`` started, newest first."""
     with store.reading() as conn:
