@@ -409,6 +409,7 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     service = runs or RunService(store.url.render_as_string(hide_password=False))
     if service.guard is None:               # every connection a run makes: the address policy first
         service.guard = society_guard(policy)
+        service.policy = policy             # and on the Ray workers, before they (re)connect
     portal.run_store = service.store
 
     @contextlib.asynccontextmanager

@@ -48,7 +48,7 @@ from .pictures import Picture, Pictures
 from .runs import COULD_NOT_START, DISPLAY_EVENTS, EndRefused, RunService, check_pace
 from .store import NotFound, PortalError, urls_in
 from .visitors import visitor_of
-from .watching import score_chart, status_words, totals
+from .watching import degraded_words, score_chart, status_words, totals
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +189,7 @@ class RunPages:
             if event.kind == "run-ended" or (event.kind == "interrupted" and status.startswith("interrupted")):
                 reason = event.text
         displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
+        degraded = [degraded_words(e.text) for e in events if e.kind == "degraded"]
         steps_asked = "until ended" if run.steps_asked is None else f"{run.steps_asked:,}"
         count = record.step_count if record is not None else 0
         says = status_words(status, count, record.total_score if record is not None else None,
@@ -202,7 +203,7 @@ class RunPages:
         reply = portal.page(
             request, "run.html", run=run, combination=combination, record=record, run_status=status,
             reason=reason, says=says, count=count, picture=picture, chart=score_chart(points),
-            running=running, can_end=can_end, end_url=end_url, displays=displays, links=links,
+            running=running, degraded=degraded, can_end=can_end, end_url=end_url, displays=displays, links=links,
             steps_asked=steps_asked, page=page, pages=pages, steps=_rows(record) if record and not running else [],
             events=[e for e in events if e.kind not in DISPLAY_EVENTS],
             live_url=f"/run/{run.id}/live", run_url=run_url(run), number=_number)

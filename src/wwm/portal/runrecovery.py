@@ -43,7 +43,7 @@ from typing import Any
 
 from ..client.remote import RemoteMind, RemoteWorld
 from ..client.runner import RunSettings
-from ..client.society import SocietyError, parse
+from ..client.society import Society, SocietyError, parse
 from ..protocol.errors import Refusal
 from ..protocol.records import Event
 from ..store import RunStore, StoreError
@@ -148,11 +148,32 @@ def resume_claimed(service: RunHost) -> None:
                 service.store.finish_run(claim.run_id, "interrupted")
             mark_after(service.store, claim.run_id, f"the run could not be resumed: {exc}")
             continue
-        if service.executor is not None:
-            service.executor.submit(claim.run_id, claim.society, settings.steps, resuming=claim.left)
+        if service.executor is not None:   # checked here before a worker reconnects (and again there)
+            asyncio.get_running_loop().create_task(_submit_checked(service, claim, society, settings.steps),
+                                                   name=f"wwm-portal-resume-{claim.run_id}")
         else:
             service._launch(claim.run_id, society, settings, claimed=claim,
                             counted=(run.step_count, run.total_score or 0.0), pace=pace_of(claim.resume))
+
+
+async def _submit_checked(service: RunHost, claim: Claimed, society: Society, steps: int | None) -> None:
+    """Hand a run taken over to the executor once the service's guard (the ``--public``
+    address policy) allows every server it reconnects to; else it ends "interrupted at step k",
+    saying why, and no worker reconnects."""
+    assert service.executor is not None
+    if service.guard is not None:
+        try:
+            await service.guard(society)
+        except Exception as exc:  # noqa: BLE001 - the guard's refusal, said in the run's record
+            await asyncio.to_thread(_refuse, service.store, claim.run_id, f"the run could not be resumed: {exc}")
+            return
+    service.executor.submit(claim.run_id, claim.society, steps, resuming=claim.left)
+
+
+def _refuse(store: RunStore, run_id: int, text: str) -> None:
+    with contextlib.suppress(StoreError):
+        store.finish_run(run_id, "interrupted")
+    mark_after(store, run_id, text)
 
 
 def mark_after(store: RunStore, run_id: int, text: str) -> None:
