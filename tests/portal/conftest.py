@@ -10,13 +10,9 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from portal_sites import GRID, SEEKER, Site, hostile_card
+from portal_sites import CHROMIUM, CHROMIUM_ARGS, GRID, SEEKER, Site, hostile_card
 
 from wwm.server.process import ServerProcess
-
-CHROMIUM = "/usr/bin/chromium"          # Debian's chromium, driven by Playwright
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture

@@ -26,6 +26,9 @@ from wwm.protocol.results import Suggestion
 from wwm.server import listen
 
 GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"   # what most portal tests run
+CHROMIUM = "/usr/bin/chromium"          # Debian's chromium, driven by Playwright (the chromium fixture)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
