@@ -62,7 +62,7 @@ def left_behind(url: str, *, suspended: bool) -> int:
         else:
             store.set_resume(run_id, RESUME)
             store.flush()
-            store._open.discard(run_id)     # its writer is the worker from now on
+            store.release_run(run_id)       # its writer is the worker from now on
     return run_id
 
 

@@ -73,7 +73,7 @@ def test_a_run_ended_in_the_run_store_alone_is_shown_ended_on_every_page(store: 
         other = runs.start_run(mind_url="m", world_url="w", society=doc)   # a writer that died: interrupted
         lost = store.new_run(cid, me.id, 10).id
         store.link_run(lost, other)
-        runs._open.discard(other)                                           # as if its process were gone
+        runs.release_run(other)                                             # as if its process were gone
         with runs.writing() as conn:
             from sqlalchemy import update
 

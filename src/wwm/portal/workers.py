@@ -115,8 +115,8 @@ def import_ray() -> Any:
 
 # ---- the store, across processes ----------------------------------------------------------
 # RunStore has a process open a run it started; a Ray run is started (recorded) by the portal
-# and written by a worker, so the worker takes the run over and the portal lets it go. These
-# two touch the store's set of open runs, as the portal's modules already use its lock.
+# and written by a worker, so the worker takes the run over (adopt_run) and the portal lets it
+# go (release_run).
 
 def adopt(store: RunStore, run_id: int) -> None:
     """Make this process the writer of ``run_id``, a "running" run another process recorded:
@@ -129,7 +129,7 @@ def adopt(store: RunStore, run_id: int) -> None:
 def release(store: RunStore, run_id: int) -> None:
     """Stop writing ``run_id`` from this process (no heartbeat, not finished on close): its
     writer is now another process."""
-    store._open.discard(run_id)
+    store.release_run(run_id)
 
 
 def check_store(url: URL, nodes: list[dict[str, Any]], here: str) -> None:

@@ -243,6 +243,11 @@ class RunStore:
             self._open.add(run_id)
         return bool(taken)
 
+    def release_run(self, run_id: int) -> None:
+        """Stop writing ``run_id`` from this process (no heartbeat from here, not finished when
+        the store closes): another process writes it now (one that adopted it: a worker)."""
+        self._open.discard(run_id)
+
     def flush(self) -> None:
         """Write every queued step and event now."""
         with self._database("write steps"):
