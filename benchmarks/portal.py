@@ -1,8 +1,13 @@
 """The portal under load (issue 14): page latency (p50, p99) of the combination page and the
 run page while ``--runs`` runs are in progress and ``--viewers`` viewers follow them live, and
 the delay from a step (published by the run loop) to its arrival in a viewer, beside the same
-portal answering a static file in the same run (the floor; ratios printed). Targets: page p99
-under 100 ms, step-to-viewer p99 under 250 ms.
+portal answering a static file in the same run: the baseline. Every figure is printed as a
+ratio to that baseline (its p50 to the baseline's p50, its p99 to the baseline's p99), and the
+issue's criterion, the combination and run pages' p99 within 2x of the static file's p99, is
+checked as a ratio; the baseline itself is printed once, so the ratios can be read back.
+The benchmark fails (exit status 1, saying what) if its own parts did not work: a server or the
+portal gone, a viewer process that died or viewers that never connected, a page that did not
+answer 200, runs that made no step while the pages were measured.
 
     python benchmarks/portal.py [--runs 20] [--viewers 200] [--seconds 20]
 
@@ -25,6 +30,7 @@ import argparse
 import asyncio
 import multiprocessing
 import os
+import queue
 import re
 import signal
 import statistics
@@ -121,7 +127,8 @@ def viewers(urls: list[str], seconds: float, out: Any, ready: Any, nice: int) ->
 
 
 # ---- pages -------------------------------------------------------------------------------------
-async def pages(base: str, paths: dict[str, list[str]], seconds: float) -> dict[str, list[float]]:
+async def pages(base: str, paths: dict[str, list[str]], seconds: float,
+                failures: list[str]) -> dict[str, list[float]]:
     """One request at a time, round robin over the kinds: each kind's latencies (ms)."""
     found: dict[str, list[float]] = {kind: [] for kind in paths}
     statuses: dict[str, set[int]] = {kind: set() for kind in paths}
@@ -138,7 +145,7 @@ async def pages(base: str, paths: dict[str, list[str]], seconds: float) -> dict[
             i += 1
     for kind, seen in statuses.items():
         if seen != {200}:
-            print(f"note: the {kind} answered HTTP {sorted(seen)}, not only 200: its figure is not that page's")
+            failures.append(f"the {kind} answered HTTP {sorted(seen)}, not only 200: its figure is not that page's")
     return found
 
 
@@ -228,6 +235,7 @@ def main() -> int:
     portal, base = start_portal(db)
     procs: list[multiprocessing.Process] = []
     try:
+        failures: list[str] = []
         run_pages = asyncio.run(start_runs(base, combination.id, args.runs))
         live = [f"{base}/run/{p.rsplit('/', 1)[1]}/live" for p in run_pages]
         per_viewer = [live[i % len(live)] for i in range(args.viewers)]
@@ -246,7 +254,7 @@ def main() -> int:
             time.sleep(0.05)
         connected_in = time.monotonic() - t0
         if ready.value < args.viewers:
-            print(f"note: only {ready.value} of {args.viewers} viewers had their record after 60 s")
+            failures.append(f"only {ready.value} of {args.viewers} viewers had their run's record after 60 s")
         ready.value = -1
         time.sleep(1.0)                  # the records' bursts are over
         kinds = {"static file (floor)": ["/static/portal.css"],
@@ -255,10 +263,25 @@ def main() -> int:
         groups = {"portal": [portal.pid], "World+Mind servers": [world.process.pid, mind.process.pid],
                   "viewers": [p.pid for p in procs if p.pid is not None], "page client": [os.getpid()]}
         steps_before, cpu_before, t1 = steps_recorded(db), cpu_ticks(groups), time.monotonic()
-        latencies = asyncio.run(pages(base, kinds, args.seconds))
+        latencies = asyncio.run(pages(base, kinds, args.seconds, failures))
         steps_after, cpu_after, elapsed = steps_recorded(db), cpu_ticks(groups), time.monotonic() - t1
+        for name, process in (("the portal", portal), ("the World server", world.process),
+                              ("the Mind server", mind.process)):
+            if process.poll() is not None:
+                failures.append(f"{name} exited (status {process.returncode}) during the benchmark")
         ready.value = -2                 # the viewers stop counting and leave
-        results = [out.get(timeout=30) for _ in procs]
+        results = []
+        for _ in procs:
+            try:
+                results.append(out.get(timeout=60))
+            except queue.Empty:
+                break
+        for proc in procs:
+            proc.join(10)
+        dead = [proc.exitcode for proc in procs if proc.exitcode != 0]
+        if dead or len(results) < len(procs):
+            failures.append(f"{len(procs) - len(results)} of {len(procs)} viewer processes reported nothing "
+                            f"(exit statuses {dead})")
         delays = [d for r in results for d in r[0]]
         counts = {key: sum(r[1][key] for r in results) for key in ("connected", "steps", "gaps")}
     finally:
@@ -273,6 +296,15 @@ def main() -> int:
         mind.stop()
         tmp.cleanup()
 
+    if counts["connected"] < args.viewers:
+        failures.append(f"{counts['connected']} of {args.viewers} viewers connected")
+    if steps_after <= steps_before or not delays:
+        failures.append(f"the runs made {steps_after - steps_before} steps and viewers saw {len(delays)} while "
+                        "the pages were measured: the load was not there")
+    if failures:
+        for failure in failures:
+            print(f"FAILED: {failure}", file=sys.stderr)
+        return 1
     floor = statistics.median(latencies["static file (floor)"])
     floor99 = pct(latencies["static file (floor)"], 0.99)
     print(f"portal under load: {args.runs} runs in progress, {counts['connected']}/{args.viewers} live viewers "
@@ -282,15 +314,18 @@ def main() -> int:
     report = cpu_report(cpu_before, cpu_after, elapsed)
     if report:
         print(report)
-    print(f"{'':24}{'n':>6}{'p50 ms':>10}{'p99 ms':>10}{'p50/floor':>11}{'p99/floor':>11}")
+    print(f"baseline, the static file: p50 {floor:.2f} ms, p99 {floor99:.2f} ms (each figure below is a "
+          "ratio to it)")
+    print(f"{'':24}{'n':>6}{'p50/baseline':>14}{'p99/baseline':>14}")
     for kind, values in latencies.items():
-        p50, p99 = statistics.median(values), pct(values, 0.99)
-        print(f"{kind:24}{len(values):>6}{p50:>10.2f}{p99:>10.2f}{p50 / floor:>11.1f}{p99 / floor99:>11.1f}")
-    d50, d99 = (statistics.median(delays), pct(delays, 0.99)) if delays else (float("nan"), float("nan"))
-    print(f"{'step to viewer':24}{len(delays):>6}{d50:>10.2f}{d99:>10.2f}{d50 / floor:>11.1f}{d99 / floor99:>11.1f}")
-    page99 = max(pct(latencies["combination page"], 0.99), pct(latencies["run page"], 0.99))
-    print(f"targets: page p99 < 100 ms: {'met' if page99 < 100 else 'NOT met'} ({page99:.1f} ms); "
-          f"step-to-viewer p99 < 250 ms: {'met' if d99 < 250 else 'NOT met'} ({d99:.1f} ms)")
+        if kind != "static file (floor)":
+            print(f"{kind:24}{len(values):>6}{statistics.median(values) / floor:>14.1f}"
+                  f"{pct(values, 0.99) / floor99:>14.1f}")
+    print(f"{'step to viewer':24}{len(delays):>6}{statistics.median(delays) / floor:>14.1f}"
+          f"{pct(delays, 0.99) / floor99:>14.1f}")
+    worst = max(pct(latencies["combination page"], 0.99), pct(latencies["run page"], 0.99)) / floor99
+    print(f"the combination and run pages' p99 within 2x of the static file's: {'yes' if worst <= 2 else 'no'} "
+          f"({worst:.1f}x)")
     return 0
 
 

@@ -5,14 +5,28 @@ not good WWM servers (a hostile card, a slow one, a huge one, ...)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from aiohttp import web
-from portal_sites import GRID, SEEKER, Site, hostile_card
+from portal_sites import CHROMIUM, CHROMIUM_ARGS, GRID, SEEKER, Site, hostile_card
 
 from wwm.server.process import ServerProcess
+
+
+@pytest.fixture
+async def chromium() -> AsyncIterator[object]:
+    """Debian's chromium, launched headless through Playwright for one test (a Playwright
+    ``Browser``: ``await chromium.new_context(...)``); closed after it."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

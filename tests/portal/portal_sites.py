@@ -26,6 +26,9 @@ from wwm.protocol.results import Suggestion
 from wwm.server import listen
 
 GRID, SEEKER = "wwm.kit.grid:GridWorld", "wwm.kit.grid_minds:FoodSeeker"   # what most portal tests run
+CHROMIUM = "/usr/bin/chromium"          # Debian's chromium, driven by Playwright (the chromium fixture)
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
 
@@ -179,3 +182,21 @@ def start_portal(db: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
             child.printed = seen  # type: ignore[attr-defined]
             return child, found.group(1)
     raise AssertionError(("".join(seen), child.stderr.read() if child.stderr else ""))
+
+
+def run_status(store: Any, rid: int) -> str:
+    """Portal run ``rid``'s status as its pages and lists show it: the run store's (the one
+    place it lives), read through the store's API; the portal's own word ("starting", "could
+    not start") for a run the run store does not have."""
+    from wwm.store.engine import make_engine
+    from wwm.store.states import read_states
+
+    run = store.run(rid)
+    if run.run_store_id is None:
+        return str(run.status)
+    engine = make_engine(store.url)
+    try:
+        with engine.connect() as conn:
+            return read_states(conn, [run.run_store_id])[run.run_store_id].status
+    finally:
+        engine.dispose()

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from portal_sites import HANG, Visitor, card_of, served
+from portal_sites import HANG, Visitor, card_of, run_status, served
 
 from wwm.portal.app import make_app
 from wwm.portal.runs import RunService
@@ -87,7 +87,7 @@ async def test_a_competition_ranks_entries_by_the_portals_own_runs_and_marks_a_h
                 # its run, to watch: the portal run made for it (the run store's ID is not a page's)
                 lost = store.evaluations(marked.id)[0].run_store_id
                 (watch,) = [r for r in store.runs_of(hangs) if r.run_store_id == lost]
-                assert f'href="/run/{watch.id}"' in html and watch.status == "mind lost"
+                assert f'href="/run/{watch.id}"' in html and run_status(store, watch.id) == "mind lost"
                 status, run_page = await visitor.get(f"/run/{watch.id}")
                 assert status == 200 and "Not found" not in run_page, run_page[:500]
 

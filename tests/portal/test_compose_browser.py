@@ -19,7 +19,6 @@ import pytest
 from compose_servers import TESTS_ON_PATH, TUNED
 from portal_sites import served
 from test_combinations import register
-from test_combinations_browser import CHROMIUM_ARGS
 
 from wwm.portal.app import make_app
 from wwm.portal.runs import RunService
@@ -169,8 +168,7 @@ async def compose_and_run(browser: Any, base: str, ids: dict[str, str], js: bool
 
 
 @pytest.mark.parametrize("js", [True, False], ids=["with-script", "without-script"])
-async def test_compose_without_typing_a_parameter_name(tmp_path: Path, wwm_servers, js: bool):
-    from playwright.async_api import async_playwright
+async def test_compose_without_typing_a_parameter_name(tmp_path: Path, wwm_servers, js: bool, chromium):
 
     store = PortalStore(f"sqlite:///{tmp_path / 'portal.db'}")
     run_store = RunStore(f"sqlite:///{tmp_path / 'portal.db'}")
@@ -181,12 +179,8 @@ async def test_compose_without_typing_a_parameter_name(tmp_path: Path, wwm_serve
                                                     wwm_servers["random"], tuned)
             ids = {"world": world, "seeker": seeker, "random": random, "as": as_id,
                    "seeker_url": wwm_servers["seeker"].url, "random_url": wwm_servers["random"].url}
-            async with async_playwright() as p:
-                browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                try:
-                    await compose_and_run(browser, base, ids, js, store, run_store)
-                finally:
-                    await browser.close()
+            browser = chromium
+            await compose_and_run(browser, base, ids, js, store, run_store)
     finally:
         run_store.close()
         store.close()

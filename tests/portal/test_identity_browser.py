@@ -17,8 +17,6 @@ from wwm.portal.models import User
 from wwm.portal.store import PortalStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def users(store: PortalStore) -> int:
@@ -26,9 +24,7 @@ def users(store: PortalStore) -> int:
         return int(s.scalar(select(func.count()).select_from(User)) or 0)
 
 
-async def test_an_anonymous_visitor_cannot_lose_their_work_in_one_click(tmp_path: Path, wwm_servers):
-    from playwright.async_api import async_playwright
-
+async def test_an_anonymous_visitor_cannot_lose_their_work_in_one_click(tmp_path: Path, wwm_servers, chromium):
     store = PortalStore(f"sqlite:///{tmp_path / 'portal.db'}")
     world, seeker = wwm_servers["world"].url, wwm_servers["seeker"].url
     author = store.new_user().user
@@ -38,72 +34,68 @@ async def test_an_anonymous_visitor_cannot_lose_their_work_in_one_click(tmp_path
     failures: list[str] = []
     try:
         with served(make_app(store, check_every=0)) as portal:
-            async with async_playwright() as p:
-                browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                try:
-                    page = await browser.new_page()
-                    page.set_default_timeout(15000)
-                    page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
-                    signout = page.locator("nav.site-nav.wide form[action='/signout']")   # (the Menu repeats the nav)
+            browser = chromium
+            page = await browser.new_page()
+            page.set_default_timeout(15000)
+            page.on("pageerror", lambda e: failures.append(f"page error: {e}"))
+            signout = page.locator("nav.site-nav.wide form[action='/signout']")   # (the Menu repeats the nav)
 
-                    for path in ("", "me", "servers", f"combination/{cid}"):       # GETs make no user
-                        await page.goto(portal + path)
-                        assert await signout.count() == 0
-                    assert users(store) == 1                                      # the author only
-                    await page.goto(portal + "me")
-                    assert "no identity on this portal yet" in await page.locator("p.no-identity").inner_text()
+            for path in ("", "me", "servers", f"combination/{cid}"):       # GETs make no user
+                await page.goto(portal + path)
+                assert await signout.count() == 0
+            assert users(store) == 1                                      # the author only
+            await page.goto(portal + "me")
+            assert "no identity on this portal yet" in await page.locator("p.no-identity").inner_text()
 
-                    # starting a run makes the identity; the next page shows its recovery link, once
-                    await page.goto(portal + f"combination/{cid}")
-                    await page.fill("form.start-run input[name=steps]", "3")
-                    async with page.expect_navigation():
-                        await page.click("form.start-run button[type=submit]")
-                    notice = page.locator("section.recovery-notice")
-                    assert await notice.count() == 1
-                    link = await notice.locator("input.recovery").input_value()
-                    assert link.startswith(portal + "recover/")
-                    assert await signout.count() == 0                            # still anonymous
-                    await page.reload()
-                    assert await notice.count() == 0                             # shown once
-                    assert users(store) == 2
+            # starting a run makes the identity; the next page shows its recovery link, once
+            await page.goto(portal + f"combination/{cid}")
+            await page.fill("form.start-run input[name=steps]", "3")
+            async with page.expect_navigation():
+                await page.click("form.start-run button[type=submit]")
+            notice = page.locator("section.recovery-notice")
+            assert await notice.count() == 1
+            link = await notice.locator("input.recovery").input_value()
+            assert link.startswith(portal + "recover/")
+            assert await signout.count() == 0                            # still anonymous
+            await page.reload()
+            assert await notice.count() == 0                             # shown once
+            assert users(store) == 2
 
-                    # "You": the run is there; "Start a new identity" warns and keeps everything
-                    await page.goto(portal + "me")
-                    assert await page.locator("table.my-runs tbody tr").count() == 1
-                    assert await page.locator("a[href='/signup']").first.is_visible()
-                    async with page.expect_navigation():
-                        await page.click("form.leave button[type=submit]")
-                    assert "Before you leave this identity" in await page.locator("p.message").inner_text()
-                    assert await page.locator("table.my-runs tbody tr").count() == 1    # nothing lost
-                    fresh_link = await page.locator("input#recovery").input_value()
-                    assert fresh_link.startswith(portal + "recover/") and fresh_link != link
-                    await page.goto(portal + "me")                                  # changed their mind
-                    assert await page.locator("table.my-runs tbody tr").count() == 1
+            # "You": the run is there; "Start a new identity" warns and keeps everything
+            await page.goto(portal + "me")
+            assert await page.locator("table.my-runs tbody tr").count() == 1
+            assert await page.locator("a[href='/signup']").first.is_visible()
+            async with page.expect_navigation():
+                await page.click("form.leave button[type=submit]")
+            assert "Before you leave this identity" in await page.locator("p.message").inner_text()
+            assert await page.locator("table.my-runs tbody tr").count() == 1    # nothing lost
+            fresh_link = await page.locator("input#recovery").input_value()
+            assert fresh_link.startswith(portal + "recover/") and fresh_link != link
+            await page.goto(portal + "me")                                  # changed their mind
+            assert await page.locator("table.my-runs tbody tr").count() == 1
 
-                    # the second, informed click leaves it; the link brings the work back
-                    async with page.expect_navigation():
-                        await page.click("form.leave button[type=submit]")
-                    fresh_link = await page.locator("input#recovery").input_value()
-                    async with page.expect_navigation():
-                        await page.click("form.leave button[type=submit]")          # "I have kept the link"
-                    assert await page.locator("p.no-identity").count() == 1
-                    await page.goto(fresh_link)
-                    async with page.expect_navigation():
-                        await page.click("main form button[type=submit]")           # "Continue as that visitor"
-                    assert await page.locator("table.my-runs tbody tr").count() == 1
-                    assert await signout.count() == 0
+            # the second, informed click leaves it; the link brings the work back
+            async with page.expect_navigation():
+                await page.click("form.leave button[type=submit]")
+            fresh_link = await page.locator("input#recovery").input_value()
+            async with page.expect_navigation():
+                await page.click("form.leave button[type=submit]")          # "I have kept the link"
+            assert await page.locator("p.no-identity").count() == 1
+            await page.goto(fresh_link)
+            async with page.expect_navigation():
+                await page.click("main form button[type=submit]")           # "Continue as that visitor"
+            assert await page.locator("table.my-runs tbody tr").count() == 1
+            assert await signout.count() == 0
 
-                    # an account is shown "Sign out" (it can sign in again), and "You" says so
-                    await page.goto(portal + "signup")
-                    await page.fill("input[name=username]", "alice")
-                    await page.fill("input[name=password]", "correct horse battery")
-                    async with page.expect_navigation():
-                        await page.click("main form button[type=submit]")
-                    assert await page.locator("strong.username").inner_text() == "alice"
-                    assert await page.locator("table.my-runs tbody tr").count() == 1   # the work came along
-                    assert await signout.count() == 1
-                finally:
-                    await browser.close()
+            # an account is shown "Sign out" (it can sign in again), and "You" says so
+            await page.goto(portal + "signup")
+            await page.fill("input[name=username]", "alice")
+            await page.fill("input[name=password]", "correct horse battery")
+            async with page.expect_navigation():
+                await page.click("main form button[type=submit]")
+            assert await page.locator("strong.username").inner_text() == "alice"
+            assert await page.locator("table.my-runs tbody tr").count() == 1   # the work came along
+            assert await signout.count() == 1
     finally:
         store.close()
     assert failures == []

@@ -152,15 +152,15 @@ def test_secrets_and_passwords_are_kept_only_hashed(db_url):
                                              world_url="http://w.example/")
         started = store.new_run(combination.id, made.user.id, 100)
         assert started.status == "starting" and not hasattr(started, "end_secret_hash")  # secrets: RunSecret
-        store.link_run(started.id, 7)
-        assert (store.run(started.id).status, store.run(started.id).run_store_id) == ("running", 7)
-        store.set_run(started.id, status="ended", ended=True)
-        store.link_run(started.id, 7)                          # a late link keeps the end
-        ended = store.run(started.id)
-        assert (ended.status, ended.run_store_id, ended.ended_at is not None) == ("ended", 7, True)
-        assert [r.id for r in store.runs_of(combination.id)] == [started.id]
+        store.link_run(started.id, 7)                          # its status is the run store's from now on
+        assert (store.run(started.id).status, store.run(started.id).run_store_id) == ("started", 7)
+        refused = store.new_run(combination.id, made.user.id, 100)
+        store.set_run(refused.id, status="could not start", ended=True)
+        store.link_run(refused.id, 8)                          # a late link keeps the portal's word
+        assert (store.run(refused.id).status, store.run(refused.id).run_store_id) == ("could not start", 8)
+        assert [r.id for r in store.runs_of(combination.id)] == [refused.id, started.id]
         with pytest.raises(NotFound):
             store.new_run(999, made.user.id, 1)
-        assert count(store, PortalRun) == 1
+        assert count(store, PortalRun) == 2
     finally:
         store.close()

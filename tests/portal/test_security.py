@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
-from portal_sites import Site, csrf_of, served, start_portal
+from portal_sites import Site, csrf_of, run_status, served, start_portal
 from sqlalchemy import func, select
 from starlette.routing import Route
 
@@ -34,8 +34,6 @@ from wwm.portal.store import PortalStore
 from wwm.portal.visitors import Signer, Visitor
 
 pytestmark = pytest.mark.slow
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BIG = 2**63
 
 
@@ -104,12 +102,10 @@ async def client(store: PortalStore) -> AsyncIterator[tuple[Client, str]]:
 # -- 1. CSRF that holds against cookie planting ---------------------------------------------------
 
 @pytest.mark.browser
-async def test_a_page_on_another_port_that_plants_the_cookie_cannot_start_a_run(store, wwm_servers):
+async def test_a_page_on_another_port_that_plants_the_cookie_cannot_start_a_run(store, wwm_servers, chromium):
     """The attacker takes a cookie and its token from the portal (as any visitor can), serves a
     page on another loopback port that writes that cookie (cookies are not separated by port)
     and posts the start-run form with the token: the browser names the page's origin, refused."""
-    from playwright.async_api import async_playwright
-
     cid = combination(store, wwm_servers["world"].url, wwm_servers["seeker"].url)
     with served(make_app(store, check_every=0)) as portal:
         attacker = Client(portal)
@@ -131,20 +127,16 @@ async def test_a_page_on_another_port_that_plants_the_cookie_cannot_start_a_run(
 
         with Site({"/": evil, "/go.js": go}) as site:
             assert site.port != int(portal.rsplit(":", 1)[1].strip("/"))
-            async with async_playwright() as p:
-                browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                try:
-                    page = await browser.new_page()
-                    page.set_default_timeout(15000)
-                    async with page.expect_response(lambda r: r.url.endswith(f"/combination/{cid}/runs")) as answer:
-                        await page.goto(site.url("/"))
-                    reply = await answer.value
-                    assert reply.status == 403
-                    await page.wait_for_load_state()
-                    text = await page.locator("p.message").inner_text()
-                    assert "it was sent from 'http://127.0.0.1:" in text and "not from this portal's own pages" in text
-                finally:
-                    await browser.close()
+            browser = chromium
+            page = await browser.new_page()
+            page.set_default_timeout(15000)
+            async with page.expect_response(lambda r: r.url.endswith(f"/combination/{cid}/runs")) as answer:
+                await page.goto(site.url("/"))
+            reply = await answer.value
+            assert reply.status == 403
+            await page.wait_for_load_state()
+            text = await page.locator("p.message").inner_text()
+            assert "it was sent from 'http://127.0.0.1:" in text and "not from this portal's own pages" in text
     assert rows(store, PortalRun) == 0           # no run was started
 
 
@@ -324,13 +316,13 @@ async def test_a_name_re_pointed_at_loopback_is_refused_when_the_run_connects(st
             assert status == 303, said(page)
             for _ in range(300):
                 run = one_run(store)
-                if run.run_store_id is not None and run.status not in ("starting", "running"):
+                if run.run_store_id is not None and run_status(store, run.id) != "running":
                     break
                 await asyncio.sleep(0.1)
         finally:
             await c.close()
         record = app.state.runs.store.get_run(run.run_store_id, max_steps=0)
-    assert (run.status, record.status, record.step_count) == ("could not start", "could not start", 0)
+    assert (run_status(store, run.id), record.status, record.step_count) == ("could not start", "could not start", 0)
     assert [e.text for e in record.events if e.kind == "run-ended"] in (
         [f"the portal does not fetch {url}: localhost (127.0.0.1) is a loopback address, and this portal is public"]
         for url in (world, mind))

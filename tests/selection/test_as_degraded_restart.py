@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,7 +88,7 @@ def portal_run_page(db: Path, record: RunDetail) -> str:
         combination = store.save_combination(author_id=me.id, title="Three minds", world_url="local:Cycle",
                                              document=document)
         run = store.new_run(combination.id, me.id, 8)
-        store.set_run(run.id, run_store_id=record.id, status=record.status, ended=True)
+        store.link_run(run.id, record.id)     # its status: the run store's
         with TestClient(make_app(store, check_every=0)) as client:
             reply = client.get(f"/run/{run.id}")
             assert reply.status_code == 200, reply.text
@@ -138,9 +139,16 @@ async def test_a_member_that_cannot_be_reopened_is_recorded_as_degraded_at_its_s
         # then the society goes on without it: the first and the reopened second say "a"
         assert [steps[i].action for i in (4, 5, 6, 7)] == ["a"] * 4
         assert second.card()["runs_ended"] == 1
-        # the portal's run page, reading this record, shows the step and what it says
-        page = portal_run_page(tmp_path / "runs.db", record)
-        assert f"degraded: member {third.url} lost at step 3 (" in html.unescape(page)
+        # the record says so among its events, and so does the portal's run page, reading this
+        # record: in its status line and its status, besides the step and what it says
+        assert [(e.step, e.kind) for e in record.events if e.kind == "degraded"] == [(3, "degraded")]
+        assert [e.text for e in record.events if e.kind == "degraded"][0].startswith(f"member {third.url} lost at "
+                                                                                     "step 3 (")
+        page = html.unescape(portal_run_page(tmp_path / "runs.db", record))
+        assert f"degraded: member {third.url} lost at step 3 (" in page
+        line = re.search(r'<p class="run-says"[^>]*>(.*?)</p>', page, re.S)
+        assert line and f"degraded: member {third.url} lost at step 3" in re.sub(r"<[^>]+>", "", line.group(1))
+        assert f"completed (degraded: member {third.url} lost at step 3)" in re.sub(r"<[^>]+>", "", page)
     finally:
         for p in (as_server, first, second, third):
             p.stop()

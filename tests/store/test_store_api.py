@@ -294,3 +294,42 @@ def test_readers_do_not_wait_for_the_writer(store_url: str) -> None:
         finally:
             release.set()
             thread.join()
+
+
+def test_states_running_unfinished_and_closing_a_run_left_behind(store_url: str) -> None:
+    """The API a client that shows and takes over runs uses (the portal: issue 26, item 8),
+    so it never queries the tables: many runs' states in one call, with live statuses; the
+    runs being written now; the runs left unfinished; and finishing one, once."""
+    with RunStore(store_url) as store, RunStore(store_url) as other:
+        done = store.start_run(mind_url="m", world_url="w", society={"name": "done"})
+        for i in range(3):
+            store.record_step(done, step(i))
+        store.finish_run(done, "completed", world_score=4.5)
+        live = store.start_run(mind_url="m", world_url="w")
+        store.record_step(live, step(0))
+        store.record_step(live, step(1))
+        store.flush()
+        left = store.start_run(mind_url="m", world_url="w", society={"name": "left"})
+        store.record_step(left, step(0))
+        store.suspend_run(left, "suspended at step 0", {"world": "run 1"})
+        states = other.states([done, live, left, 999])
+        assert sorted(states) == [done, live, left]
+        assert (states[done].status, states[done].steps, states[done].world_score) == ("completed", 3, 4.5)
+        assert states[done].finished_at is not None
+        assert (states[live].status, states[live].steps, states[live].total_score) == ("running", 2, 0.5)
+        assert states[left].status == "suspended at step 0" and states[left].finished_at is None
+        assert other.states([]) == {}
+        assert other.running() == [live]
+        assert [u.id for u in other.unfinished()] == [live]
+        found = {u.id: u for u in other.unfinished(like="suspended %")}
+        assert sorted(found) == [live, left]
+        assert found[left].resume == {"world": "run 1"} and found[left].society == {"name": "left"}
+
+        assert other.close_left(left, lambda n: f"interrupted at step {n - 1}", "interrupted", "gone",
+                                current="suspended at step 0") == "interrupted at step 0"
+        assert other.close_left(left, "again", "interrupted", "gone", current="suspended at step 0") is None
+        closed = other.get_run(left)
+        assert (closed.status, closed.step_count) == ("interrupted at step 0", 1)
+        assert [(e.kind, e.text) for e in closed.events] == [("interrupted", "gone")]
+        assert other.close_left(live, "x", "k", "t", writer=("elsewhere", 1)) is None   # not its writer
+        assert other.states([live])[live].status == "running"

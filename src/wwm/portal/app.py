@@ -43,9 +43,10 @@ from .combinations import Combinations
 from .fetching import FetchError, Policy, society_guard
 from .identities import Identities, client_address
 from .malformed import MAX_ID, BigIds, too_big_a_number
-from .models import Combination, PortalRun, Server
+from .models import Combination, Server
 from .origins import OriginCheck, canonical_origin
 from .prose import prose
+from .rankings import Scored, scored
 from .ratelimits import WORDS, RateLimitMiddleware, RateLimits
 from .runs import RunService
 from .searches import Searches
@@ -61,6 +62,7 @@ HASH_THREADS = 1                 # password hashing (argon2, ~0.1-1 s of CPU eac
                                  # a flood of sign-ups queues there and the other core keeps the pages
 HOME_FEATURED = 6                # combinations the home page offers to run
 HOME_LIVE = 12                   # runs live now, on the home page
+LIVE_LOOK = 500                  # running runs of the run store looked through for portal runs
 DEMO_SETTING = "demo"            # where `wwm portal --demo` keeps its author (command.DEMO_SETTING; command imports us)
 log = logging.getLogger(__name__)
 
@@ -158,15 +160,22 @@ class Portal:
         servers: list[Server] = await self.db(self.store.servers)
         counts = {role: sum(1 for s in servers if s.role == role) for role in ROLES}
         featured: list[Combination] = await self.db(self._featured)
-        live: list[PortalRun] = await self.db(self.store.live_runs, HOME_LIVE)
+        live: list[Scored] = await self.db(self._live)
         titles = {c.id: c.title for c in featured}
-        for run in live:
-            if run.combination_id not in titles:
-                titles[run.combination_id] = (await self.db(self.store.combination, run.combination_id)).title
+        for s in live:
+            if s.run.combination_id not in titles:
+                titles[s.run.combination_id] = (await self.db(self.store.combination, s.run.combination_id)).title
         worlds = [s for s in servers if s.role == "world"]
         return self.page(request, "home.html", counts=counts, featured=featured, live=live, titles=titles,
                          worlds=worlds, world_of={s.url: s for s in worlds},
                          best=await Combinations(self).best_scores(featured))
+
+    def _live(self) -> list[Scored]:
+        """The portal runs the run store has running now, newest first, with their states."""
+        if self.run_store is None:
+            return []
+        runs = self.store.runs_linked(self.run_store.running(LIVE_LOOK), HOME_LIVE)
+        return [s for s in scored(runs, self.run_store) if s.status == "running"]
 
     def _featured(self) -> list[Combination]:
         """The demo's combinations (``wwm portal --demo``), else the newest few."""
@@ -400,14 +409,8 @@ def make_app(store: PortalStore, *, public: bool = False, check_every: float = 3
     service = runs or RunService(store.url.render_as_string(hide_password=False))
     if service.guard is None:               # every connection a run makes: the address policy first
         service.guard = society_guard(policy)
+        service.policy = policy             # and on the Ray workers, before they (re)connect
     portal.run_store = service.store
-    if service.on_finish is None:           # a resumed run's end reaches its portal run too
-
-        def sync(_run_id: int, _status: str) -> None:
-            store.sync_runs()
-
-        service.on_finish = sync
-    store.sync_runs()                       # portal runs get the statuses recovery gave them
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

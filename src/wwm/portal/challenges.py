@@ -213,7 +213,6 @@ class Judge:
             await asyncio.to_thread(self.store.link_run, portal_run.id, started.run_id)
             await self.service.wait(started.run_id)
             run = await asyncio.to_thread(self.run_store.get_run, started.run_id, max_steps=0)
-            await asyncio.to_thread(self.store.set_run, portal_run.id, status=run.status[:40], ended=True)
             ok = run.status in FINISHED and run.world_score is not None and math.isfinite(run.world_score)
             reason = "" if ok else _why(run)
             await asyncio.to_thread(self.store.add_evaluation, entry.id, seed=seed, status=run.status,

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import select
+from typing import TYPE_CHECKING
 
 from .models import Combination, PortalRun
 
@@ -39,27 +37,18 @@ class Scored:
                 and self.run.steps_asked is not None)
 
 
-def run_rows(run_store: RunStore | None, ids: list[int]) -> dict[int, dict[str, Any]]:
-    """The run store's record (status, steps, world_score) of each run ID."""
-    if run_store is None or not ids:
-        return {}
-    from ..store import schema
-
-    runs = schema.runs
-    query = select(runs.c.id, runs.c.status, runs.c.steps, runs.c.world_score).where(runs.c.id.in_(ids))
-    with run_store.reading() as conn:
-        return {int(r["id"]): dict(r) for r in conn.execute(query).mappings()}
-
-
 def scored(runs: list[PortalRun], run_store: RunStore | None) -> list[Scored]:
-    rows = run_rows(run_store, [r.run_store_id for r in runs if r.run_store_id is not None])
+    """Each portal run with its state as the run store has it (the one place a run's status
+    lives); a run the store does not have (not started: "starting", "could not start") with
+    the portal's own word for it."""
+    states = run_store.states([r.run_store_id for r in runs if r.run_store_id is not None]) if run_store else {}
     out = []
     for run in runs:
-        row = rows.get(run.run_store_id) if run.run_store_id is not None else None
-        if row is None:
+        state = states.get(run.run_store_id) if run.run_store_id is not None else None
+        if state is None:
             out.append(Scored(run, run.status, None, None))
         else:
-            out.append(Scored(run, str(row["status"]), row["steps"], row["world_score"]))
+            out.append(Scored(run, state.status, state.steps, state.world_score))
     return out
 
 

@@ -97,6 +97,8 @@ async def drive(service: RunHost, run_id: int, society: Society, settings: RunSe
         else:
             log.warning("portal run %s: %s", run_id, exc)
     finally:
+        with contextlib.suppress(asyncio.CancelledError):   # cancelled meanwhile: the writes go on alone
+            await recorder.settle()     # the run's database writes (its end), made in a worker thread
         for server in servers:
             close = getattr(server, "aclose", None)
             if close is not None:

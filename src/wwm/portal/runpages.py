@@ -45,10 +45,10 @@ from .fetching import Policy
 from .live import live_events
 from .models import PortalRun
 from .pictures import Picture, Pictures
-from .runs import COULD_NOT_START, DISPLAY_EVENTS, SUSPENDED, EndRefused, RunService, check_pace
+from .runs import COULD_NOT_START, DISPLAY_EVENTS, EndRefused, RunService, check_pace
 from .store import NotFound, PortalError, urls_in
 from .visitors import visitor_of
-from .watching import score_chart, status_words, totals
+from .watching import degraded_words, score_chart, status_words, totals
 
 log = logging.getLogger(__name__)
 
@@ -138,13 +138,8 @@ class RunPages:
         uid = await portal.user_id(visitor_of(request))
         run: PortalRun = await portal.db(portal.store.new_run, cid, uid, steps)
         store = portal.store
-
-        def finished(status: str) -> None:
-            store.set_run(run.id, status=status[:40], ended=True)
-
         try:
-            started = await self.service.start(society, steps=steps, owner=f"user:{uid}", finished=finished,
-                                               pace=pace)
+            started = await self.service.start(society, steps=steps, owner=f"user:{uid}", pace=pace)
         except Exception as exc:  # noqa: BLE001 - the run is recorded as not started, saying why
             await portal.db(store.set_run, run.id, status=COULD_NOT_START, ended=True)
             log.warning("portal run %s could not start: %s", run.id, exc)
@@ -194,6 +189,7 @@ class RunPages:
             if event.kind == "run-ended" or (event.kind == "interrupted" and status.startswith("interrupted")):
                 reason = event.text
         displays = {DISPLAY_EVENTS[e.kind]: e.text for e in events if e.kind in DISPLAY_EVENTS}
+        degraded = [degraded_words(e.text) for e in events if e.kind == "degraded"]
         steps_asked = "until ended" if run.steps_asked is None else f"{run.steps_asked:,}"
         count = record.step_count if record is not None else 0
         says = status_words(status, count, record.total_score if record is not None else None,
@@ -207,7 +203,7 @@ class RunPages:
         reply = portal.page(
             request, "run.html", run=run, combination=combination, record=record, run_status=status,
             reason=reason, says=says, count=count, picture=picture, chart=score_chart(points),
-            running=running, can_end=can_end, end_url=end_url, displays=displays, links=links,
+            running=running, degraded=degraded, can_end=can_end, end_url=end_url, displays=displays, links=links,
             steps_asked=steps_asked, page=page, pages=pages, steps=_rows(record) if record and not running else [],
             events=[e for e in events if e.kind not in DISPLAY_EVENTS],
             live_url=f"/run/{run.id}/live", run_url=run_url(run), number=_number)
@@ -220,8 +216,8 @@ class RunPages:
               ) -> tuple[PortalRun, Any, RunDetail | None, int, bool, dict[str, Any], list[tuple[int, float]]]:
         """What a run's page shows: the portal run, its combination, a page of its record (and
         how many pages), whether ``secret`` (the visitor's cookie) ends it, the portal's pages
-        of its servers (:meth:`_links`) and the points of its score chart. A finished run's
-        status is copied to the portal run if it lags (a run a dead portal left)."""
+        of its servers (:meth:`_links`) and the points of its score chart. The run's status is
+        its record's: the run store is the one place it lives."""
         store = self.portal.store
         run = store.run(rid)
         combination = store.combination(run.combination_id)
@@ -230,8 +226,6 @@ class RunPages:
             return run, combination, None, 1, False, links, []
         store_id = run.run_store_id
         record, pages = self._record(store_id, page)
-        if record.status != "running" and record.status[:40] != run.status and not record.status.startswith(SUSPENDED):
-            run = store.set_run(run.id, status=record.status[:40], ended=True)
         can_end = bool(record.status == "running" and secret and self.service.check_end_secret(store_id, secret))
         return run, combination, record, pages, can_end, links, self._points(store_id, record)
 
@@ -334,7 +328,6 @@ class RunPages:
             ended = await self.service.end(run.run_store_id, secret)
         except EndRefused as refused:
             return self._refused(request, run, refused)
-        await self.portal.db(self.portal.store.set_run, run.id, status=ended.status[:40], ended=True)
         reply = self.portal.page(request, "end.html", 200, run=run, run_url=run_url(run), ended=ended,
                                  refused=None, action=None)
         reply.delete_cookie(END_COOKIE.format(run.id), path="/")

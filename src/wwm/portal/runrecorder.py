@@ -7,10 +7,18 @@ each step and event to the service's :class:`~wwm.portal.live.LiveHub`, names th
 end statuses ("ended by its owner", "interrupted at step k"), keeps what resuming the run needs
 (the servers' run IDs, in the run's row: never in its public events) and, when the service
 closes without ending its runs, leaves the run "suspended at step k" for the next service.
+
+Its database writes leave the event loop (issue 26, item 8): the run loop calls the recorder
+in the loop's thread, where a step is only queued for the store's writer thread, but the
+writes made at once (what resuming needs, the end, the suspension) go to a worker thread, one
+after another in the order they were asked; what depends on a write (the viewers' ``end``,
+the finished hook) follows it, back in the loop. :meth:`PortalRecorder.settle` waits for them
+(the run's task does, before it is over). So a slow database holds up no run's viewers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -67,6 +75,32 @@ class PortalRecorder(StoreRecorder):
         self.steps_asked: int | None = None
         self.pace: float | None = None   # steps per second (None: flat out)
         self.resumable = resumable       # the service keeps the servers' run IDs to resume the run
+        self._writing: asyncio.Task[None] | None = None   # the last database write asked, in a thread
+
+    def _write(self, what: str, write: Callable[[], object], after: Callable[[], None] | None = None) -> None:
+        """Run ``write`` (a call to the store) in a worker thread after the writes asked before
+        it, then ``after`` in the loop; a :class:`StoreError` is logged as ``what`` not recorded."""
+        before = self._writing
+
+        async def run() -> None:
+            if before is not None:
+                await asyncio.wait([before])
+            try:
+                await asyncio.to_thread(write)
+            except StoreError as exc:
+                self.error = f"run {self.run_id} is not fully recorded ({what}): {exc}"
+                log.warning("%s", self.error)
+                if what == "resume":
+                    self.resume = None
+            if after is not None:
+                after()
+
+        self._writing = asyncio.get_running_loop().create_task(run(), name=f"wwm-portal-run-{self.run_id}-write")
+
+    async def settle(self) -> None:
+        """Wait until every database write asked so far is done (and what follows each)."""
+        while self._writing is not None and not self._writing.done():
+            await asyncio.wait([asyncio.shield(self._writing)])
 
     def on_start(self, result: Any) -> None:  # the row exists: started by RunService.start
         result.record_id = self.run_id
@@ -80,15 +114,11 @@ class PortalRecorder(StoreRecorder):
             if isinstance(mind, RemoteMind) and isinstance(world, RemoteWorld):
                 # Kept in the run's row, never in its events: a run ID is the key to the run
                 # on its server, and the events are public (run pages, live streams).
-                self.resume = {"world": world.attachment(), "mind": mind.attachment(),
-                               "steps": self.steps_asked, "clean": False,
-                               "pace": self.pace}
-                try:
-                    assert self.run_id is not None
-                    self.store.set_resume(self.run_id, self.resume)
-                except StoreError as exc:
-                    self.resume = None
-                    log.warning("portal run %s will not be resumable: %s", self.run_id, exc)
+                self.resume = resume = {"world": world.attachment(), "mind": mind.attachment(),
+                                        "steps": self.steps_asked, "clean": False, "pace": self.pace}
+                assert self.run_id is not None
+                run_id = self.run_id
+                self._write("resume", lambda: self.store.set_resume(run_id, resume))
 
     def on_step(self, step: Step) -> None:
         super().on_step(step)                 # queued in the store first, then published:
@@ -122,19 +152,19 @@ class PortalRecorder(StoreRecorder):
                 self.on_event(Event(self.steps, "interrupted",
                                     self.interrupted_because or "the portal stopped before the run ended"))
         assert self.run_id is not None
-        try:
-            self.store.finish_run(self.run_id, result.status, self.total, self.steps,
-                                  world_score=result.world_score, mind_score=result.mind_score)
-        except StoreError as exc:
-            self.error = f"run {self.run_id} is not fully recorded: {exc}"
-            log.warning("%s", self.error)
-        self.hub.finish(self.run_id, end_message(result.status, self.steps, self.total,
-                                                         result.world_score, result.mind_score))
-        if self.finished_hook is not None:
-            try:
-                self.finished_hook(result.status)
-            except Exception as exc:  # noqa: BLE001 - the run is recorded; the hook's record is extra
-                log.warning("portal run %s: after its end: %s", self.run_id, exc)
+        run_id, status, steps, total = self.run_id, result.status, self.steps, self.total
+        world_score, mind_score = result.world_score, result.mind_score
+
+        def ended() -> None:          # in the loop, once the end is in the store
+            self.hub.finish(run_id, end_message(status, steps, total, world_score, mind_score))
+            if self.finished_hook is not None:
+                try:
+                    self.finished_hook(status)
+                except Exception as exc:  # noqa: BLE001 - the run is recorded; the hook's record is extra
+                    log.warning("portal run %s: after its end: %s", run_id, exc)
+
+        self._write("end", lambda: self.store.finish_run(run_id, status, total, steps, world_score=world_score,
+                                                         mind_score=mind_score), ended)
 
     def _suspend(self, result: RunResult) -> None:
         """The service closes without ending the run: no End run was sent, the servers keep
@@ -148,11 +178,8 @@ class PortalRecorder(StoreRecorder):
                             f"the portal stopped; the run is {status}, its servers keep it (no End run was "
                             "sent), and it resumes when the portal starts again"
                             + ("" if clean else f" (step {self.steps} may have been executed but not recorded)")))
-        try:
-            self.store.suspend_run(self.run_id, status, {**self.resume, "clean": clean})
-        except StoreError as exc:
-            self.error = f"run {self.run_id} is not fully recorded: {exc}"
-            log.warning("%s", self.error)
-        self.hub.finish(self.run_id, end_message(status, self.steps, self.total,
-                                                         result.world_score, result.mind_score))
+        run_id, resume, end = self.run_id, {**self.resume, "clean": clean}, end_message(
+            status, self.steps, self.total, result.world_score, result.mind_score)
+        self._write("suspension", lambda: self.store.suspend_run(run_id, status, resume),
+                    lambda: self.hub.finish(run_id, end))
 

@@ -39,21 +39,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from datetime import UTC, datetime
 from typing import Any
-
-from sqlalchemy import func, insert, select, update
 
 from ..client.remote import RemoteMind, RemoteWorld
 from ..client.runner import RunSettings
-from ..client.society import SocietyError, parse
+from ..client.society import Society, SocietyError, parse
 from ..protocol.errors import Refusal
 from ..protocol.records import Event
-from ..store import RunStore, StoreError, schema
+from ..store import RunStore, StoreError
 from .pacing import pace_of
 from .runhost import Claimed, RunHost
 from .runrecorder import ENDED_BY_OWNER, SUSPENDED, PortalRecorder, interrupted_at
-from .runsecrets import run_secrets
+from .runsecrets import portal_run_ids
 
 
 class CannotResume(Exception):
@@ -71,21 +68,17 @@ def recover(service: RunHost) -> list[tuple[int, str]]:
     resumed to one that is; one that does not take over runs (a Ray worker's) does nothing."""
     if not service.takes_over:
         return []
-    with service.store.reading() as conn:
-        candidates = conn.execute(
-            select(schema.runs.c.id, schema.runs.c.status, schema.runs.c.host, schema.runs.c.pid,
-                   schema.runs.c.society, schema.runs.c.resume)
-            .join(run_secrets, run_secrets.c.run_id == schema.runs.c.id)
-            .where((schema.runs.c.status == "running") | schema.runs.c.status.like(f"{SUSPENDED} %"))
-        ).mappings().all()
+    left_behind = service.store.unfinished(like=f"{SUSPENDED} %")
+    portal_runs = portal_run_ids(service.store, [u.id for u in left_behind])
+    candidates = [u for u in left_behind if u.id in portal_runs]
     done = []
     for row in candidates:
-        run_id = row["id"]
+        run_id = row.id
         if run_id in service._runs or any(c.run_id == run_id for c in service._claimed):
             continue
         if service.executor is not None and service.executor.has(run_id):
             continue  # on one of this service's workers: a lost worker is the executor's to mark
-        left = row["status"]
+        left = row.status
         if left == "running":
             try:
                 if service.store.get_run(run_id, max_steps=0).status != "interrupted":
@@ -93,19 +86,19 @@ def recover(service: RunHost) -> list[tuple[int, str]]:
             except StoreError:
                 continue
             left = "interrupted"
-        resume = row["resume"] if isinstance(row["resume"], dict) else None
+        resume = row.resume
         secret = service._secret_row(run_id)
         asked_end = secret is not None and secret["end_requested_at"] is not None
         if resume is not None and not service.resumable:
             continue
         if resume is not None and not asked_end and not service._closed:
-            if service.store.adopt_run(run_id, status=row["status"], host=row["host"], pid=row["pid"]):
-                service._claimed.append(Claimed(run_id, dict(row["society"] or {}), resume, left))
+            if service.store.adopt_run(run_id, status=row.status, host=row.host, pid=row.pid):
+                service._claimed.append(Claimed(run_id, row.society, resume, left))
                 done.append((run_id, "resuming"))
             continue
         why = ("the process running it stopped before the run ended" if left == "interrupted"
                else "the portal that suspended it stopped")
-        marked = service.mark_lost(run_id, why, current=row["status"], resumable=resume is not None)
+        marked = service.mark_lost(run_id, why, current=row.status, resumable=resume is not None)
         if marked is not None:
             done.append((run_id, marked))
     return done
@@ -135,20 +128,7 @@ def mark(store: RunStore, run_id: int, status: str | None, kind: str, text: str,
          current: str = "running", writer: tuple[str, int] | None = None) -> str | None:
     """Finish a run nobody is writing any more, with its recorded steps; None if another
     process did it first (or, with ``writer``, adopted it since)."""
-    with store.writing() as conn:
-        count, total = conn.execute(select(func.count(), func.sum(schema.steps.c.score))
-                                    .where(schema.steps.c.run_id == run_id)).one()
-        status = status or interrupted_at(int(count))
-        query = update(schema.runs).where(schema.runs.c.id == run_id).where(schema.runs.c.status == current)
-        if writer is not None:
-            query = query.where(schema.runs.c.host == writer[0]).where(schema.runs.c.pid == writer[1])
-        done = conn.execute(query.values(status=status, finished_at=datetime.now(UTC), steps=int(count),
-                                         total_score=total)).rowcount
-        if not done:
-            return None
-        conn.execute(insert(schema.events).values(run_id=run_id, step=int(count), kind=kind, text=text,
-                                                  at=datetime.now(UTC)))
-    return status
+    return store.close_left(run_id, status or interrupted_at, kind, text, current=current, writer=writer)
 
 
 def resume_claimed(service: RunHost) -> None:
@@ -168,20 +148,37 @@ def resume_claimed(service: RunHost) -> None:
                 service.store.finish_run(claim.run_id, "interrupted")
             mark_after(service.store, claim.run_id, f"the run could not be resumed: {exc}")
             continue
-        if service.executor is not None:
-            service.executor.submit(claim.run_id, claim.society, settings.steps, resuming=claim.left)
+        if service.executor is not None:   # checked here before a worker reconnects (and again there)
+            asyncio.get_running_loop().create_task(_submit_checked(service, claim, society, settings.steps),
+                                                   name=f"wwm-portal-resume-{claim.run_id}")
         else:
             service._launch(claim.run_id, society, settings, claimed=claim,
                             counted=(run.step_count, run.total_score or 0.0), pace=pace_of(claim.resume))
 
 
+async def _submit_checked(service: RunHost, claim: Claimed, society: Society, steps: int | None) -> None:
+    """Hand a run taken over to the executor once the service's guard (the ``--public``
+    address policy) allows every server it reconnects to; else it ends "interrupted at step k",
+    saying why, and no worker reconnects."""
+    assert service.executor is not None
+    if service.guard is not None:
+        try:
+            await service.guard(society)
+        except Exception as exc:  # noqa: BLE001 - the guard's refusal, said in the run's record
+            await asyncio.to_thread(_refuse, service.store, claim.run_id, f"the run could not be resumed: {exc}")
+            return
+    service.executor.submit(claim.run_id, claim.society, steps, resuming=claim.left)
+
+
+def _refuse(store: RunStore, run_id: int, text: str) -> None:
+    with contextlib.suppress(StoreError):
+        store.finish_run(run_id, "interrupted")
+    mark_after(store, run_id, text)
+
+
 def mark_after(store: RunStore, run_id: int, text: str) -> None:
     """A run finished as "interrupted" by this store: its step in the status, and why."""
-    with store.writing() as conn:
-        count = int(conn.execute(select(func.count()).where(schema.steps.c.run_id == run_id)).scalar_one())
-        conn.execute(update(schema.runs).where(schema.runs.c.id == run_id).values(status=interrupted_at(count)))
-        conn.execute(insert(schema.events).values(run_id=run_id, step=count, kind="interrupted", text=text,
-                                                  at=datetime.now(UTC)))
+    store.close_left(run_id, interrupted_at, "interrupted", text, current="interrupted")
 
 
 async def reattach(store: RunStore, claim: Claimed, mind: Any, world: Any, settings: RunSettings,

@@ -54,6 +54,7 @@ from ..client.runner import RunSettings
 from ..client.society import Society, SocietyError, parse
 from ..store import RunStore, StoreError
 from . import rundriving, runrecovery, runsecrets
+from .fetching import Policy
 from .live import LiveHub, live_events
 from .pacing import MAX_PACE, check_pace, pace_of
 from .runhost import Claimed, Running, Submits
@@ -127,6 +128,7 @@ class RunService:
         # checks a society's servers before each connection (the portal's address policy:
         # fetching.society_guard); raises to refuse the run
         self.guard: Callable[[Society], Awaitable[None]] | None = None
+        self.policy: Policy | None = None   # that policy, for the executor's workers to check it too
         self.pace_clock, self.pace_sleep = pace_clock, pace_sleep   # paced runs wait with these
         self._runs: dict[int, Running] = {}
         self._claimed: list[Claimed] = []

@@ -93,11 +93,27 @@ def end_requests(store: RunStore, run_ids: list[int]) -> list[int]:
                                  .where(run_secrets.c.end_requested_at.is_not(None))).scalars())
 
 
+def portal_run_ids(store: RunStore, run_ids: list[int]) -> set[int]:
+    """Which of ``run_ids`` are portal runs (have an end secret)."""
+    if not run_ids:
+        return set()
+    with store.reading() as conn:
+        return set(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.run_id.in_(run_ids))).scalars())
+
+
 def runs_of(store: RunStore, owner: str) -> list[int]:
     """The IDs of the runs ``owner`` started, newest first."""
     with store.reading() as conn:
         return list(conn.execute(select(run_secrets.c.run_id).where(run_secrets.c.owner == owner)
                                  .order_by(run_secrets.c.run_id.desc())).scalars())
+
+
+def ask_end(store: RunStore, run_id: int) -> bool:
+    """Record that ``run_id``'s owner asks to end it; False if that was asked already."""
+    with store.writing() as conn:
+        return bool(conn.execute(update(run_secrets).where(run_secrets.c.run_id == run_id)
+                                 .where(run_secrets.c.end_requested_at.is_(None))
+                                 .values(end_requested_at=datetime.now(UTC))).rowcount)
 
 
 async def end(service: RunHost, run_id: int, secret: str) -> EndedRun:
@@ -127,11 +143,7 @@ async def end(service: RunHost, run_id: int, secret: str) -> EndedRun:
         if summary.status != "running":
             raise EndRefused("already-finished", f"run {run_id} has already finished ({summary.status}) "
                                                  f"after {summary.step_count} steps; there is nothing to end")
-    with service.store.writing() as conn:
-        claimed = conn.execute(update(run_secrets).where(run_secrets.c.run_id == run_id)
-                               .where(run_secrets.c.end_requested_at.is_(None))
-                               .values(end_requested_at=datetime.now(UTC))).rowcount
-    if not claimed:
+    if not await asyncio.to_thread(ask_end, service.store, run_id):   # a database write: off the loop
         raise EndRefused("already-ended", f"run {run_id} was already ended by its owner; a secret ends a run once")
     if local is not None:
         await _stop(local)
@@ -152,8 +164,8 @@ async def _wait_elsewhere(service: RunHost, run_id: int) -> None:
     while asyncio.get_running_loop().time() < deadline:
         summary = await asyncio.to_thread(service.store.get_run, run_id, max_steps=0)
         if summary.status == "interrupted":  # its process died meanwhile: ended all the same
-            service._mark(run_id, ENDED_BY_OWNER, "ended-by-owner",
-                          "the run was ended by its owner after its process had stopped")
+            await asyncio.to_thread(service._mark, run_id, ENDED_BY_OWNER, "ended-by-owner",
+                                    "the run was ended by its owner after its process had stopped")
             return
         if summary.status != "running":
             return

@@ -7,6 +7,11 @@ the portal runs ``wwm search --from-combination`` on its own database as a separ
 (its members are the candidates; the AS methods, and strengths if asked, vary), one search at
 a time, and its candidates appear as combinations derived from the one it started from. The
 portal never imports the search: it runs the command, as a person would.
+
+Under ``--public`` the servers of the combination are checked when the search is asked for
+(a clear refusal on the page), and the search process runs under :mod:`.guarded`: every TCP
+connection it makes, to any candidate's servers at any trial, is checked against the address
+policy as it is made, the portal's own database excepted (its host and port).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from sqlalchemy.engine import make_url
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -28,13 +35,26 @@ from starlette.routing import BaseRoute, Route
 
 from ..client.society import SocietyError, parse
 from .combinations import Portal
-from .fetching import FetchRefused, society_guard
+from .fetching import FetchRefused, Policy, society_guard
 from .store import NotFound
 from .visitors import visitor_of
 
 SAMPLERS = ("cmaes", "tpe", "random")
 METHODS = ["w=q", "static-w", "max-collective-happiness", "most-popular", "random"]
 MAX_TRIALS = 200
+
+
+def database_endpoints(url: str) -> list[tuple[str, int]]:
+    """The (host, port) pairs the portal's database is reached at over TCP (none for a file or
+    a Unix socket): its host as named and each address the name resolves to now."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" or not parsed.host:
+        return []
+    port = parsed.port or 5432
+    found = [(parsed.host, port)]
+    with contextlib.suppress(OSError):
+        found += [(str(info[4][0]), port) for info in socket.getaddrinfo(parsed.host, port, type=socket.SOCK_STREAM)]
+    return list(dict.fromkeys(found))
 
 
 class Searches:
@@ -114,12 +134,23 @@ class Searches:
         study = f"portal: from combination {combination.id} ({user.username}, {secrets.token_hex(3)})"
         space = Path(self._folder.name) / f"{secrets.token_hex(6)}.yaml"
         space.write_text(yaml.safe_dump({"choose": choose}))
-        command = [sys.executable, "-m", "wwm.cli.main", "search", str(space), "--portal-db", self.database_url,
+        command = [*self._runner(policy), "wwm.cli.main", "search", str(space), "--portal-db", self.database_url,
                    "--from-combination", str(combination.id), "--trials", str(trials), "--sampler", sampler,
                    "--study", study, "-q"]
         self.running = await asyncio.to_thread(subprocess.Popen, command, stdout=subprocess.DEVNULL,
                                                stderr=subprocess.DEVNULL, start_new_session=True)
         return RedirectResponse("/searches", 303)
+
+    def _runner(self, policy: Policy | None) -> list[str]:
+        """How the search's command is run: as a module, under the address policy when public."""
+        if policy is None or not policy.public:
+            return [sys.executable, "-m"]
+        command = [sys.executable, "-m", "wwm.portal.guarded"]
+        for network in policy.allow:
+            command += ["--allow", str(network)]
+        for host, port in database_endpoints(self.database_url):
+            command += ["--pass", f"{host}:{port}"]
+        return [*command, "--", "-m"]
 
     def routes(self) -> list[BaseRoute]:
         return [

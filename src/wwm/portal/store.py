@@ -234,9 +234,6 @@ class PortalStore:
     def link_run(self, run_id: int, run_store_id: int) -> None:
         return self.repos.runs.link_run(run_id, run_store_id)
 
-    def sync_runs(self) -> int:
-        return self.repos.runs.sync_runs()
-
     def runs_of(self, combination_id: int) -> list[PortalRun]:
         return self.repos.runs.runs_of(combination_id)
 
@@ -246,8 +243,8 @@ class PortalStore:
     def runs_by(self, user_id: int, limit: int = 100) -> list[PortalRun]:
         return self.repos.runs.runs_by(user_id, limit)
 
-    def live_runs(self, limit: int = 20) -> list[PortalRun]:
-        return self.repos.runs.live_runs(limit)
+    def runs_linked(self, run_store_ids: list[int], limit: int = 20) -> list[PortalRun]:
+        return self.repos.runs.runs_linked(run_store_ids, limit)
 
     def runs_for_store_ids(self, run_store_ids: list[int]) -> dict[int, int]:
         return self.repos.runs.runs_for_store_ids(run_store_ids)

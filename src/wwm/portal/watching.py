@@ -60,6 +60,13 @@ def status_words(status: str, steps: int, total: float | None, *, asked: int | N
     return f"{status[:1].upper()}{status[1:]}: {done}"
 
 
+def degraded_words(text: str) -> str:
+    """The status line's words for a ``degraded`` event of the run's record (a society that
+    lost a member it could not reopen): "degraded: member X lost at step k", the reason left
+    to the record's events."""
+    return "degraded: " + text.split(" (", 1)[0]
+
+
 def score_chart(points: list[tuple[int, float]]) -> dict[str, Any]:
     """The chart of the total score by step, in the viewBox run.js draws in: the polyline's
     points and the axis labels (at most :data:`CHART_POINTS` points: evenly thinned, the

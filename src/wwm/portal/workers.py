@@ -96,6 +96,7 @@ from sqlalchemy.engine import URL
 from ..store import RunStore, StoreError
 from ..store.engine import resolve_url, shown
 from ..store.store import HOST
+from .fetching import Policy, society_guard
 from .runs import COULD_NOT_START, RunService
 
 log = logging.getLogger(__name__)
@@ -114,8 +115,8 @@ def import_ray() -> Any:
 
 # ---- the store, across processes ----------------------------------------------------------
 # RunStore has a process open a run it started; a Ray run is started (recorded) by the portal
-# and written by a worker, so the worker takes the run over and the portal lets it go. These
-# two touch the store's set of open runs, as the portal's modules already use its lock.
+# and written by a worker, so the worker takes the run over (adopt_run) and the portal lets it
+# go (release_run).
 
 def adopt(store: RunStore, run_id: int) -> None:
     """Make this process the writer of ``run_id``, a "running" run another process recorded:
@@ -128,7 +129,7 @@ def adopt(store: RunStore, run_id: int) -> None:
 def release(store: RunStore, run_id: int) -> None:
     """Stop writing ``run_id`` from this process (no heartbeat, not finished on close): its
     writer is now another process."""
-    store._open.discard(run_id)
+    store.release_run(run_id)
 
 
 def check_store(url: URL, nodes: list[dict[str, Any]], here: str) -> None:
@@ -154,8 +155,8 @@ class RunWorker:
     """One portal run in a Ray worker process (made a Ray actor by :class:`RayExecutor`).
     ``db``: the run store's URL, never with a password (see the module's docstring)."""
 
-    def __init__(self, db: str, poll: float) -> None:
-        self.db, self.poll = db, poll
+    def __init__(self, db: str, poll: float, policy: Policy | None = None) -> None:
+        self.db, self.poll, self.policy = db, poll, policy
         self.service: RunService | None = None
         self.run_id: int | None = None
 
@@ -170,6 +171,8 @@ class RunWorker:
                                                    takes_over=False)
         except StoreError as exc:
             raise StoreError(f"{exc}{_password_hint(self.db)}") from None
+        if self.policy is not None:   # the portal's address policy, checked here before every connection
+            self.service.guard = society_guard(self.policy)
         await asyncio.to_thread(adopt, self.service.store, run_id)
         try:
             await self.service.execute(run_id, document, steps, resuming=resuming)
@@ -268,7 +271,7 @@ class RayExecutor:
                resuming: str | None = None) -> None:
         assert self.service is not None, "bind first"
         db = worker_url(resolve_url(self.worker_db) if self.worker_db else self.service.store.url)
-        actor = self._actor_class.options(**self._options).remote(db, self.service.poll)
+        actor = self._actor_class.options(**self._options).remote(db, self.service.poll, self.service.policy)
         remote = _Remote(actor)
         self._runs[run_id] = remote
         begin = actor.begin.remote(run_id, document, steps, resuming)

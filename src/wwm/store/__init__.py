@@ -21,7 +21,11 @@ The contract the client's run loop uses::
 A client that can carry a run on after it restarts (the portal) keeps what it needs in the
 run's row (``store.set_resume(run_id, {...})``, ``store.resume_of(run_id)``), leaves the run
 unfinished with ``store.suspend_run(run_id, "suspended at step k")`` and takes it up again,
-in the same or another process, with ``store.adopt_run(run_id, status=...)``.
+in the same or another process, with ``store.adopt_run(run_id, status=...)``. The run store
+is the one place a run's status lives (issue 26, item 8): ``store.states(ids)`` reads many
+runs' states at once (``RunState``: live status, steps, scores), ``store.running(limit)`` the
+runs being written now, ``store.unfinished(like=...)`` the runs left behind and
+``store.close_left(run_id, status, kind, text, current=...)`` finishes one (:mod:`.states`).
 
 ``StoreRecorder(store, mind_url=..., world_url=..., society=..., settings=...)`` plugs the
 store into :class:`wwm.client.runner.Runner` as its ``recorder``.
@@ -38,7 +42,8 @@ and lone surrogates (stored as backslash escapes); a NaN score is stored as None
 from .engine import ENV_VAR, NoStore, StoreError, default_path, resolve_url
 from .recorder import StoreRecorder
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
+from .states import RunState, Unfinished
 from .store import RunStore, UnknownRun
 
-__all__ = ["ENV_VAR", "EventRecord", "NoStore", "RunDetail", "RunStore", "RunSummary", "StepRecord",
-           "StoreError", "StoreRecorder", "UnknownRun", "default_path", "resolve_url"]
+__all__ = ["ENV_VAR", "EventRecord", "NoStore", "RunDetail", "RunState", "RunStore", "RunSummary", "StepRecord",
+           "StoreError", "StoreRecorder", "Unfinished", "UnknownRun", "default_path", "resolve_url"]

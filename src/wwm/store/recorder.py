@@ -1,6 +1,11 @@
 """:class:`StoreRecorder`: the run store behind the client run loop's ``recorder`` hooks
 (``on_start``, ``on_step``, ``on_event``, ``on_finish``: :class:`wwm.protocol.records.Recorder`),
 so ``Runner(mind, world, settings, recorder=StoreRecorder(store, ...))`` records the run.
+
+A step whose note says the society is degraded (a Mind_AS that lost a member and could not
+reopen its run answers ``degraded: member X lost at step k (why)``: issue 26, item 7) is also
+recorded as a ``degraded`` event, so the run's record says so where its events are read
+(``wwm runs``, the portal's run page and its status line), not only in that step's row.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from .engine import StoreError
 from .store import RunStore
 
 log = logging.getLogger(__name__)
+
+DEGRADED = "degraded:"   # how a society's answer says it lost a member (wwm.selection.as_members)
 
 
 class StoreRecorder:
@@ -40,6 +47,11 @@ class StoreRecorder:
     def on_step(self, step: Step) -> None:
         assert self.run_id is not None, "on_step before on_start"
         self.store.record_step(self.run_id, step)
+        note = step.note
+        if isinstance(note, str) and note.startswith(DEGRADED):
+            for part in note.split("; "):      # a step may say several members were lost
+                if part.startswith(DEGRADED):
+                    self.on_event(Event(step.index, "degraded", part[len(DEGRADED):].strip()))
 
     def on_event(self, event: Event) -> None:
         if self.run_id is None:

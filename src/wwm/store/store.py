@@ -10,12 +10,11 @@ import contextlib
 import dataclasses
 import math
 import os
-import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection, Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, overload
 
@@ -27,10 +26,21 @@ from ..protocol.records import Step
 from . import schema
 from .engine import NoStore, StoreError, make_engine, resolve_url, shown
 from .records import EventRecord, RunDetail, RunSummary, StepRecord
-from .writer import HEARTBEAT_SECONDS, Writer, clean_text, event_row, number, step_row
+from .states import (
+    HOST,
+    STALE_AFTER,
+    RunState,
+    Unfinished,
+    close_left,
+    live_status,
+    pid_alive,
+    read_running,
+    read_states,
+    read_unfinished,
+)
+from .writer import Writer, clean_text, event_row, number, step_row
 
-HOST = socket.gethostname()
-STALE_AFTER = timedelta(seconds=6 * HEARTBEAT_SECONDS)  # no heartbeat this long: interrupted
+__all__ = ["HOST", "STALE_AFTER", "RunStore", "UnknownRun", "pid_alive"]
 MAX_KIND, MAX_STATUS, MAX_NAME = 60, 40, 200
 SCHEMA_LOCK_KEY = 0x77776D5F72756E73  # "wwm_runs": serialises table creation on PostgreSQL
 
@@ -233,6 +243,11 @@ class RunStore:
             self._open.add(run_id)
         return bool(taken)
 
+    def release_run(self, run_id: int) -> None:
+        """Stop writing ``run_id`` from this process (no heartbeat from here, not finished when
+        the store closes): another process writes it now (one that adopted it: a worker)."""
+        self._open.discard(run_id)
+
     def flush(self) -> None:
         """Write every queued step and event now."""
         with self._database("write steps"):
@@ -331,6 +346,34 @@ class RunStore:
                                 .order_by(schema.steps.c.step, schema.steps.c.id)).all()
         return [(int(i), s) for i, s in rows]
 
+    # ---- states of many runs, and runs left unfinished (the portal: wwm.store.states) --------
+    def states(self, run_ids: Collection[int]) -> dict[int, RunState]:
+        """The state (live status, steps, scores, end) of each of ``run_ids`` in the store,
+        in one query: what a page listing runs shows. Unknown IDs are left out."""
+        with self._read_lock, self._database("read runs' states"), self.engine.connect() as conn:
+            return read_states(conn, run_ids, self._open | self._ending.keys())
+
+    def running(self, limit: int = 20) -> list[int]:
+        """The IDs of up to ``limit`` runs being written now (writers alive), newest first."""
+        with self._read_lock, self._database("list running runs"), self.engine.connect() as conn:
+            return read_running(conn, limit, self._open | self._ending.keys())
+
+    def unfinished(self, like: str | None = None) -> list[Unfinished]:
+        """The runs recorded "running" (their writers alive or not) and, with ``like`` (an SQL
+        LIKE pattern such as ``"suspended %"``), those whose status matches: the runs a client
+        that resumes runs may take over (:meth:`adopt_run`) or close (:meth:`close_left`)."""
+        with self._read_lock, self._database("list unfinished runs"), self.engine.connect() as conn:
+            return read_unfinished(conn, like)
+
+    def close_left(self, run_id: int, status: str | Callable[[int], str], kind: str, text: str, *,
+                   current: str = "running", writer: tuple[str, int] | None = None) -> str | None:
+        """Finish a run no process writes any more, if its status is still ``current`` (and,
+        with ``writer``, its row names that (host, PID)): its recorded steps counted, its
+        status ``status`` (or ``status(steps)``), an event ``kind`` with ``text``. The status,
+        or None if another process finished or adopted it first."""
+        with self._lock, self._database("finish a run left behind"), self.engine.begin() as conn:
+            return close_left(conn, run_id, status, kind, text, current=current, writer=writer)
+
     @contextlib.contextmanager
     def reading(self) -> Iterator[Connection]:
         """A connection for reading the run tables directly, beside the writer (which it does
@@ -360,13 +403,8 @@ class RunStore:
                           step_count=int(steps), total_score=total)
 
     def _live_status(self, row: RowMapping) -> str:
-        if row["id"] in self._open or row["id"] in self._ending:
-            return "running"
-        if datetime.now(UTC) - _utc(row["heartbeat_at"]) > STALE_AFTER:
-            return "interrupted"
-        if row["host"] == HOST and not pid_alive(row["pid"]):
-            return "interrupted"
-        return "running"
+        return live_status(row["id"], row["status"], row["heartbeat_at"], row["host"], row["pid"],
+                           self._open | self._ending.keys())
 
     def _not_open(self, run_id: int) -> str:
         return f"run {run_id} is not open in this store (never started here, or finished)"
@@ -436,21 +474,6 @@ def _check_version(conn: Any) -> None:
     elif int(found) > schema.VERSION:
         raise StoreError(f"the run store at {shown(conn.engine.url)} was made by a newer wwm (its "
                          f"tables are version {found}; this wwm knows version {schema.VERSION})")
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` of this host exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _reason(exc: BaseException) -> str:

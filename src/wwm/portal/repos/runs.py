@@ -1,5 +1,8 @@
 """The portal's runs (table ``portal_runs``): a run of a combination by a user, linked to its
-run-store run, with its status kept in step with the run store's after a restart.
+run-store run. A linked run's status lives in the run store only (issue 26, item 8): pages and
+lists read it there (:func:`wwm.portal.rankings.scored`, ``RunStore.states``); the ``status``
+column says only what the run store cannot: "starting" until the run store has the run,
+"could not start" if it never did, "started" once linked (its status: the run store's).
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from sqlalchemy.exc import IntegrityError
 
 from ..models import Combination, PortalRun, now
 from .base import PortalError, Sessions, get_or_404, reason
+
+STARTED = "started"   # a linked run's column: its status is the run store's
 
 
 class Runs:
@@ -47,32 +52,13 @@ class Runs:
         return run
 
     def link_run(self, run_id: int, run_store_id: int) -> None:
-        """The run has started as the run store's ``run_store_id``: "running", unless its end
-        (which may come first, from the run's own task) was recorded already."""
+        """The run has started as the run store's ``run_store_id``, where its status is from now
+        on (the column says "started")."""
         with self._session() as s:
             run = get_or_404(s, PortalRun, run_id, f"there is no run {run_id}")
             run.run_store_id = run_store_id
             if run.status == "starting":
-                run.status = "running"
-
-    def sync_runs(self) -> int:
-        """Give every unfinished portal run the status its run-store run has (a portal that
-        died mid-run: its runs are "interrupted at step k" once the run service recovered
-        them); the number of runs changed."""
-        from ...store import schema
-
-        changed = 0
-        with self._session() as s:
-            rows = s.execute(select(PortalRun, schema.runs.c.status, schema.runs.c.finished_at)
-                             .join(schema.runs, schema.runs.c.id == PortalRun.run_store_id)
-                             .where(PortalRun.status.in_(("starting", "running")))
-                             .where(schema.runs.c.status != "running")
-                             .where(schema.runs.c.status.not_like("suspended %"))).all()
-            for run, status, finished_at in rows:
-                run.status = str(status)[:40]
-                run.ended_at = finished_at or now()
-                changed += 1
-        return changed
+                run.status = STARTED
 
     def runs_of(self, combination_id: int) -> list[PortalRun]:
         query = (select(PortalRun).where(PortalRun.combination_id == combination_id)
@@ -95,9 +81,11 @@ class Runs:
         with self._session() as s:
             return list(s.scalars(query))
 
-    def live_runs(self, limit: int = 20) -> list[PortalRun]:
-        """The runs going on now (starting or running), newest first."""
-        query = (select(PortalRun).where(PortalRun.status.in_(("starting", "running")))
+    def runs_linked(self, run_store_ids: list[int], limit: int = 20) -> list[PortalRun]:
+        """The portal runs of these run-store runs (say, the ones running now), newest first."""
+        if not run_store_ids:
+            return []
+        query = (select(PortalRun).where(PortalRun.run_store_id.in_(run_store_ids))
                  .order_by(PortalRun.id.desc()).limit(limit))
         with self._session() as s:
             return list(s.scalars(query))

@@ -146,7 +146,21 @@
       }
     }
 
+    function showDegraded(e) {   // a member lost for good: said beside the status, not only in the events
+      const words = `degraded: ${String(e.text).split(" (")[0]}`;
+      const line = $("run-degraded");
+      if (!line || Array.from(line.children).some((b) => b.textContent === words)) return;
+      const badge = document.createElement("span");
+      badge.className = "badge degraded";
+      badge.textContent = words;
+      line.appendChild(document.createTextNode(" "));
+      line.appendChild(badge);
+      const status = $("status-degraded");
+      if (status) status.textContent = ` (${Array.from(line.children).map((b) => b.textContent).join("; ")})`;
+    }
+
     function showEvent(e) {
+      if (e.kind === "degraded") showDegraded(e);
       if (e.kind === "world-display") {   // the World's page of this run: linked as soon as it is known
         const link = $("world-link");
         if (link && /^https?:\/\//.test(e.text)) { link.href = e.text; link.hidden = false; }
@@ -163,7 +177,10 @@
       const steps = r.steps || [];
       chart.reset(steps.map((s) => [s.step, s.total]));
       if (steps.length) showStep(steps[steps.length - 1]);
-      for (const e of r.events || []) if (e.kind === "world-display") showEvent(e);
+      for (const e of r.events || []) {
+        if (e.kind === "world-display") showEvent(e);
+        else if (e.kind === "degraded") showDegraded(e);
+      }
       text("live-step", r.run.step_count);
       if (live.status === "running") text("run-says", runningWords(r.run.step_count, asked));
       if (recent) {   // the latest steps of the record, newest first
