@@ -117,7 +117,8 @@ async def _demo(console: Console, servers: dict[str, ServerProcess], args: argpa
     console.print("Credit trail of the Mind_M server (section 7.2):")
     console.print("  calls:     " + ", ".join(link["url"] for link in trail["calls"]))
     console.print("  called by: " + ", ".join(link["url"] for link in trail["called_by"]))
-    console.print("Records: [bold]wwm runs[/]; a server's page: open its URL in a browser.")
+    console.print("Records: [bold]wwm runs[/]. The demo's servers stop with it; to see a server's "
+                  "page, serve one ([bold]wwm serve grid[/]) and open its URL in a browser.")
     console.print("The same servers and societies in a browser, to run and watch live: "
                   "[bold]wwm portal --demo[/] (then open the URL it prints).")
     return 0 if all(r.status in ("completed", "ended by world") for _, r in results) else 1
