@@ -12,7 +12,7 @@ in an Action Selection society beside hand-written minds and the random mind.
    (most popular action), and prints each one's mean episode length (the score: CartPole
    gives 1 a step while the pole stands, at most 500).
 
-Needs ``pip install 'wwm[sb3]'`` (PyTorch's CPU build is enough).
+Needs ``pip install 'world-wide-mind[sb3]'`` (PyTorch's CPU build is enough).
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ log = logging.getLogger("wwm.registry")
 T = TypeVar("T")
 
 
+DISTRIBUTION = "world-wide-mind"  # this package's name on the package index (imported as wwm)
+
+
 class UnknownName(LookupError, ValueError):
     """A name that is not in a registry; the text lists the names that are."""
 
@@ -165,6 +168,7 @@ class Registry(Mapping[str, T], Generic[T]):
         self._plugins_read = True
         for point in metadata.entry_points(group=self.group or ""):
             where = point.dist.name if point.dist is not None else point.value
+            where = "wwm" if where == DISTRIBUTION else where  # our own entry points are wwm's
             if point.name.strip().lower() in self._items:  # wwm's own, or an earlier plugin's
                 log.warning("%s %r from %s left out: the name is taken by %s", self.kind, point.name,
                             where, self._origin[point.name.strip().lower()])

@@ -420,7 +420,7 @@ def test_ray_is_optional_and_says_how_to_install_it():
             "try:\n    RayExecutor()\nexcept RuntimeError as exc:\n    print(exc)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(SRC)}, check=True)
-    assert done.stdout == "runs on Ray workers need Ray, an optional part of wwm: pip install 'wwm[ray]'\n"
+    assert done.stdout == "runs on Ray workers need Ray, an optional part of wwm: pip install 'world-wide-mind[ray]'\n"
     imported = subprocess.run([sys.executable, "-c", "import sys, wwm.portal.runs, wwm.portal.live; "
                                "print('ray' in sys.modules)"], capture_output=True, text=True, timeout=60,
                               env={**os.environ, "PYTHONPATH": str(SRC)}, check=True)

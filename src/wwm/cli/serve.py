@@ -136,7 +136,7 @@ def gym_target(env_id: str, pairs: dict[str, str]) -> tuple[ServedClass, dict[st
     try:
         from ..gym.served import gym_world
     except ImportError as exc:
-        raise UsageError(f"gym: needs the optional extra: pip install 'wwm[gym]' ({exc})") from None
+        raise UsageError(f"gym: needs the optional extra: pip install 'world-wide-mind[gym]' ({exc})") from None
 
     def typed(text: str) -> object:
         try:
@@ -161,7 +161,7 @@ def sb3_target(algo: str, model: str | None) -> ServedClass:
     try:
         from ..gym.sb3 import PolicyError, policy_mind
     except ImportError as exc:
-        raise UsageError(f"sb3: needs the optional extra: pip install 'wwm[sb3]' ({exc})") from None
+        raise UsageError(f"sb3: needs the optional extra: pip install 'world-wide-mind[sb3]' ({exc})") from None
     try:
         return policy_mind(algo, model)
     except PolicyError as exc:

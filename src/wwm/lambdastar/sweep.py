@@ -161,7 +161,7 @@ def _run_ray(all_jobs: Sequence[Job], progress: Callable[[int], None] | None,
     try:
         import ray
     except ImportError:
-        raise RuntimeError("the Ray backend needs ray: pip install 'wwm[ray]'") from None
+        raise RuntimeError("the Ray backend needs ray: pip install 'world-wide-mind[ray]'") from None
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)

@@ -7,5 +7,5 @@ LLM agent (any MCP client) can act as a client of any World or Mind.
   runs the agent started and forwards each call to the WWM server;
 - :mod:`.command`: the command line.
 
-The SDK is an optional extra: ``pip install wwm[mcp]``.
+The SDK is an optional extra: ``pip install 'world-wide-mind[mcp]'``.
 """

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from .bridge import serve_stdio
     except ImportError as exc:
-        return fail("mcp", f"the MCP SDK is not installed ({exc}): pip install 'wwm[mcp]'", 1)
+        return fail("mcp", f"the MCP SDK is not installed ({exc}): pip install 'world-wide-mind[mcp]'", 1)
     try:
         run_async(serve_stdio(args.url, timeout=args.timeout))
     except Refusal as refusal:

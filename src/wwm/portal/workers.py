@@ -75,7 +75,7 @@ to this node, so a node that joins later never gets a run it could not record; a
 SQLite database is always refused. ``worker_db`` gives the URL workers use when it differs from
 the portal's (another host name for the same database; its password is not sent either).
 
-**Ray is optional** (``pip install 'wwm[ray]'``): importing :mod:`wwm.portal` never imports
+**Ray is optional** (``pip install 'world-wide-mind[ray]'``): importing :mod:`wwm.portal` never imports
 it; making a :class:`RayExecutor` without it raises one :class:`RuntimeError` that says so.
 """
 
@@ -101,7 +101,7 @@ from .runs import COULD_NOT_START, RunService
 
 log = logging.getLogger(__name__)
 
-RAY_MISSING = "runs on Ray workers need Ray, an optional part of wwm: pip install 'wwm[ray]'"
+RAY_MISSING = "runs on Ray workers need Ray, an optional part of wwm: pip install 'world-wide-mind[ray]'"
 
 
 def import_ray() -> Any:
