@@ -46,7 +46,8 @@ def load_model(algo: str, path: str | Path) -> Any:
     try:
         import stable_baselines3
     except ImportError as exc:
-        raise PolicyError(f"serving a policy needs the optional extra: pip install 'world-wide-mind[sb3]' ({exc})") from None
+        raise PolicyError("serving a policy needs the optional extra: "
+                          f"pip install 'world-wide-mind[sb3]' ({exc})") from None
     import torch
 
     # one small forward pass per Get action: more intra-op threads only contend (a server's

@@ -1,6 +1,7 @@
 """The soccer server's command language, the subset this world takes: parse a client's text
-(``(dash 80)``, ``(turn -30)``, ``(kick 100 0)``, ``(move -10 5)``, ``(change_view wide high)``,
-``(done)``, and the UDP-only ``(init TEAM (version V) [(goalie)])`` and ``(bye)``) into
+(``(dash 80)``, ``(dash 80 90)``, ``(turn -30)``, ``(kick 100 0)``, ``(tackle 30)``, ``(move -10 5)``,
+``(change_view wide high)``, ``(sense_body)``, ``(done)``, and the UDP-only
+``(init TEAM (version V) [(goalie)])`` and ``(bye)``) into
 :class:`Command` values, and say what is wrong with anything else.
 """
 
@@ -11,8 +12,10 @@ import re
 from dataclasses import dataclass
 
 #: commands that move the body: at most one of them counts in a cycle
-BODY_COMMANDS = ("dash", "turn", "kick", "move", "catch")
-ARITY = {"dash": 1, "turn": 1, "kick": 2, "move": 2, "catch": 1, "change_view": (1, 2), "done": 0, "bye": 0}
+BODY_COMMANDS = ("dash", "turn", "kick", "move", "catch", "tackle")
+ARITY = {"dash": (1, 2), "turn": 1, "kick": 2, "move": 2, "catch": 1, "tackle": (1, 2), "change_view": (1, 2),
+         "sense_body": 0, "done": 0, "bye": 0}
+FOUL = {"true": "on", "on": "on", "false": "off", "off": "off"}  # (tackle P FOUL): its words
 _TOKEN = re.compile(r'\(|\)|"[^"]*"|[^\s()]+')
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,15}$")
 
@@ -86,17 +89,25 @@ def parse(text: str) -> list[Command]:
         if len(args) not in counts or any(isinstance(a, list) for a in args):
             raise CommandError("illegal_command_form",
                                f"({name} ...) takes {' or '.join(map(str, counts))} plain argument(s), got {len(args)}")
-        if name == "change_view":
+        if name == "tackle":  # (tackle ANGLE [FOUL]): an angle from protocol 12 on, a power before
+            foul = () if len(args) == 1 else (FOUL.get(str(args[1]).lower()) or _bad_foul(args[1]),)
+            out.append(Command(name, (_number(args[0], "power or angle", name), *foul)))
+        elif name == "change_view":
             width = str(args[0])
             if width not in ("narrow", "normal", "wide"):
                 raise CommandError("illegal_command_form", f"(change_view WIDTH [QUALITY]): WIDTH is narrow, normal "
                                    f"or wide, got {width!r}")
             out.append(Command(name, (width, *(str(a) for a in args[1:]))))
         else:
-            what = {"dash": ("power",), "turn": ("moment",), "kick": ("power", "direction"), "move": ("x", "y"),
-                    "catch": ("direction",)}.get(name, ())
-            out.append(Command(name, tuple(_number(a, w, name) for a, w in zip(args, what, strict=True))))
+            what = {"dash": ("power", "direction"), "turn": ("moment",), "kick": ("power", "direction"),
+                    "move": ("x", "y"), "catch": ("direction",)}.get(name, ())
+            out.append(Command(name, tuple(_number(a, w, name) for a, w in zip(args, what, strict=False))))
     return out
+
+
+def _bad_foul(word: object) -> str:
+    raise CommandError("illegal_command_form", f"(tackle POWER_OR_ANGLE [FOUL]): FOUL is true, false, on or off, "
+                       f"got {word!r}")
 
 
 def parse_init(text: str) -> Init:

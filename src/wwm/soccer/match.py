@@ -47,6 +47,7 @@ class Counts:
     kick: int = 0
     move: int = 0
     change_view: int = 0
+    tackle: int = 0
 
 
 @dataclass
@@ -70,6 +71,8 @@ class Match:
         self.stamina = np.full(n, p.stamina_max)
         self.effort = np.ones(n)
         self.recovery = np.ones(n)
+        self.capacity = np.full(n, p.stamina_capacity)  # stamina each may still recover
+        self.tackling = np.zeros(n, dtype=int)           # cycles a tackler still stands still
         self.joined = np.zeros(n, dtype=bool)
         self.view = ["normal"] * n
         self.counts = [Counts() for _ in range(n)]
@@ -137,7 +140,7 @@ class Match:
         if command.name == "change_view":
             self.view[i] = str(command.args[0])
             self.counts[i].change_view += 1
-        elif command.name in ("dash", "turn", "kick", "move", "catch"):
+        elif command.name in ("dash", "turn", "kick", "move", "catch", "tackle"):
             self.pending.setdefault(i, command)
 
     def _may_kick(self, side: int) -> bool:
@@ -153,6 +156,8 @@ class Match:
         ball_acc = np.zeros(2)
         for i, c in sorted(self.pending.items()):
             side, _ = self.side_unum(i)
+            if self.tackling[i] > 0 and c.name != "move":  # a tackler stands still
+                continue
             if c.name == "turn":
                 moment = float(np.clip(float(c.args[0]), -180, 180))
                 speed = float(np.hypot(*self.vel[i]))
@@ -160,13 +165,15 @@ class Match:
                 self.counts[i].turn += 1
             elif c.name == "dash":
                 power = float(np.clip(float(c.args[0]), -100, 100))
+                direction = self._dash_direction(float(c.args[1])) if len(c.args) > 1 else 0.0
                 cost = power if power >= 0 else -2.0 * power
                 if cost > self.stamina[i]:  # as much as the stamina left pays for
                     power *= self.stamina[i] / cost
                     cost = float(self.stamina[i])
                 self.stamina[i] -= cost
-                rad = math.radians(self.body[i])
-                a = self.effort[i] * power * p.dash_power_rate * np.array([math.cos(rad), math.sin(rad)])
+                rad = math.radians(self.body[i] + direction)
+                a = (self.effort[i] * power * self._dash_rate(direction) * p.dash_power_rate
+                     * np.array([math.cos(rad), math.sin(rad)]))
                 norm = float(np.hypot(*a))
                 if norm > p.player_accel_max:
                     a *= p.player_accel_max / norm
@@ -188,6 +195,14 @@ class Match:
                 self.last_touch = side
                 self.counts[i].kick += 1
                 kicked = True
+            elif c.name == "tackle":
+                self.tackling[i] = p.tackle_cycles
+                self.counts[i].tackle += 1
+                if self._may_kick(side) and self._tackled(i, float(c.args[0])):
+                    rad = math.radians(self.body[i] + float(np.clip(float(c.args[0]), -180, 180)))
+                    ball_acc += p.max_tackle_power * p.tackle_power_rate * np.array([math.cos(rad), math.sin(rad)])
+                    self.last_touch = side
+                    kicked = True
             elif c.name == "move" and self.mode in MOVE_MODES:
                 x = float(np.clip(float(c.args[0]), -HALF_L, 0.0))
                 y = float(np.clip(float(c.args[1]), -HALF_W, HALF_W))
@@ -200,6 +215,34 @@ class Match:
             ball_acc *= p.ball_accel_max / norm
         self.ball_vel += ball_acc
         return kicked
+
+    def _dash_direction(self, direction: float) -> float:
+        """A dash's direction, relative to the body, kept in range and rounded to the step."""
+        p = self.params
+        direction = float(np.clip(direction, p.min_dash_angle, p.max_dash_angle))
+        return round(direction / p.dash_angle_step) * p.dash_angle_step if p.dash_angle_step > 0 else direction
+
+    def _dash_rate(self, direction: float) -> float:
+        """The share of a dash's power a direction gets: 1 straight ahead, side_dash_rate at
+        90°, back_dash_rate at 180°, in straight lines between."""
+        p, off = self.params, abs(direction)
+        if off <= 90:
+            return p.side_dash_rate + (1 - p.side_dash_rate) * (1 - off / 90)
+        return p.back_dash_rate - (p.back_dash_rate - p.side_dash_rate) * (1 - (off - 90) / 90)
+
+    def _tackled(self, i: int, angle: float) -> bool:
+        """Whether player ``i``'s tackle reaches the ball: within reach ahead (or just behind)
+        and aside, failing with chance (x/dist)^e + (y/width)^e."""
+        p = self.params
+        rel = self.ball - self.pos[i]
+        rad = math.radians(self.body[i])
+        x = float(rel[0] * math.cos(rad) + rel[1] * math.sin(rad))    # ahead of the body
+        y = float(-rel[0] * math.sin(rad) + rel[1] * math.cos(rad))   # to its side
+        if not -p.tackle_back_dist <= x <= p.tackle_dist or abs(y) > p.tackle_width:
+            return False
+        reach = p.tackle_dist if x >= 0 else max(p.tackle_back_dist, 1e-9)
+        fail = (abs(x) / reach) ** p.tackle_exponent + (abs(y) / p.tackle_width) ** p.tackle_exponent
+        return bool(fail < 1.0 and self.rng.random() >= fail)
 
     # ---- physics ------------------------------------------------------------------------
     def _move(self) -> None:
@@ -264,7 +307,12 @@ class Match:
         fresh = self.stamina >= p.effort_inc_thr * p.stamina_max
         self.effort = np.where(tired, np.maximum(p.effort_min, self.effort - p.effort_dec), self.effort)
         self.effort = np.where(fresh, np.minimum(1.0, self.effort + p.effort_inc), self.effort)
-        self.stamina = np.minimum(p.stamina_max, self.stamina + self.recovery * p.stamina_inc_max)
+        gained = np.minimum(self.recovery * p.stamina_inc_max, p.stamina_max - self.stamina)
+        if p.stamina_capacity >= 0:  # (negative: no limit) recovery draws on what capacity is left
+            gained = np.minimum(gained, self.capacity)
+            self.capacity = self.capacity - gained
+        self.stamina = self.stamina + gained
+        self.tackling = np.maximum(0, self.tackling - 1)
 
     # ---- the referee --------------------------------------------------------------------
     def _say(self, mode: str, said: str | None = None) -> None:

@@ -56,6 +56,23 @@ class Params:
     effort_inc_thr: float = 0.6
     effort_inc: float = 0.01
     effort_min: float = 0.6
+    stamina_capacity: float = 130600.0  # stamina a player may recover in a match (soccer server 13 on)
+    # dashing sideways and back (server 13 on): the direction, in steps of dash_angle_step, and
+    # the share of the power it gets (1 forward, side_dash_rate at 90°, back_dash_rate at 180°)
+    min_dash_angle: float = -180.0
+    max_dash_angle: float = 180.0
+    dash_angle_step: float = 45.0
+    side_dash_rate: float = 0.4
+    back_dash_rate: float = 0.6
+    # tackling: the ball within tackle_dist ahead (tackle_back_dist behind) and tackle_width
+    # aside; it fails with chance (x/dist)^e + (y/width)^e; the tackler then stands still
+    tackle_dist: float = 2.0
+    tackle_back_dist: float = 0.0
+    tackle_width: float = 1.25
+    tackle_exponent: float = 6.0
+    tackle_cycles: int = 10
+    tackle_power_rate: float = 0.027
+    max_tackle_power: float = 100.0
     # sensing
     visible_distance: float = 3.0
     quantize_step: float = 0.1     # movable objects
@@ -73,8 +90,11 @@ class Params:
             raise ParamError(f"half_cycles must be between 1 and 1000000, got {self.half_cycles}")
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, float) and not (math.isfinite(value) and value >= 0):
+            signed = f.name in ("min_dash_angle", "stamina_capacity")  # (a negative capacity: no limit)
+            if isinstance(value, float) and not (math.isfinite(value) and (value >= 0 or signed)):
                 raise ParamError(f"{f.name} must be a finite number >= 0, got {value}")
+        if not -180 <= self.min_dash_angle <= self.max_dash_angle <= 180:
+            raise ParamError("min_dash_angle and max_dash_angle must be in [-180, 180], the first not above the second")
         if not 0 < self.player_decay < 1 or not 0 < self.ball_decay < 1:
             raise ParamError("player_decay and ball_decay must be between 0 and 1")
 

@@ -7,12 +7,13 @@ distance), ``(sense_body ...)`` (its own stamina, speed, view mode, command coun
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
 from .match import SIDES, Match, _wrap
-from .params import FLAGS
+from .params import FLAGS, Params
 
 _FLAG_NAMES = list(FLAGS)
 _FLAG_XY = np.array([FLAGS[n] for n in _FLAG_NAMES])
@@ -81,17 +82,53 @@ def sense_body(match: Match, i: int) -> dict[str, Any]:
     return {"view_mode": ["high", match.view[i]],
             "stamina": [round(float(match.stamina[i]), 1), round(float(match.effort[i]), 4),
                         round(float(match.recovery[i]), 4)],
+            "capacity": round(float(match.capacity[i]), 1),
             "speed": [round(speed, 2), round(direction)], "head_angle": 0,
-            "kick": c.kick, "dash": c.dash, "turn": c.turn, "move": c.move, "change_view": c.change_view}
+            "kick": c.kick, "dash": c.dash, "turn": c.turn, "move": c.move, "change_view": c.change_view,
+            "tackle": {"expires": int(match.tackling[i]), "count": c.tackle}}
 
 
-def sense_body_text(time: int, body: dict[str, Any]) -> str:
-    s, e, r = body["stamina"]
+def sense_body_text(time: int, body: dict[str, Any], version: float = 13.0) -> str:
+    """The soccer server's ``sense_body`` for a client of protocol ``version``: stamina as
+    ``(stamina S E)`` before 13 and ``(stamina S E CAPACITY)`` from 13; the tackle's state
+    from 8 (the fields of the other versions' layouts this world does not model are left out)."""
+    s, e, _ = body["stamina"]
+    stamina = f"{s:g} {e:g}" + (f" {body['capacity']:g}" if version >= 13 else "")
     amount, direction = body["speed"]
-    return (f"(sense_body {time} (view_mode high {body['view_mode'][1]}) (stamina {s:g} {e:g} {r:g}) "
+    tackle = body["tackle"]
+    tackled = f" (tackle (expires {tackle['expires']}) (count {tackle['count']}))" if version >= 8 else ""
+    return (f"(sense_body {time} (view_mode high {body['view_mode'][1]}) (stamina {stamina}) "
             f"(speed {amount:g} {direction}) (head_angle 0) (kick {body['kick']}) (dash {body['dash']}) "
             f"(turn {body['turn']}) (say 0) (turn_neck 0) (catch 0) (move {body['move']}) "
-            f"(change_view {body['change_view']}))")
+            f"(change_view {body['change_view']}){tackled})")
+
+
+def server_param_text(params: Params) -> str:
+    """``(server_param (name value)...)``, the protocol-8 form, of this world's settings that
+    the soccer server also has (their names are its own)."""
+    skip = {"players", "half_cycles", "seed", "drop_ball_cycles", "goal_pause_cycles"}
+    pairs = [(f.name, getattr(params, f.name)) for f in fields(params) if f.name not in skip]
+    pairs += [("half_time", params.half_cycles), ("drop_ball_time", params.drop_ball_cycles)]
+    return "(server_param " + "".join(f"({name} {_value(value)})" for name, value in pairs) + ")"
+
+
+def player_param_text() -> str:
+    """``(player_param ...)``: one player type (every player is of the default type here)."""
+    return "(player_param (player_types 1)(subs_max 0)(pt_max 0)(allow_mult_default_type 1))"
+
+
+def player_type_text(params: Params) -> str:
+    """``(player_type (id 0)...)``: the default type, from this world's settings."""
+    values = {"id": 0, "player_speed_max": params.player_speed_max, "stamina_inc_max": params.stamina_inc_max,
+              "player_decay": params.player_decay, "inertia_moment": params.inertia_moment,
+              "dash_power_rate": params.dash_power_rate, "player_size": params.player_size,
+              "kickable_margin": params.kickable_margin, "kick_rand": 0.0, "extra_stamina": 0.0,
+              "effort_max": 1.0, "effort_min": params.effort_min}
+    return "(player_type " + "".join(f"({name} {_value(value)})" for name, value in values.items()) + ")"
+
+
+def _value(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def hear_text(time: int, said: str) -> str:

@@ -3,7 +3,12 @@ client sends ``(init TEAM (version V) [(goalie)])`` and gets ``(init SIDE UNUM P
 (or ``(error no_more_team_or_player)``), then its player's ``(sense_body ...)`` every cycle,
 ``(see ...)`` as often as its view width allows and ``(hear TIME referee PLAYMODE)`` on each
 call of the referee; it sends commands (``(dash 80)``, ...) whenever it likes and ``(bye)`` to
-leave. Mistakes are answered ``(error unknown_command)`` or ``(error illegal_command_form)``.
+leave. A client of protocol 8 or later is sent the world's settings after its init
+(``server_param``, ``player_param``, one ``player_type``: the named form); ``sense_body`` gives
+stamina as the client's version writes it (``(stamina S E)`` before 13, ``(stamina S E CAPACITY)``
+from 13) and is answered at once when asked for with ``(sense_body)``; ``(dash POWER DIR)`` dashes
+sideways or back and ``(tackle ANGLE [FOUL])`` tackles (before 12 its argument is a power).
+Mistakes are answered ``(error unknown_command)`` or ``(error illegal_command_form)``.
 Unlike the soccer server, every answer comes from the one port the client first wrote to.
 """
 
@@ -15,9 +20,17 @@ import socket
 from typing import Any
 
 from ..protocol.errors import Refusal
-from .commands import CommandError, parse, parse_init
+from .commands import Command, CommandError, parse, parse_init
 from .match import SIDES
-from .sensing import hear_text, see_text, sense_body, sense_body_text
+from .sensing import (
+    hear_text,
+    player_param_text,
+    player_type_text,
+    see_text,
+    sense_body,
+    sense_body_text,
+    server_param_text,
+)
 from .world import Seat, SoccerWorld
 
 log = logging.getLogger("wwm.soccer")
@@ -29,6 +42,7 @@ class SoccerUDP(asyncio.DatagramProtocol):
         self.world = world
         self.players: dict[Address, Seat] = {}
         self.told: dict[Address, tuple[int, int]] = {}  # (events heard, see steps sent)
+        self.versions: dict[Address, float] = {}         # each client's protocol version
         self.transport: asyncio.DatagramTransport | None = None
         world.listeners.append(self.cycle)
 
@@ -55,7 +69,14 @@ class SoccerUDP(asyncio.DatagramProtocol):
             self.world.leave(seat)
             del self.players[addr]
             return
-        self.world.submit(seat, commands)
+        version = self.versions.get(addr, 3.0)
+        if any(c.name == "sense_body" for c in commands):  # asked for: answered at once
+            self._send(sense_body_text(seat.match.time, sense_body(seat.match, seat.index), version), addr)
+            commands = [c for c in commands if c.name != "sense_body"]
+        if version < 12:  # before protocol 12 a tackle's argument is a power, straight ahead
+            commands = [Command("tackle", (0.0, *c.args[1:])) if c.name == "tackle" else c for c in commands]
+        if commands:
+            self.world.submit(seat, commands)
 
     def _init(self, text: str, addr: Address) -> None:
         init = parse_init(text)
@@ -65,9 +86,14 @@ class SoccerUDP(asyncio.DatagramProtocol):
             self._send("(error no_more_team_or_player)", addr)
             return
         self.players[addr] = seat
+        self.versions[addr] = init.version
         self.told[addr] = (len(seat.match.events), -1)
         seat.heard = len(seat.match.events)
         self._send(f"(init {SIDES[seat.side]} {seat.unum} {seat.match.mode})", addr)
+        if init.version >= 8:  # the settings, in the named form of protocol 8 on
+            params = seat.match.params
+            for text in (server_param_text(params), player_param_text(), player_type_text(params)):
+                self._send(text, addr)
 
     def cycle(self, world: SoccerWorld) -> None:
         """After each cycle: every UDP player's senses."""
@@ -80,7 +106,8 @@ class SoccerUDP(asyncio.DatagramProtocol):
                 self._send(hear_text(m.time, event.text), addr)
             if seat.seen["steps"] != seen:
                 self._send(see_text(seat.seen["time"], seat.seen["objects"]), addr)
-            self._send(sense_body_text(m.time, sense_body(m, seat.index)), addr)  # last: the cue to act
+            body = sense_body(m, seat.index)
+            self._send(sense_body_text(m.time, body, self.versions.get(addr, 3.0)), addr)  # last: the cue to act
             self.told[addr] = (len(m.events), seat.seen["steps"])
 
     def close(self) -> None:
