@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
+from .once import Answers
 from .snapshots import SnapshotFile
 
 log = logging.getLogger("wwm.server")
@@ -43,6 +44,7 @@ class Run:
     score: float | None = None
     display_url: str | None = None
     clock: asyncio.Task[None] | None = None
+    answers: Answers | None = None  # the last numbered queries' answers (wwm.server.once)
 
 
 class RunTable:
@@ -67,9 +69,9 @@ class RunTable:
         """Take back the runs saved before a restart (call inside the event loop)."""
         if self.snapshots is None:
             return 0
-        restored = self.snapshots.load()
-        for run_id, client_url, token, obj in restored:
-            run = Run(run_id, obj, client_url, token)
+        restored = self.snapshots.load_runs()
+        for run_id, client_url, token, obj, answers in restored:
+            run = Run(run_id, obj, client_url, token, answers=Answers.loads(answers))
             self._add(run)
             self._start_clock(obj, run=run)
         return len(restored)
@@ -143,7 +145,8 @@ class RunTable:
     def save(self, run: Run) -> None:
         if self.snapshots is not None and self.sharing == "own":
             try:
-                self.snapshots.save(run.run_id, run.client_url, run.display_token, run.obj)
+                self.snapshots.save(run.run_id, run.client_url, run.display_token, run.obj,
+                                    None if run.answers is None else run.answers.dumps())
             except Exception as exc:  # an unpicklable object: serve on, without resume
                 log.warning("cannot snapshot run of %s: %s", self.cls.__name__, exc)
 
