@@ -87,6 +87,9 @@ class ServerApp:
             log.info("resumed %d run(s) from the snapshot file", restored)
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         tcp_server = None
+        workers = self.dispatcher.workers
+        if workers is not None:  # `wwm serve --workers N`: take the queries the others pass on
+            await workers.listen(self.dispatcher, self.max_body)
         if self.tcp is not None:
             from .tcp import start
 
@@ -100,6 +103,8 @@ class ServerApp:
             self._sweeper.cancel()
             if tcp_server is not None:
                 tcp_server.close()
+            if workers is not None:
+                workers.close()
             self.dispatcher.trail.flush()  # the counts since the last write, to a --state file
             self.dispatcher.runs.close()
 

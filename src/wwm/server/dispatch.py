@@ -12,7 +12,7 @@ import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -38,6 +38,15 @@ log = logging.getLogger("wwm.server")
 
 # New run items that are not constructor arguments
 _MIND_CONTEXT = ("world display URL", "world run ID", "other client URL")
+
+
+class Router(Protocol):
+    """The other workers of a server served by several (:class:`wwm.server.workers.Workers`)."""
+
+    def owner(self, run_id: object) -> int | None: ...
+    async def forward(self, index: int, raw: bytes) -> bytes: ...
+    async def listen(self, dispatcher: Dispatcher, max_body: int) -> None: ...
+    def close(self) -> None: ...
 
 
 class Dispatcher:
@@ -68,6 +77,7 @@ class Dispatcher:
             self.runs.snapshots.keep(self.trail)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
+        self.workers: Router | None = None  # the other workers of `wwm serve --workers N` (.workers)
         self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
         # the queries :meth:`answer_payload` answers straight from their JSON, by wire name
@@ -88,6 +98,13 @@ class Dispatcher:
             name = message.name
             if not isinstance(message, Query):
                 raise Refusal("malformed-message", "a server receives queries, not responses")
+            if self.workers is not None:  # a run another worker holds: answered there
+                owner = self.workers.owner(message.data.get(f"{self.role} run ID"))
+                if owner is not None:
+                    answer = codec.decode(await self.workers.forward(owner, raw))
+                    if not isinstance(answer, Response):
+                        raise Refusal("server-error", f"worker {owner} answered with a query")
+                    return codec, answer
             return codec, await self.answer(message)
         except Refusal as refusal:
             return codec, Response.refused(name, refusal)

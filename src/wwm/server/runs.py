@@ -49,8 +49,9 @@ class Run:
 
 class RunTable:
     def __init__(self, cls: ServedClass, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
-                 snapshots: SnapshotFile | None = None) -> None:
+                 snapshots: SnapshotFile | None = None, id_prefix: str = "") -> None:
         self.cls = cls
+        self.id_prefix = id_prefix  # what every run ID minted here starts with (wwm.server.workers)
         self.world_cls = cls if issubclass(cls, World) else None  # kinds and clocks are a World's
         self.sharing: str = self.world_cls.sharing if self.world_cls else "own"
         self.asynchronous = self.world_cls is not None and self.world_cls.clock == "asynchronous"
@@ -103,7 +104,7 @@ class RunTable:
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
-        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9))
+        run = Run(self.id_prefix + mint_id(), obj, client_url, secrets.token_urlsafe(9))
         if self.sharing == "exclusive":
             self.holder = run.run_id
         self._add(run)

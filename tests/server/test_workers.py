@@ -1,0 +1,59 @@
+"""``wwm serve --workers N``: N processes on one port, each run kept on the worker that
+opened it (its run ID names it), a query reaching another worker passed on to it. Every
+query here goes over a fresh connection, so the kernel hands each to either worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+from probes import PROBE_ENV, probe_server
+
+pytestmark = pytest.mark.slow
+
+
+def post(url: str, query: str, **data: object) -> dict:
+    """One query on a connection of its own (urllib opens one per request)."""
+    body = json.dumps({"query": query, "data": data}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json", "Connection": "close"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return json.loads(reply.read())
+    except urllib.error.HTTPError as refused:  # (a refusal's status: its body says which)
+        return json.loads(refused.read())
+
+
+def test_runs_opened_on_both_workers_are_answered_right_over_fresh_connections():
+    with probe_server("ProbeWorld", extra=["--workers", "2"]) as server:
+        runs: list[str] = []
+        while len(runs) < 30 or not {r[:3] for r in runs} >= {"w0.", "w1."}:
+            assert len(runs) < 400, f"every run landed on one worker: {sorted({r[:3] for r in runs})}"
+            runs.append(post(server.url, "New run")["data"]["world run ID"])
+        for step in range(1, 6):
+            for k, run_id in enumerate(runs):  # run k adds k + 1 each step
+                answer = post(server.url, "Execute action", **{"world run ID": run_id, "action": f"+{k + 1}"})
+                assert answer["data"]["state"] == f"n={step * (k + 1)}", (run_id, answer)
+        states = [post(server.url, "Get state", **{"world run ID": r})["data"]["state"] for r in runs]
+        assert states == [f"n={5 * (k + 1)}" for k in range(len(runs))]
+        # a numbered query sent again reaches the worker holding its run and is answered from what it kept
+        query = {"world run ID": runs[0], "action": "+1", "sequence number": 99}
+        first, again = post(server.url, "Execute action", **query), post(server.url, "Execute action", **query)
+        assert again["data"] == {**first["data"], "repeated": True}
+        ended = [post(server.url, "End run", **{"world run ID": r}) for r in runs[1:]]
+        assert [e["data"]["score"] for e in ended] == [5 * (k + 1) for k in range(1, len(runs))]
+        unknown = post(server.url, "Get state", **{"world run ID": "w7.nothing"})
+        assert unknown["refusal"]["code"] == "unknown-run"
+
+
+def test_a_shared_world_is_refused_workers_with_a_line():
+    done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "serve", "probes:SharedCounter", "--port", "0",
+                           "--workers", "2"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, **PROBE_ENV})
+    assert done.returncode == 2
+    assert "shared world" in done.stderr and "--workers" in done.stderr
+    assert "Traceback" not in done.stderr
