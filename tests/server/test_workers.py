@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -57,3 +59,39 @@ def test_a_shared_world_is_refused_workers_with_a_line():
     assert done.returncode == 2
     assert "shared world" in done.stderr and "--workers" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def state_once_back(url: str, run_id: str) -> dict:
+    """Get state, asked again while the worker holding the run is not back (refused as
+    ``unreachable`` after the server's own wait for it), for at most a minute."""
+    deadline = time.monotonic() + 60
+    while True:
+        answer = post(url, "Get state", **{"world run ID": run_id})
+        if answer.get("refusal", {}).get("code") != "unreachable" or time.monotonic() > deadline:
+            return answer
+
+
+def test_killed_workers_are_started_again_and_take_their_runs_back(tmp_path):
+    """With --state each worker keeps its own file; the supervisor starts a worker that died
+    (SIGKILL) again, and it answers its runs where they were."""
+    from pathlib import Path
+
+    with probe_server("ProbeWorld", extra=["--workers", "2"], state=tmp_path / "runs.db") as server:
+        runs: list[str] = []
+        while len(runs) < 6 or not {r[:3] for r in runs} >= {"w0.", "w1."}:
+            assert len(runs) < 400
+            runs.append(post(server.url, "New run")["data"]["world run ID"])
+        for run_id in runs:
+            post(server.url, "Execute action", **{"world run ID": run_id, "action": "+3"})
+        supervisor = server.process.pid
+        workers = [int(p) for p in Path(f"/proc/{supervisor}/task/{supervisor}/children").read_text().split()]
+        assert len(workers) == 2
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        # (the supervisor holds the listening socket: a connection waits for a new worker, and a
+        # worker passing a query on waits for the other to be back)
+        states = [state_once_back(server.url, r) for r in runs]
+        assert [s["data"]["state"] if "data" in s else s for s in states] == ["n=3"] * len(runs)
+        again = [int(p) for p in Path(f"/proc/{supervisor}/task/{supervisor}/children").read_text().split()]
+        assert len(again) == 2 and not set(again) & set(workers)
+        assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".db") == ["runs.db", "runs.w1.db"]

@@ -45,6 +45,8 @@ from .tcp import HEADER, TcpBinding
 
 log = logging.getLogger("wwm.server")
 
+RESTART_WAIT = 10.0  # seconds a worker waits for another that is being started again
+
 
 class Workers:
     """What worker ``index`` of ``count`` knows of the others: where each listens (a Unix
@@ -87,16 +89,31 @@ class Workers:
         self._server = await loop.create_unix_server(lambda: TcpBinding(dispatcher, max_body), path)
 
     async def forward(self, index: int, raw: bytes) -> bytes:
-        """The answer of worker ``index`` to the query ``raw``, as it encoded it."""
+        """The answer of worker ``index`` to the query ``raw``, as it encoded it. A worker
+        that cannot be reached is tried again for up to :data:`RESTART_WAIT` seconds (the
+        supervisor is starting it again); a query written to it is never sent twice."""
         self.forwarded += 1
-        peer = self._peers.get(index)
-        if peer is None or peer.closed:
-            peer = self._peers[index] = _Peer(self.socket_path(index))
-        try:
-            return await peer.ask(raw)
-        except OSError as exc:
-            raise Refusal("unreachable", f"worker {index} of this server, which holds the run, "
-                                         f"cannot be reached ({type(exc).__name__})") from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RESTART_WAIT
+        pause = 0.02
+        while True:
+            peer = self._peers.get(index)
+            if peer is None or peer.closed:
+                peer = self._peers[index] = _Peer(self.socket_path(index))
+            try:
+                await peer.open()
+            except OSError as exc:
+                if loop.time() + pause > deadline:
+                    raise Refusal("unreachable", f"worker {index} of this server, which holds the run, "
+                                                 f"cannot be reached ({type(exc).__name__})") from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.5)
+                continue
+            try:
+                return await peer.ask(raw)
+            except OSError as exc:
+                raise Refusal("unreachable", f"worker {index} of this server, which holds the run, "
+                                             f"stopped before answering ({type(exc).__name__})") from None
 
     def close(self) -> None:
         if self._server is not None:
@@ -113,20 +130,28 @@ class _Peer:
         self.closed = False
         self._opening: asyncio.Task[tuple[asyncio.StreamReader, asyncio.StreamWriter]] | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._reading: asyncio.Task[None] | None = None
         self._waiting: deque[asyncio.Future[bytes]] = deque()
 
-    async def ask(self, raw: bytes) -> bytes:
+    async def open(self) -> None:
+        """Connect, once (concurrent askers wait for the same connection); OSError if not."""
+        if self._writer is not None:
+            return
+        if self._opening is None:
+            self._opening = asyncio.get_running_loop().create_task(asyncio.open_unix_connection(self.path))
+        try:
+            reader, writer = await asyncio.shield(self._opening)
+        except OSError:
+            self.closed = True
+            raise
         if self._writer is None:
-            if self._opening is None:
-                self._opening = asyncio.get_running_loop().create_task(asyncio.open_unix_connection(self.path))
-            try:
-                reader, writer = await asyncio.shield(self._opening)
-            except OSError:
-                self.closed = True
-                raise
-            if self._writer is None:
-                self._writer = writer
-                asyncio.get_running_loop().create_task(self._read(reader))
+            self._writer = writer
+            self._reading = asyncio.get_running_loop().create_task(self._read(reader))
+
+    async def ask(self, raw: bytes) -> bytes:
+        """The answer to ``raw`` (after :meth:`open`)."""
+        if self._writer is None or self.closed:
+            raise ConnectionResetError("the connection to the other worker is closed")
         answer: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._waiting.append(answer)
         self._writer.write(HEADER.pack(len(raw)) + raw)
