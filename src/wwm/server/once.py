@@ -12,6 +12,7 @@ once more) waits for the first to finish, then is answered with its answer.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 
 import orjson
 
@@ -26,12 +27,17 @@ class Answers:
     __slots__ = ("kept", "acting")
 
     def __init__(self, kept: list[tuple[int, str, dict[str, Wire]]] | None = None) -> None:
-        self.kept = kept or []
+        self.kept: deque[tuple[int, str, dict[str, Wire]]] = deque(kept or (), maxlen=KEPT)
         self.acting: dict[int, asyncio.Event] = {}  # numbers being acted on now
 
     def fresh(self, number: int) -> bool:
         """Whether ``number`` is neither kept nor being acted on (then it is acted on)."""
-        return number not in self.acting and all(kept != number for kept, _, _ in self.kept)
+        if number in self.acting:
+            return False
+        for kept in self.kept:  # noqa: SIM110 - a loop: asked on every numbered step, all() costs a generator
+            if kept[0] == number:
+                return False
+        return True
 
     async def repeat(self, number: int, method: str, query: str) -> dict[str, Wire] | None:
         """The kept answer to ``number`` marked as repeated (after waiting for it, if it is
@@ -57,13 +63,11 @@ class Answers:
             event.set()
 
     def keep(self, number: int, method: str, data: dict[str, Wire]) -> None:
-        self.kept.append((number, method, data))
-        if len(self.kept) > KEPT:
-            del self.kept[0]
+        self.kept.append((number, method, data))  # (the oldest drops out: maxlen)
 
     # ---- in a snapshot ----------------------------------------------------------------------
     def dumps(self) -> str:
-        return orjson.dumps(self.kept).decode()
+        return orjson.dumps(list(self.kept)).decode()
 
     @classmethod
     def loads(cls, text: str | None) -> Answers | None:
