@@ -33,15 +33,22 @@ def post(url: str, query: str, **data: object) -> dict:
 def test_runs_opened_on_both_workers_are_answered_right_over_fresh_connections():
     with probe_server("ProbeWorld", extra=["--workers", "2"]) as server:
         runs: list[str] = []
+        displays: list[str] = []
         while len(runs) < 30 or not {r[:3] for r in runs} >= {"w0.", "w1."}:
             assert len(runs) < 400, f"every run landed on one worker: {sorted({r[:3] for r in runs})}"
-            runs.append(post(server.url, "New run")["data"]["world run ID"])
+            started = post(server.url, "New run")["data"]
+            runs.append(started["world run ID"])
+            displays.append(started["world display URL"])
         for step in range(1, 6):
             for k, run_id in enumerate(runs):  # run k adds k + 1 each step
                 answer = post(server.url, "Execute action", **{"world run ID": run_id, "action": f"+{k + 1}"})
                 assert answer["data"]["state"] == f"n={step * (k + 1)}", (run_id, answer)
         states = [post(server.url, "Get state", **{"world run ID": r})["data"]["state"] for r in runs]
         assert states == [f"n={5 * (k + 1)}" for k in range(len(runs))]
+        # each run's display page, from whichever worker a fresh connection reaches
+        for k, url in enumerate(displays):
+            with urllib.request.urlopen(url + ".json", timeout=30) as reply:
+                assert json.loads(reply.read())["state"] == f"n={5 * (k + 1)}"
         # a numbered query sent again reaches the worker holding its run and is answered from what it kept
         query = {"world run ID": runs[0], "action": "+1", "sequence number": 99}
         first, again = post(server.url, "Execute action", **query), post(server.url, "Execute action", **query)

@@ -84,7 +84,7 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
 
         def serve_one(worker: Workers) -> None:
             app = make_app(cls, url=url, defaults=defaults, state_path=state_path, workers=worker, **options)
-            _serve_uvicorn(app, sock, host, port, log_level)
+            _serve_uvicorn(app, [sock, worker.http_socket()], host, port, log_level)
 
         with tempfile.TemporaryDirectory(prefix="wwm-workers-") as folder:
             supervise(workers, serve_one, folder, on_ready=(lambda: on_ready(url)) if on_ready else None)
@@ -98,7 +98,7 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
         return
     if on_ready:
         on_ready(url)
-    _serve_uvicorn(app, sock, host, port, log_level)
+    _serve_uvicorn(app, [sock], host, port, log_level)
 
 
 def _check_workers(cls: ServedClass, http: str, tcp_port: int | None) -> None:
@@ -113,7 +113,7 @@ def _check_workers(cls: ServedClass, http: str, tcp_port: int | None) -> None:
         raise ValueError("--workers does not offer the TCP binding (no --tcp-port); the WebSocket one is offered")
 
 
-def _serve_uvicorn(app: ServerApp, sock: socket.socket, host: str, port: int, log_level: str) -> None:
+def _serve_uvicorn(app: ServerApp, sockets: list[socket.socket], host: str, port: int, log_level: str) -> None:
     import uvicorn
 
     from .websocket import WebSocketBinding
@@ -122,7 +122,7 @@ def _serve_uvicorn(app: ServerApp, sock: socket.socket, host: str, port: int, lo
         app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
         ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body), timeout_keep_alive=30,
         proxy_headers=False))  # no client address is used: the query names its client
-    server.run(sockets=[sock])
+    server.run(sockets=sockets)
 
 
 def _serve_granian(app: ServerApp, host: str, port: int, log_level: str) -> None:

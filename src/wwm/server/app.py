@@ -264,6 +264,11 @@ class ServerApp:
         as_json = token.endswith(".json") or _wants_json(request)
         token = token.removesuffix(".json").removesuffix(".png")
         run = self.dispatcher.runs.by_token.get(token)
+        workers = self.dispatcher.workers
+        if run is None and workers is not None and (owner := workers.owner(token)) is not None:
+            # a run another worker holds (its display token names it, as its run ID does)
+            status, ctype, body = await workers.fetch(owner, request.url.path, request.headers.get("accept", "*/*"))
+            return HTTPResponse(body, status, headers={"content-type": ctype, "cache-control": "no-store"})
         if run is None:
             if as_json or as_png:
                 return JSONResponse({"error": "no run is on display here (it ended or never was)"}, 404)

@@ -104,7 +104,7 @@ class RunTable:
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
-        run = Run(self.id_prefix + mint_id(), obj, client_url, secrets.token_urlsafe(9))
+        run = Run(self.id_prefix + mint_id(), obj, client_url, self.id_prefix + secrets.token_urlsafe(9))
         if self.sharing == "exclusive":
             self.holder = run.run_id
         self._add(run)

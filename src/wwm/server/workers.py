@@ -11,8 +11,10 @@ the worker that holds its run and is answered there. A query that arrives elsewh
 that opened a new connection) is passed, as the bytes it came in, to the worker its run ID
 names, over a Unix socket between the workers speaking the TCP binding's frames
 (:mod:`.tcp`), and that worker's answer goes back as it is: one hop, paid only by a connection
-that landed on the wrong worker. New run is answered wherever it lands, which spreads the
-runs over the workers as the kernel spreads the connections.
+that landed on the wrong worker. A run's display token carries the same prefix, and a display
+page asked of another worker is fetched from the holder over HTTP on a second Unix socket.
+New run is answered wherever it lands, which spreads the runs over the workers as the kernel
+spreads the connections.
 
 The same rule carries over to several machines: a load balancer in front needs no knowledge
 of runs when clients keep their connections (a layer-4 balancer: HAProxy ``mode tcp`` or
@@ -34,6 +36,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -61,6 +64,32 @@ class Workers:
 
     def socket_path(self, index: int) -> str:
         return str(self.folder / f"w{index}.sock")
+
+    def http_path(self, index: int) -> str:
+        """Where worker ``index`` also answers HTTP (its runs' display pages, for the others)."""
+        return str(self.folder / f"w{index}.http")
+
+    def http_socket(self) -> socket.socket:
+        """This worker's own listening Unix socket for :meth:`http_path` (made before it serves)."""
+        path = self.http_path(self.index)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(path)
+        sock.listen(64)
+        return sock
+
+    async def fetch(self, index: int, path: str, accept: str) -> tuple[int, str, bytes]:
+        """GET ``path`` from worker ``index`` (a display page of a run it holds): status,
+        content type, body; a 503 page when it cannot be reached."""
+        import aiohttp
+
+        try:
+            async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=self.http_path(index))) as session, \
+                    session.get(f"http://worker{index}{path}", headers={"Accept": accept}) as reply:
+                return reply.status, reply.headers.get("Content-Type", "text/plain"), await reply.read()
+        except (aiohttp.ClientError, OSError) as exc:
+            return 503, "text/plain", f"worker {index}, which holds this run, cannot be reached ({exc})".encode()
 
     def state_path(self, path: str | Path | None) -> str | None:
         """This worker's own ``--state`` file (worker 0 keeps the name given)."""
