@@ -288,6 +288,63 @@ def bindings_only(console: Any, seconds: float) -> None:
     console.print(f"machine after: {machine_note()}")
 
 
+# ---- wwm serve --workers N (issue 29, item 4) ----------------------------------------------
+
+def worker_pids(pid: int) -> list[int]:
+    """The worker processes a ``wwm serve --workers N`` supervisor forked (its children)."""
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def workers_rows(seconds: float, echo: float, clients: int = 50) -> list[tuple]:
+    """50 clients' Execute action queries (``loadgen.py``) against one World served with
+    ``--workers 1`` and ``--workers 2``, beside the bare echo measured in the same run: rows
+    (name, rate, vs echo, vs --workers 1). Each measurement checks its own workers: the load
+    generator's queries were answered (its count), and with ``--workers 2`` both workers
+    spent CPU on them (else the row would measure one process under a second name)."""
+    out: list[tuple] = []
+    one = None
+    for count in (1, 2):
+        with ServerProcess("bench_servers:CounterWorld", env=ENV, extra=["--workers", str(count)]) as world:
+            pids = worker_pids(world.process.pid) if count > 1 else [world.process.pid]
+            if len(pids) != count:
+                raise SystemExit(f"--workers {count}: found {len(pids)} worker process(es), not {count}")
+            before = [process_cpu(p) for p in pids]
+            c = concurrent(world.url, seconds, clients)
+            spent = [process_cpu(p) - b for p, b in zip(pids, before, strict=True)]
+        if c["requests"] <= 0:
+            raise SystemExit(f"--workers {count}: the load generator's queries were not answered")
+        if min(spent) < 0.05 * seconds:
+            raise SystemExit(f"--workers {count}: a worker spent {min(spent):.2f} s of CPU in {seconds:g} s: "
+                             "the load did not reach every worker")
+        one = one or c["rate"]
+        cpu_us = sum(spent) / c["requests"] * 1e6
+        out.append((f"--workers {count}, {clients} clients (p50 {c['p50_ms']:.1f} ms, p99 {c['p99_ms']:.1f} ms, "
+                    f"{cpu_us:.0f} µs server CPU/query)", c["rate"], c["rate"] / echo, c["rate"] / one))
+    return out
+
+
+def workers_only(console: Any, seconds: float) -> None:
+    """``--only workers``: the bare echo, then ``--workers 1`` and ``--workers 2`` under 50 clients."""
+    from rich.table import Table
+
+    with console.status("echo, then --workers 1 and 2 under 50 clients"):
+        with EchoProcess() as floor:
+            echo = asyncio.run(echo_round_trips(floor.port, seconds))
+        rows = workers_rows(seconds, echo)
+    table = Table(title="wwm serve --workers N, 50 clients (loopback, this run)")
+    for column in ("measurement", "per second", "vs echo", "vs --workers 1"):
+        table.add_column(column, justify="right" if column != "measurement" else "left")
+    table.add_row("bare round trip between two processes (echo, one client)", f"{echo:,.0f}", "1.00", "")
+    for name, rate, vs_echo, vs_one in rows:
+        table.add_row(name, f"{rate:,.0f}", f"{vs_echo:.2f}", f"{vs_one:.2f}")
+    console.print(table)
+    console.print(f"machine after: {machine_note()} (the load generator is one process: on 2 cores it takes "
+                  "one of them from the workers)")
+
+
 def machine_note() -> str:
     """What decides a cross-process round trip here: on a KVM guest whose idle cores halt at
     once (guest halt polling off), every wake-up of the other process's core is a VM exit."""
@@ -316,8 +373,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="duration of each measurement")
     parser.add_argument("--no-one-core", action="store_true", help="skip the rows measured on one core")
-    parser.add_argument("--only", choices=["bindings"],
-                        help="measure only the persistent bindings in turns with the echo and the JSON floor")
+    parser.add_argument("--only", choices=["bindings", "workers"],
+                        help="measure only the persistent bindings in turns with the echo and the JSON floor, "
+                             "or only wwm serve --workers 1 and 2 under 50 clients beside the echo")
     args = parser.parse_args()
     if args.seconds <= 0:
         parser.error("--seconds must be more than 0")
@@ -328,6 +386,9 @@ def main() -> None:
     console.print(f"machine: {machine_note()}")
     if args.only == "bindings":
         bindings_only(console, args.seconds)
+        return
+    if args.only == "workers":
+        workers_only(console, args.seconds)
         return
     sec = args.seconds
     rows: list[tuple] = []   # (group, name, rate, target, baseline)
@@ -383,6 +444,10 @@ def main() -> None:
             status.update("granian, 50 concurrent runs")
             u = concurrent(other.url, sec)
             rows.append((g, f"50 concurrent runs (p99 {u['p99_ms']:.1f} ms)", u["rate"], None, echo))
+        status.update("wwm serve --workers 1 and 2, 50 concurrent runs")
+        for name, rate, _, _ in workers_rows(sec, echo):
+            rows.append(("wwm serve --workers N (see --only workers for the ratio to --workers 1)", name,
+                         rate, None, echo))
         if not args.no_one_core and hasattr(os, "sched_setaffinity"):
             # Client and servers on one core: a strictly alternating exchange loses nothing by
             # sharing it, and no wake-up crosses cores, so what remains is the protocol's own cost.

@@ -35,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", choices=["uvicorn", "granian"], default="uvicorn",
                         help="the HTTP server underneath: uvicorn answers one client fastest, "
                              "granian carries more concurrent clients (benchmarks/network.py)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="answer from N processes on the one port, each run kept on the worker that "
+                             "opened it (its run ID names it; own-copy classes, uvicorn, no --tcp-port): "
+                             "a server that uses N cores")
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs")
     add_access_arguments(parser)
@@ -86,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.target} is neither a wwm.World nor a wwm.Mind subclass")
         cls: ServedClass = target
         access = access_of(args)
+        if args.workers < 1:
+            raise UsageError(f"--workers must be 1 or more, not {args.workers}")
     except UsageError as exc:
         return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
@@ -97,9 +103,12 @@ def run(args: argparse.Namespace) -> int:
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
               idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http, access=access,
+              workers=args.workers,
               on_ready=lambda url: ready_line(f"the {cls.role} {cls.__name__}", url))
     except Refusal as exc:
         return fail("serve", f"bad --arg: {exc.text}", 2)
+    except ValueError as exc:  # (what --workers cannot serve)
+        return fail("serve", str(exc), 2)
     except OSError as exc:
         return cannot_listen("serve", args.host, args.port, exc)
     return 0

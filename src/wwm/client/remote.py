@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, overload
 
 from ..protocol import queries as Q
+from ..protocol import sequence as S
 from ..protocol.context import TOKEN_ITEM, current_server
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, World
@@ -47,7 +48,7 @@ class _Asking:
     where the binding has a short one (New run and End run set the run; a query the seed
     names otherwise may be asked again by that name: see :meth:`_Remote._exchange`)."""
 
-    __slots__ = ("spec", "name", "run_id_field", "wire_of", "read", "general")
+    __slots__ = ("spec", "name", "run_id_field", "wire_of", "read", "general", "numbered")
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec, self.name = spec, spec.name
@@ -55,6 +56,7 @@ class _Asking:
         self.wire_of = {f.py: f.wire for f in spec.arguments}
         self.read = Q.reader(spec)
         self.general = self.run_id_field is None or spec.method == "end_run" or bool(spec.aliases)
+        self.numbered = S.numbered(spec.method)  # carries a sequence number (wwm.protocol.sequence)
 
 
 _ASKING: dict[tuple[str, str], _Asking] = {}  # the one cache of the rows remote objects ask by
@@ -105,6 +107,11 @@ class _Remote:
         self.client_url = client_url
         self.run_id: str | None = None
         self.display_url: str | None = None
+        # Sequence numbers (wwm.protocol.sequence), when the server said at New run it keeps
+        # them: the last one given, and the numbered query whose answer was lost, if any
+        self.sequenced = False
+        self._sequence = 0
+        self._lost: tuple[_Asking, dict[str, Q.Wire]] | None = None
         self._seed_names: set[str] = set()  # queries this server knows by the seed's name only
         # the transport's short way for the usual query (persistent bindings): name, data -> data
         self._asks: Callable[[str, dict[str, Q.Wire]], Awaitable[dict[str, Q.Wire]]] | None = \
@@ -118,7 +125,7 @@ class _Remote:
         minds (a wrapper, an AS server) reconnects to the same runs when it is restored."""
         if not isinstance(self._target, str):
             raise TypeError(f"a {type(self).__name__} over a custom transport cannot be pickled")
-        state = {"run_id": self.run_id, "display_url": self.display_url}
+        state = {"run_id": self.run_id, "display_url": self.display_url, "sequenced": self.sequenced}
         return (_restore, (type(self), self._target, self._options, self.args, state))
 
     @property
@@ -147,7 +154,7 @@ class _Remote:
         """What re-attaches to this object's run from another process (a client restarted):
         the server's URL, binding and encoding, the run ID it gave, its display URL."""
         return {"url": self.url, "transport": self._options["transport"], "encoding": self.encoding,
-                "run_id": self.run_id, "display_url": self.display_url}
+                "run_id": self.run_id, "display_url": self.display_url, "sequenced": self.sequenced}
 
     def reattach(self, attachment: Mapping[str, Any]) -> None:
         """Carry on the run ``attachment`` (from :meth:`attachment`) names, with no New run:
@@ -159,12 +166,22 @@ class _Remote:
         self.run_id = run_id
         display = attachment.get("display_url")
         self.display_url = display if isinstance(display, str) else None
+        self._carry_on(attachment.get("sequenced") is True)
+
+    def _carry_on(self, sequenced: bool) -> None:
+        """Number the queries of a run this object did not start from a random number: the
+        last one the server kept is not known here (wwm.protocol.sequence)."""
+        self.sequenced = sequenced
+        self._sequence = S.fresh_start()
+        self._lost = None
 
     async def query(self, method: str, /, **kwargs: Any) -> Any:
         """Send the query answered by ``method`` with these arguments; decode its return.
         A query of a run in progress goes by the transport's ``ask`` where it has one (the
         persistent bindings: no :class:`Query` or :class:`Response` made)."""
         asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
+        if asking.numbered and self.sequenced:
+            return (await self._once(asking, self._numbered(asking, kwargs)))[0]
         if asking.general or self._asks is None:
             spec, query = self._build(method, kwargs)
             return self._result(spec, await self._exchange(spec, query))
@@ -174,6 +191,8 @@ class _Remote:
         """:meth:`query` for a method whose row says what it returns: that value, checked
         (its body written out: a coroutine fewer on a run's every step)."""
         asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
+        if asking.numbered and self.sequenced:
+            return self._checked(kind, method, (await self._once(asking, self._numbered(asking, kwargs)))[0])
         if asking.general or self._asks is None:
             spec, query = self._build(method, kwargs)
             return self._checked(kind, method, self._result(spec, await self._exchange(spec, query)))
@@ -181,6 +200,51 @@ class _Remote:
         if type(result) is not kind and not isinstance(result, kind):
             raise self._misread(kind, method, result)
         return result
+
+    def _numbered(self, asking: _Asking, kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
+        """The data items of a query that changes the run, with the next sequence number."""
+        data = self._data(asking.run_id_field, asking.wire_of, kwargs)
+        self._sequence += 1
+        data[S.SEQUENCE] = self._sequence
+        return data
+
+    async def _once(self, asking: _Asking, data: dict[str, Q.Wire]) -> tuple[Any, bool]:
+        """Send a numbered query; its decoded answer, and whether the server answered it from
+        what it kept (it had acted on it already). Until the answer is in, the query is the
+        one :meth:`resend_lost` sends again: a server that cannot be reached, an answer that
+        did not come in time, or a caller that gave up leave it so."""
+        self._lost = (asking, data)
+        try:
+            if asking.general or self._asks is None:
+                spec = asking.spec
+                name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
+                response = await self._exchange(spec, Query(name, data))
+                answer, result = response.data, self._result(spec, response)
+            else:
+                answer = await self._asks(asking.name, data)
+                result = asking.read(answer)
+        except Refusal as refusal:
+            if refusal.code not in ("unreachable", "timeout"):  # answered: refused, not lost
+                self._lost = None
+            raise
+        self._lost = None
+        return result, answer.get(S.REPEATED) is True
+
+    @property
+    def lost(self) -> str | None:
+        """The name of the query that changes the run whose answer was lost (None: none was)."""
+        return None if self._lost is None else self._lost[0].name
+
+    async def resend_lost(self) -> tuple[Any, bool] | None:
+        """Send once more the query that changes the run whose answer was lost (the server
+        could not be reached, did not answer in time, or died), with the same sequence
+        number: a server that acted on it answers it from what it kept, one that did not acts
+        on it now; either way it is done once. Returns its decoded answer and whether it was
+        the kept one; None when no answer was lost (or the server keeps no sequence
+        numbers: then nobody can tell whether it acted)."""
+        if self._lost is None:
+            return None
+        return await self._once(*self._lost)
 
     async def _number(self, method: str, /, **kwargs: Any) -> float | None:
         """:meth:`query` for a method that returns a number or nothing."""
@@ -231,6 +295,8 @@ class _Remote:
         asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
         spec = asking.spec
         name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
+        if asking.numbered and self.sequenced:
+            return spec, Query(name, self._numbered(asking, kwargs))
         return spec, Query(name, self._data(asking.run_id_field, asking.wire_of, kwargs))
 
     def _data(self, run_id_field: str | None, wire_of: dict[str, str], kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
@@ -269,6 +335,8 @@ class _Remote:
             if not isinstance(run_id, str) or not run_id:
                 raise Refusal("server-error", f"{self.url} started a run without giving a run ID")
             self.run_id = run_id
+            self.sequenced = response.data.get(S.SEQUENCED) is True  # the server keeps sequence numbers
+            self._sequence, self._lost = 0, None
             started = Q.decode_result(spec, response.data)
             self.display_url = started.display_url
             return started
@@ -430,6 +498,8 @@ def _restore(cls: type[_Remote], target: str, options: dict[str, Any], args: dic
     remote = cls(target, **options, run_args=args)
     remote.run_id = state["run_id"]
     remote.display_url = state["display_url"]
+    # (the snapshot may be older than the last number sent: counted afresh from a random one)
+    remote._carry_on(state.get("sequenced") is True)
     return remote
 
 

@@ -10,8 +10,11 @@ time the client either
   Mind again; or
 - ``ignore-late``: waits for the Mind's late reply (so it knows the Mind is back), ignores
   it, asks the World again, and asks the Mind again.
-A World that is down is waited out (the run is not ended): when it answers again the Mind is
-asked afresh with the new state, instead of the old action being executed blindly.
+A World that is down is waited out (the run is not ended). When it answers again, an Execute
+action whose answer was lost is sent again with its sequence number, where the World keeps
+them (:mod:`wwm.protocol.sequence`): done once either way, recorded once, its step noted as
+recovered; a World that keeps none cannot say whether it executed it, so the Mind is asked
+afresh with the World's state then, instead of the old action being executed blindly.
 
 A server that is *down* (``unreachable``) or *late* (``timeout``) is not the same as one that
 *answers* with ``server-error``: that server is up and says it failed (a Mind whose
@@ -212,11 +215,12 @@ class Runner:
                 x = await self._world(self.world.get_state, "Get state")
                 continue
             self.at_boundary = False  # Execute action under way: done or not, it is not recorded yet
-            outcome = await self._execute(suggestion.action, index)
+            executed = await self._execute(suggestion.action, index)
             t3 = time.perf_counter()
-            if outcome is None:  # the World was down; it is back: ask the Mind afresh
+            if executed is None:  # the World was down; it is back: ask the Mind afresh
                 x = await self._world(self.world.get_state, "Get state")
                 continue
+            outcome, note = executed
             q = None
             if s.inform:
                 more = not outcome.finished and (s.steps is None or index + 1 < s.steps)
@@ -226,7 +230,7 @@ class Runner:
                     q = await self._inform(outcome, index)
             t4 = time.perf_counter()
             self._record(Step(index, x, suggestion.action, outcome.state, outcome.score, q,
-                              t_state, t2 - t1, t3 - t2, t4 - t3))
+                              t_state, t2 - t1, t3 - t2, t4 - t3, note=note))
             index += 1
             x, t_state = outcome.state, 0.0
             if outcome.finished:
@@ -403,22 +407,61 @@ class Runner:
         return informed, asked
 
     # ---- the World ------------------------------------------------------------------------
-    async def _execute(self, action: str, index: int) -> Outcome | None:
+    async def _execute(self, action: str, index: int) -> tuple[Outcome, str | None] | None:
+        """The World's outcome of ``action``, with the note its step is recorded with (None
+        but for an outcome recovered after the World was down); None when the World was down
+        and nobody can tell whether it executed the action (it keeps no sequence numbers):
+        then the Mind is asked afresh.
+
+        A World that keeps sequence numbers (:mod:`wwm.protocol.sequence`) is sent the lost
+        Execute action again once it is back, with its number: it answers from what it kept
+        if it had executed the action (killed before its answer left, or the connection
+        dropped), and executes it now if it had not. Either way the action is done once and
+        recorded once, its step noted as recovered."""
         self._touch(self.world)
         try:
             async with asyncio.timeout(self.settings.timeout):
                 outcome = await self.world.execute_action(action)
             self._world_down_since = None
-            return outcome
+            return outcome, None
         except (TimeoutError, Refusal) as exc:
             if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
                 raise _Lost("world lost", f"the world refused Execute action: {exc}") from None
             self._event("world-down", self._world_down("Execute action", exc), index)
-            await self._wait_for_world(index)
-            return None
+            return await self._recover(index)
         except Exception as exc:  # a local World's own error: what a server answers server-error for
             raise _Lost("world lost", f"the world failed on Execute action: "
                                       f"{_failed(self.world, 'execute_action', exc)}") from None
+
+    async def _recover(self, index: int) -> tuple[Outcome, str] | None:
+        """Once the World is back, the outcome of the Execute action whose answer was lost,
+        sent again with its sequence number (see :meth:`_execute`); None when the World
+        cannot tell."""
+        while True:
+            await self._wait_for_world(index)
+            resend = getattr(self.world, "resend_lost", None)
+            if not callable(resend) or getattr(self.world, "lost", None) != "Execute action":
+                return None
+            self._touch(self.world)
+            try:
+                async with asyncio.timeout(self.settings.timeout):
+                    answer = await resend()
+            except (TimeoutError, Refusal) as exc:
+                if isinstance(exc, Refusal) and exc.code not in ("unreachable", "timeout"):
+                    raise _Lost("world lost", f"the world refused Execute action sent again: {exc}") from None
+                self._event("world-down", self._world_down("Execute action (sent again)", exc), index)
+                continue
+            if answer is None:
+                return None
+            outcome, repeated = answer
+            if not isinstance(outcome, Outcome):
+                raise _Lost("world lost", f"the world answered Execute action with {type(outcome).__name__}")
+            self._world_down_since = None
+            note = ("recovered: the world had executed the action before its answer was lost; "
+                    "its kept answer" if repeated else
+                    "recovered: the world had not executed the action; sent again with its sequence number")
+            self._event("step-recovered", note, index)
+            return outcome, note
 
     async def _world(self, call: Callable[[], Awaitable[T]], name: str) -> T:
         """A World query that waits out a World that is down."""

@@ -95,6 +95,40 @@ Conventions:
   which is not the action "Do nothing".
 - `Execute action` may answer `run finished` = `true` when the world has ended the run.
 
+## Sequence numbers: each step once
+
+A client cannot tell a server that never got a query from one that acted on it and then lost
+the connection, or was killed, before its answer arrived. Sent again, the query would act
+twice (one "north" walks two squares); not sent again, the client's record would miss a step
+the world took. So every query that changes a run (all but `New run`, `Get state`,
+`Get display URL`, `Get current score` and `No operation`) may carry the optional item
+`sequence number`: a whole number from 0 to 2^53-1, one more than the last the client gave in
+that run, and the **same** number when the query is sent again because its answer was lost.
+
+- A server that keeps sequence numbers says so in its answer to `New run`:
+  `sequence numbers` = `true`. A client numbers its queries only then, so a server that does
+  not know the item never sees it; a query without a number is answered as always.
+- The server keeps the answers of each run's last four numbered queries, with the run (and,
+  for a server started with `--state`, in the same row of its state file as the run's state,
+  written before the answer leaves: a `kill -9` at any moment keeps both or neither). A query
+  whose number is among them is not acted on again: it gets the kept answer, with the item
+  `repeated` = `true`. A number being acted on when it comes again waits for that answer. A
+  number kept for another query of the run is refused (`bad-parameters`); any other number is
+  acted on.
+- The numbers need not start at 1: a client carrying on a run it did not start (re-attached
+  from a record, restored from a snapshot) does not know the server's last one and starts
+  from a random number.
+
+```json
+{{"query": "Execute action", "data": {{"world run ID": "r", "action": "north", "sequence number": 12}}}}
+{{"wwm": "{PROTOCOL_VERSION}", "response": "Execute action", "data": {{"state": "s", "score": 1, "repeated": true}}}}
+```
+
+`wwm`'s client numbers its queries; its HTTP client, which sends a query once more on a fresh
+connection when a kept-alive one drops, sends it with the same number, and a run whose World
+was down during an Execute action sends that action again, with its number, once the World
+answers: the step is recorded once, noted as recovered.
+
 ## Refusals
 
 A refused query is answered with its refusal, a code from this list and a text:

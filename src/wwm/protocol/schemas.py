@@ -15,6 +15,7 @@ from xml.sax.saxutils import quoteattr
 
 from .errors import CODES
 from .queries import PROTOCOL_VERSION, QUERIES, Kind, QuerySpec, Returns
+from .sequence import LARGEST, SEQUENCE, numbered
 
 # Extension query sets that ship with wwm and register themselves on import.
 EXTENSIONS = ("wwm.acl.envelope",)
@@ -66,6 +67,8 @@ def query_data_schema(spec: QuerySpec) -> dict[str, Any]:
     required: list[str] = []
     if spec.method != "new_run":
         props[spec.run_id_field] = {"type": "string"}
+    if numbered(spec.method):  # (wwm.protocol.sequence)
+        props[SEQUENCE] = {"type": "integer", "minimum": 0, "maximum": LARGEST}
     for item in spec.arguments:
         props[item.wire] = _KIND_SCHEMA[item.kind]
         if not item.optional:

@@ -20,6 +20,7 @@ from .app import MAX_BODY, ServerApp
 from .dispatch import Dispatcher
 from .runs import RunTable
 from .snapshots import SnapshotFile
+from .workers import Workers, supervise
 
 __all__ = ["Access", "ServerApp", "build_at_start", "listen", "make_app", "serve"]
 
@@ -27,14 +28,19 @@ __all__ = ["Access", "ServerApp", "build_at_start", "listen", "make_app", "serve
 def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
-             tcp: tuple[str, int] | None = None, access: Access | None = None) -> ServerApp:
+             tcp: tuple[str, int] | None = None, access: Access | None = None,
+             workers: Workers | None = None) -> ServerApp:
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
+    if workers is not None:  # one of `wwm serve --workers N`: its own state file and run IDs
+        state_path = workers.state_path(state_path)
     snapshots = SnapshotFile(state_path) if state_path else None
-    runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
+    runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots,
+                    id_prefix=workers.prefix if workers is not None else "")
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
-    return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access), max_body=max_body,
-                     tcp=tcp, pages=pages)
+    dispatcher = Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access)
+    dispatcher.workers = workers
+    return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -51,7 +57,7 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
           defaults: dict[str, Any] | None = None, state_path: str | Path | None = None,
           public_url: str | None = None, log_level: str = "warning", http: str = "uvicorn",
           tcp_port: int | None = None, on_ready: Callable[[str], None] | None = None,
-          **options: Any) -> None:
+          workers: int = 1, **options: Any) -> None:
     """Serve ``cls`` until interrupted; ``port=0`` takes any free port. ``on_ready(url)`` is
     called once the port is bound, so a client connecting after it is never refused.
 
@@ -59,21 +65,55 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
     :mod:`.websocket` taking upgraded connections over) answers one client's sequential
     queries fastest; ``http="granian"`` runs the app on Granian's embedded server,
     which carries more concurrent clients (``benchmarks/network.py`` measures both).
+
+    ``workers=N`` (more than 1) serves from N processes on the one port, each run kept on the
+    worker that opened it (:mod:`.workers`): uvicorn only, an own-copy class only (a shared or
+    exclusive world is one object), no TCP binding.
     """
     if http not in ("uvicorn", "granian"):
         raise ValueError(f"http must be 'granian' or 'uvicorn', not {http!r}")
+    if workers > 1:
+        _check_workers(cls, http, tcp_port)
     sock = listen(host, port)
     port = sock.getsockname()[1]
     url = public_url or f"http://{host}:{port}/"
     tcp = (host, tcp_port) if tcp_port is not None else None  # port 0: any free port
-    app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if workers > 1:
+        import tempfile
+
+        def serve_one(worker: Workers) -> None:
+            app = make_app(cls, url=url, defaults=defaults, state_path=state_path, workers=worker, **options)
+            _serve_uvicorn(app, [sock, worker.http_socket()], host, port, log_level)
+
+        with tempfile.TemporaryDirectory(prefix="wwm-workers-") as folder:
+            supervise(workers, serve_one, folder, on_ready=(lambda: on_ready(url)) if on_ready else None)
+        return
+    app = make_app(cls, url=url, defaults=defaults, state_path=state_path, tcp=tcp, **options)
     if http == "granian":
         sock.close()  # Granian's embedded server binds by address and port itself
         if on_ready:
             on_ready(url)
         _serve_granian(app, host, port, log_level)
         return
+    if on_ready:
+        on_ready(url)
+    _serve_uvicorn(app, [sock], host, port, log_level)
+
+
+def _check_workers(cls: ServedClass, http: str, tcp_port: int | None) -> None:
+    """Refuse what ``workers=N`` cannot serve, saying why (ValueError)."""
+    sharing = getattr(cls, "sharing", "own") if issubclass(cls, World) else "own"
+    if sharing != "own":
+        raise ValueError(f"{cls.__name__} is a {sharing} world, one object for every client: "
+                         "it is served by one process (no --workers)")
+    if http != "uvicorn":
+        raise ValueError("--workers runs uvicorn workers (not --http granian)")
+    if tcp_port is not None:
+        raise ValueError("--workers does not offer the TCP binding (no --tcp-port); the WebSocket one is offered")
+
+
+def _serve_uvicorn(app: ServerApp, sockets: list[socket.socket], host: str, port: int, log_level: str) -> None:
     import uvicorn
 
     from .websocket import WebSocketBinding
@@ -82,9 +122,7 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
         app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
         ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body), timeout_keep_alive=30,
         proxy_headers=False))  # no client address is used: the query names its client
-    if on_ready:
-        on_ready(url)
-    server.run(sockets=[sock])
+    server.run(sockets=sockets)
 
 
 def _serve_granian(app: ServerApp, host: str, port: int, log_level: str) -> None:

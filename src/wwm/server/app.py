@@ -87,6 +87,9 @@ class ServerApp:
             log.info("resumed %d run(s) from the snapshot file", restored)
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
         tcp_server = None
+        workers = self.dispatcher.workers
+        if workers is not None:  # `wwm serve --workers N`: take the queries the others pass on
+            await workers.listen(self.dispatcher, self.max_body)
         if self.tcp is not None:
             from .tcp import start
 
@@ -100,6 +103,8 @@ class ServerApp:
             self._sweeper.cancel()
             if tcp_server is not None:
                 tcp_server.close()
+            if workers is not None:
+                workers.close()
             self.dispatcher.trail.flush()  # the counts since the last write, to a --state file
             self.dispatcher.runs.close()
 
@@ -259,6 +264,11 @@ class ServerApp:
         as_json = token.endswith(".json") or _wants_json(request)
         token = token.removesuffix(".json").removesuffix(".png")
         run = self.dispatcher.runs.by_token.get(token)
+        workers = self.dispatcher.workers
+        if run is None and workers is not None and (owner := workers.owner(token)) is not None:
+            # a run another worker holds (its display token names it, as its run ID does)
+            status, ctype, body = await workers.fetch(owner, request.url.path, request.headers.get("accept", "*/*"))
+            return HTTPResponse(body, status, headers={"content-type": ctype, "cache-control": "no-store"})
         if run is None:
             if as_json or as_png:
                 return JSONResponse({"error": "no run is on display here (it ended or never was)"}, 404)

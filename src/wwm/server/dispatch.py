@@ -12,7 +12,7 @@ import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -26,7 +26,10 @@ from ..protocol.interfaces import Mind, ServedClass, World
 from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
+from ..protocol.sequence import LARGEST, SEQUENCE, SEQUENCED, numbered
+from ..protocol.sequence import read as read_sequence
 from .access import Access
+from .once import Answers
 from .resumed import Resumed
 from .runs import Run, RunTable
 from .trail import CreditTrail
@@ -35,6 +38,16 @@ log = logging.getLogger("wwm.server")
 
 # New run items that are not constructor arguments
 _MIND_CONTEXT = ("world display URL", "world run ID", "other client URL")
+
+
+class Router(Protocol):
+    """The other workers of a server served by several (:class:`wwm.server.workers.Workers`)."""
+
+    def owner(self, run_id: object) -> int | None: ...
+    async def fetch(self, index: int, path: str, accept: str) -> tuple[int, str, bytes]: ...
+    async def forward(self, index: int, raw: bytes) -> bytes: ...
+    async def listen(self, dispatcher: Dispatcher, max_body: int) -> None: ...
+    def close(self) -> None: ...
 
 
 class Dispatcher:
@@ -65,6 +78,7 @@ class Dispatcher:
             self.runs.snapshots.keep(self.trail)
         self.url = url
         self.bindings: dict[str, str] = {}  # further ways in besides HTTP: "tcp" -> tcp://host:port
+        self.workers: Router | None = None  # the other workers of `wwm serve --workers N` (.workers)
         self._accepts: dict[Any, _Takes] = {}
         self._plans: dict[str, _Plan] = {}
         # the queries :meth:`answer_payload` answers straight from their JSON, by wire name
@@ -85,6 +99,13 @@ class Dispatcher:
             name = message.name
             if not isinstance(message, Query):
                 raise Refusal("malformed-message", "a server receives queries, not responses")
+            if self.workers is not None:  # a run another worker holds: answered there
+                owner = self.workers.owner(message.data.get(f"{self.role} run ID"))
+                if owner is not None:
+                    answer = codec.decode(await self.workers.forward(owner, raw))
+                    if not isinstance(answer, Response):
+                        raise Refusal("server-error", f"worker {owner} answered with a query")
+                    return codec, answer
             return codec, await self.answer(message)
         except Refusal as refusal:
             return codec, Response.refused(name, refusal)
@@ -147,6 +168,11 @@ class Dispatcher:
             return None
         kwargs: dict[str, Any] = {}
         found = 1 if client is None else 2
+        number = data.get(SEQUENCE)  # (a numbered query: acted on once, however often sent)
+        if number is not None:
+            if type(number) is not int or not 0 <= number <= LARGEST or not plan.changes_run:
+                return None
+            found += 1
         for wire, py, optional, item, as_is in plan.conversions:
             value = data.get(wire, _EMPTY)
             if value is _EMPTY:
@@ -168,6 +194,8 @@ class Dispatcher:
         run = self._runs.get(run_id) or self._runs.get(run_id.strip())
         if run is None:
             return None
+        if number is not None and run.answers is not None and not run.answers.fresh(number):
+            return None  # a query sent again: answered the general way, from what was kept
         method = getattr(run.obj, plan.method)
         function = getattr(method, "__func__", method)
         fits = plan.fits_of.get(function)
@@ -197,33 +225,41 @@ class Dispatcher:
                 run.last_state = state
                 if "action" in kwargs:
                     run.last_action = kwargs["action"]
+                if number is not None:
+                    _keep(run, number, plan.method, out)
                 if self.runs.snapshots is not None:
-                    self.runs.save(run)
+                    self.runs.save(run)  # (with the answer kept: both or neither)
                 return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out})
-            return self.usual_answer(plan, run, kwargs, result)
+            return self.usual_answer(plan, run, kwargs, result, number)
         except Refusal as refusal:
             return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        return Unfinished(coroutine, awaited, plan, run, kwargs)
+        if number is not None:
+            _begin(run, number)
+        return Unfinished(coroutine, awaited, plan, run, kwargs, number)
 
     async def finish(self, unfinished: Unfinished, context: contextvars.Context | None = None) -> bytes:
         """The answer of a method that had to wait, once it has returned (each of its steps
         run in ``context``, where it started, when given)."""
-        plan = unfinished.plan
+        plan, number, run = unfinished.plan, unfinished.number, unfinished.run
         try:
             result = await Resumed(unfinished.coroutine, unfinished.awaited, context)
         except Refusal as refusal:
             return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
-        return self.usual_answer(plan, unfinished.run, unfinished.kwargs, result)
+        finally:
+            if number is not None and run.answers is not None:
+                run.answers.done(number)
+        return self.usual_answer(plan, run, unfinished.kwargs, result, number)
 
-    def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> bytes:
+    def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any,
+                     number: int | None = None) -> bytes:
         """What a method returned to the short way, settled as the general way settles it
         (:meth:`_settle`), encoded."""
         try:
-            out = self._settle(plan, run, kwargs, result)
+            out = self._settle(plan, run, kwargs, result, number)
         except Refusal as refusal:  # a result the protocol refuses (Get values with neither Q nor W)
             return jsoncodec.encode(Response.refused(plan.name, refusal))
         except Exception as exc:  # a method that returned the wrong kind of value
@@ -231,10 +267,12 @@ class Dispatcher:
         return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out} if out
                             else {"wwm": PROTOCOL_VERSION, "response": plan.name})
 
-    def _settle(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any) -> dict[str, Q.Wire]:
+    def _settle(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any,
+                number: int | None = None) -> dict[str, Q.Wire]:
         """What follows a run's method returning, on either way: its result as the query's
         data items, the run's display fields noted (:meth:`_observe`), the run ended (End run)
-        or its snapshot saved (a query that may change it)."""
+        or its snapshot saved (a query that may change it) with the answer to its sequence
+        ``number`` kept, if it has one."""
         if plan.method == "get_display_url" and result is None:
             result = run.display_url or f"{self.url.rstrip('/')}/display/{run.display_token}"
         out = Q.encode_result(plan.spec, result)
@@ -242,6 +280,8 @@ class Dispatcher:
         if plan.method == "end_run":
             self.runs.end(run.run_id)
         elif plan.changes_run:
+            if number is not None:
+                _keep(run, number, plan.method, out)
             self.runs.save(run)
         return out
 
@@ -332,7 +372,7 @@ class Dispatcher:
             raise
         self.runs.save(run)
         out = Q.encode_result(spec, started if isinstance(started, RunStarted) else None)
-        out = {spec.run_id_field: run.run_id, **out}
+        out = {spec.run_id_field: run.run_id, **out, SEQUENCED: True}  # (wwm.protocol.sequence)
         out.setdefault(f"{self.role} display URL", f"{self.url.rstrip('/')}/display/{run.display_token}")
         display_url = out[f"{self.role} display URL"]
         run.display_url = display_url if isinstance(display_url, str) else None
@@ -362,7 +402,19 @@ class Dispatcher:
         elif extra:
             kwargs.update({Q.snake(k): v for k, v in extra.items()})
         kwargs = self._fit(takes, spec, kwargs)
-        out = self._settle(plan, run, kwargs, await method(**kwargs))
+        number = data.get(SEQUENCE)
+        if number is None or not plan.changes_run:  # (a number on a query that changes nothing: moot)
+            return Response(query.name, self._settle(plan, run, kwargs, await method(**kwargs)))
+        number = read_sequence(number, spec.name)
+        answers = run.answers = run.answers or Answers()
+        repeated = await answers.repeat(number, spec.method, spec.name)
+        if repeated is not None:  # sent again: answered as the first time, not acted on again
+            return Response(query.name, repeated)
+        answers.begin(number)
+        try:
+            out = self._settle(plan, run, kwargs, await method(**kwargs), number)
+        finally:
+            answers.done(number)
         return Response(query.name, out)  # (the name asked by: an alias is answered as asked)
 
     def _fit(self, takes: _Takes, spec: Q.QuerySpec, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -429,6 +481,20 @@ class Unfinished:
     plan: _Plan
     run: Run
     kwargs: dict[str, Any]
+    number: int | None = None  # its sequence number, being acted on
+
+
+def _keep(run: Run, number: int, method: str, out: dict[str, Q.Wire]) -> None:
+    """Keep the answer to a numbered query, to answer it again if it comes again."""
+    if run.answers is None:
+        run.answers = Answers()
+    run.answers.keep(number, method, out)
+
+
+def _begin(run: Run, number: int) -> None:
+    if run.answers is None:
+        run.answers = Answers()
+    run.answers.begin(number)
 
 
 class _Plan:
@@ -445,8 +511,8 @@ class _Plan:
         self.fits_of: dict[Any, bool] = {}  # by method function: whether it takes the short way
         self.run_id_field = spec.run_id_field  # (a property that formats the name each time)
         self.items = tuple((item, item.py) for item in spec.arguments)  # item.py is worked out each time
-        self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL"})
-        self.changes_run = spec.method not in ("get_state", "get_display_url", "get_current_score", "no_operation")
+        self.known = frozenset({f.wire for f in spec.arguments} | {spec.run_id_field, "client URL", SEQUENCE})
+        self.changes_run = numbered(spec.method)  # (the queries that may carry a sequence number)
         # each item by wire name and keyword, whether it may be left out, and whether a str
         # passes read_value unchanged (text), to skip the call
         self.conversions = tuple((item.wire, py, item.optional, item, item.kind is Q.Kind.TEXT)

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
+from .once import Answers
 from .snapshots import SnapshotFile
 
 log = logging.getLogger("wwm.server")
@@ -43,12 +44,14 @@ class Run:
     score: float | None = None
     display_url: str | None = None
     clock: asyncio.Task[None] | None = None
+    answers: Answers | None = None  # the last numbered queries' answers (wwm.server.once)
 
 
 class RunTable:
     def __init__(self, cls: ServedClass, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
-                 snapshots: SnapshotFile | None = None) -> None:
+                 snapshots: SnapshotFile | None = None, id_prefix: str = "") -> None:
         self.cls = cls
+        self.id_prefix = id_prefix  # what every run ID minted here starts with (wwm.server.workers)
         self.world_cls = cls if issubclass(cls, World) else None  # kinds and clocks are a World's
         self.sharing: str = self.world_cls.sharing if self.world_cls else "own"
         self.asynchronous = self.world_cls is not None and self.world_cls.clock == "asynchronous"
@@ -67,9 +70,9 @@ class RunTable:
         """Take back the runs saved before a restart (call inside the event loop)."""
         if self.snapshots is None:
             return 0
-        restored = self.snapshots.load()
-        for run_id, client_url, token, obj in restored:
-            run = Run(run_id, obj, client_url, token)
+        restored = self.snapshots.load_runs()
+        for run_id, client_url, token, obj, answers in restored:
+            run = Run(run_id, obj, client_url, token, answers=Answers.loads(answers))
             self._add(run)
             self._start_clock(obj, run=run)
         return len(restored)
@@ -101,7 +104,7 @@ class RunTable:
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
-        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9))
+        run = Run(self.id_prefix + mint_id(), obj, client_url, self.id_prefix + secrets.token_urlsafe(9))
         if self.sharing == "exclusive":
             self.holder = run.run_id
         self._add(run)
@@ -143,7 +146,8 @@ class RunTable:
     def save(self, run: Run) -> None:
         if self.snapshots is not None and self.sharing == "own":
             try:
-                self.snapshots.save(run.run_id, run.client_url, run.display_token, run.obj)
+                self.snapshots.save(run.run_id, run.client_url, run.display_token, run.obj,
+                                    None if run.answers is None else run.answers.dumps())
             except Exception as exc:  # an unpicklable object: serve on, without resume
                 log.warning("cannot snapshot run of %s: %s", self.cls.__name__, exc)
 

@@ -36,25 +36,36 @@ class SnapshotFile:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS runs (run_id TEXT PRIMARY KEY, "
                         "client_url TEXT, display_token TEXT, saved REAL, object BLOB)")
+        if "answers" not in {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}:
+            # (a file written before sequence numbers: its runs have kept no answers)
+            self.db.execute("ALTER TABLE runs ADD COLUMN answers TEXT")
         self.db.execute("CREATE TABLE IF NOT EXISTS trail (side TEXT, url TEXT, first_seen REAL, "
                         "last_seen REAL, queries INTEGER, PRIMARY KEY (side, url))")
         self.db.execute("CREATE TABLE IF NOT EXISTS trail_unlisted (side TEXT PRIMARY KEY, queries INTEGER)")
         self.trail: CreditTrail | None = None
 
-    def save(self, run_id: str, client_url: str | None, display_token: str, obj: Any) -> None:
+    def save(self, run_id: str, client_url: str | None, display_token: str, obj: Any,
+             answers: str | None = None) -> None:
+        """The run's object and its kept answers (:mod:`.once`), in one row: one statement,
+        so a server killed at any moment keeps both or neither."""
         blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        self.db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?)",
-                        (run_id, client_url, display_token, time.time(), blob))
+        self.db.execute("INSERT OR REPLACE INTO runs (run_id, client_url, display_token, saved, object, answers) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", (run_id, client_url, display_token, time.time(), blob, answers))
 
     def drop(self, run_id: str) -> None:
         self.db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
 
     def load(self) -> list[tuple[str, str | None, str, Any]]:
-        rows = self.db.execute("SELECT run_id, client_url, display_token, object FROM runs").fetchall()
+        """Each run saved: its ID, client URL, display token and object."""
+        return [(run_id, client_url, token, obj) for run_id, client_url, token, obj, _ in self.load_runs()]
+
+    def load_runs(self) -> list[tuple[str, str | None, str, Any, str | None]]:
+        """:meth:`load`, with each run's kept answers (:mod:`.once`; None for none)."""
+        rows = self.db.execute("SELECT run_id, client_url, display_token, object, answers FROM runs").fetchall()
         out = []
-        for run_id, client_url, token, blob in rows:
+        for run_id, client_url, token, blob, answers in rows:
             try:
-                out.append((run_id, client_url, token, pickle.loads(blob)))
+                out.append((run_id, client_url, token, pickle.loads(blob), answers))
             except Exception as exc:  # a class that changed shape since: drop the run, keep serving
                 log.warning("run %s saved in %s cannot be taken back (%s): dropped, its client is told "
                             "the run is unknown", run_id, self.path, exc)
