@@ -79,7 +79,7 @@ async def test_per_step_arguments_reach_the_mind(probe_mind, encoding):
 
 
 @ENCODINGS
-async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
+async def test_a_query_after_end_run_is_refused_as_run_ended(probe_mind, encoding):
     async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
         await mind.new_run()
         run_id = mind.run_id
@@ -87,7 +87,15 @@ async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
         mind.run_id = run_id
         with pytest.raises(Refusal) as refused:
             await mind.get_action("x")
-        assert refused.value.code == "unknown-run"
+        assert refused.value.code == "run-ended"   # as docs/protocol.md says (not unknown-run)
+        mind.run_id = run_id
+        with pytest.raises(Refusal) as twice:
+            await mind.end_run()   # End run twice: the same
+        assert twice.value.code == "run-ended" and "ended by End run" in twice.value.text
+        mind.run_id = "no-such-run"
+        with pytest.raises(Refusal) as never:
+            await mind.get_action("x")
+        assert never.value.code == "unknown-run"
 
 
 @ENCODINGS

@@ -17,11 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol import limits
 from ..protocol.errors import Refusal
 from ..protocol.interfaces import Mind, ServedClass, World
 from .snapshots import SnapshotFile
 
 log = logging.getLogger("wwm.server")
+
+
+ENDED_KEPT = 10_000  # ended run IDs remembered, to answer a query for one run-ended
 
 
 def mint_id() -> str:
@@ -62,6 +66,9 @@ class RunTable:
         self.shared_clock: asyncio.Task[None] | None = None
         self.holder: str | None = None   # run ID holding an exclusive world
         self.ended = 0
+        # the last ENDED_KEPT runs ended, by ID, with why: a query for one is answered
+        # run-ended, not unknown-run (oldest forgotten first; IDs are ours, so 22 characters)
+        self.ended_ids: dict[str, str] = {}
 
     def restore(self) -> int:
         """Take back the runs saved before a restart (call inside the event loop)."""
@@ -113,10 +120,14 @@ class RunTable:
         self.runs[run.run_id] = run
         self.by_token[run.display_token] = run
 
-    def end(self, run_id: str) -> None:
+    def end(self, run_id: str, why: str = "ended by End run") -> None:
         run = self.runs.pop(run_id, None)
         if run is None:
             return
+        ended = self.ended_ids
+        ended[run_id] = why
+        if len(ended) > ENDED_KEPT:
+            del ended[next(iter(ended))]
         self.by_token.pop(run.display_token, None)
         if run.clock is not None:
             run.clock.cancel()
@@ -129,7 +140,10 @@ class RunTable:
     def get(self, run_id: str) -> Run:
         run = self.runs.get(run_id)
         if run is None:
-            raise Refusal("unknown-run", f"no run with ID {run_id!r} is in progress on this server"
+            why = self.ended_ids.get(run_id)
+            if why is not None:
+                raise Refusal("run-ended", f"the run {limits.quote(run_id)} has ended ({why}); start a new run")
+            raise Refusal("unknown-run", f"no run with ID {limits.quote(run_id)} is in progress on this server"
                           if run_id else "the query carries no run ID")
         self.seen(run)
         return run
@@ -158,13 +172,13 @@ class RunTable:
         run = self.runs.get(self.holder)
         if run is None or time.monotonic() - run.last_seen > self._lease_seconds:
             log.info("exclusive lease of %s lapsed; freeing it", self.cls.__name__)
-            self.end(self.holder)
+            self.end(self.holder, f"its lease lapsed after {self._lease_seconds:g} s without a query")
 
     def expire_idle(self) -> int:
         now = time.monotonic()
         stale = [r for r in self.runs.values() if now - r.last_seen > self.idle_seconds]
         for run in stale:
-            self.end(run.run_id)
+            self.end(run.run_id, f"dropped after {self.idle_seconds:g} s without a query")
             if self.sharing == "shared":
                 self._leave(run)
         self._free_if_lease_lapsed()
