@@ -13,11 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..protocol import limits
 from ..protocol.arguments import build_at_start
 from ..protocol.interfaces import Mind, ServedClass, World
 from .access import Access
 from .app import MAX_BODY, ServerApp
 from .dispatch import Dispatcher
+from .gate import Gate
 from .runs import RunTable
 from .snapshots import SnapshotFile
 
@@ -27,14 +29,18 @@ __all__ = ["Access", "ServerApp", "build_at_start", "listen", "make_app", "serve
 def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = None,
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
-             tcp: tuple[str, int] | None = None, access: Access | None = None) -> ServerApp:
+             tcp: tuple[str, int] | None = None, access: Access | None = None,
+             runs_per_client: int = limits.RUNS_PER_CLIENT,
+             connections_per_address: int = limits.CONNECTIONS_PER_ADDRESS,
+             silent_seconds: float = limits.SILENT_SECONDS) -> ServerApp:
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
-    runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots)
+    runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots,
+                    per_client=runs_per_client)
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
     return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access), max_body=max_body,
-                     tcp=tcp, pages=pages)
+                     tcp=tcp, pages=pages, gate=Gate(connections_per_address, silent_seconds))
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -76,11 +82,13 @@ def serve(cls: ServedClass, *, host: str = "127.0.0.1", port: int = 8000,
         return
     import uvicorn
 
+    from .http import bounded_http
     from .websocket import WebSocketBinding
 
     server = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-        ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body), timeout_keep_alive=30,
+        http=bounded_http(app.gate),  # (uvicorn's httptools protocol, bounded: .http)
+        ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body, app.gate), timeout_keep_alive=30,
         proxy_headers=False))  # no client address is used: the query names its client
     if on_ready:
         on_ready(url)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 import logging
+import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from time import monotonic
@@ -27,6 +28,7 @@ from ..protocol.messages import Query, Response
 from ..protocol.queries import PROTOCOL_VERSION
 from ..protocol.results import Outcome, RunStarted
 from .access import Access
+from .gate import peer
 from .resumed import Resumed
 from .runs import Run, RunTable
 from .trail import CreditTrail, is_caller_url
@@ -190,7 +192,7 @@ class Dispatcher:
                     out: dict[str, Q.Wire] = {"state": state}
                 else:
                     out = {"state": state, "score": Q.write_number(score)}
-                    run.score = (run.score or 0.0) + float(score)
+                    run.score = _finite((run.score or 0.0) + float(score))
                 if result.finished:
                     out["run finished"] = True
                 run.last_state = state if len(state) <= limits.KEPT_TEXT else state[:limits.KEPT_TEXT]
@@ -327,7 +329,7 @@ class Dispatcher:
                 raise Refusal("bad-parameters", f"{self.cls.__name__}: {exc}") from None
 
         join_args = args if self.runs.sharing == "shared" else {}
-        run = await self.runs.create(build, client_url, join_args)
+        run = await self.runs.create(build, client_url, join_args, peer.get())
         try:
             kwargs = self._fit(self._takes(run.obj.new_run), spec, {"client_url": client_url, **context})
             started = await run.obj.new_run(**kwargs)
@@ -402,9 +404,9 @@ class Dispatcher:
         elif "action" in out:
             run.last_action = limits.kept(_text_or_none(out["action"]))
         if spec.method in ("get_current_score", "end_run") and result is not None:
-            run.score = float(result)
+            run.score = _finite(float(result))
         elif spec.method == "execute_action" and isinstance(result, Outcome) and result.score is not None:
-            run.score = (run.score or 0.0) + float(result.score)
+            run.score = _finite((run.score or 0.0) + float(result.score))
 
 
 class _Takes:
@@ -472,6 +474,14 @@ class _Plan:
 _EMPTY: dict[str, Any] = {}
 _SCALARS = frozenset({str, int, float, bool})
 _VERSIONS = Q.SUPPORTED_VERSIONS
+
+
+def _finite(score: float) -> float:
+    """A run's score as its display page shows it: a sum past the float range is held at it."""
+    return score if -_LARGEST <= score <= _LARGEST else (_LARGEST if score > 0 else -_LARGEST)
+
+
+_LARGEST = sys.float_info.max
 
 
 def _text_or_none(value: Q.Wire) -> str | None:

@@ -5,6 +5,12 @@ object per run), shared (one object; each run is a body from ``join``), or exclu
 object, one client at a time, freed when its client has been silent for ``lease_seconds``).
 Asynchronous worlds get a clock task that advances them with wall-clock time (4.4, 11.5).
 Runs silent for longer than ``idle_seconds`` are dropped so a vanished client leaks nothing.
+
+Fair shares: each client (its client URL, else its network address) has at most
+``per_client`` runs in progress; its New run past them ends its own run least recently
+queried (found among its own runs, never by a scan of the table), so one client filling its
+share never refuses another's New run. A restart with ``--state`` takes back at most half the
+table (the runs saved last, each client's share at most), so it never starts full.
 """
 
 from __future__ import annotations
@@ -47,12 +53,16 @@ class Run:
     score: float | None = None
     display_url: str | None = None
     clock: asyncio.Task[None] | None = None
+    owner: str | None = None  # whose share it counts in (client URL, else address; None: nobody's)
 
 
 class RunTable:
     def __init__(self, cls: ServedClass, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
-                 snapshots: SnapshotFile | None = None) -> None:
+                 snapshots: SnapshotFile | None = None, per_client: int = limits.RUNS_PER_CLIENT) -> None:
         self.cls = cls
+        self.per_client = per_client
+        self.of_client: dict[str, dict[str, Run]] = {}  # each owner's runs, by run ID
+        self._swept = -1e9  # when the table was last swept for idle runs (at most once a second when full)
         self.world_cls = cls if issubclass(cls, World) else None  # kinds and clocks are a World's
         self.sharing: str = self.world_cls.sharing if self.world_cls else "own"
         self.asynchronous = self.world_cls is not None and self.world_cls.clock == "asynchronous"
@@ -75,18 +85,36 @@ class RunTable:
         if self.snapshots is None:
             return 0
         restored = self.snapshots.load()
-        for run_id, client_url, token, obj in restored:
-            run = Run(run_id, obj, client_url, token)
+        taken = 0
+        for run_id, client_url, token, obj in reversed(restored):  # (the last saved first)
+            mine = self.of_client.get(client_url) if client_url else None
+            if taken >= self.max_runs // 2 or (mine is not None and len(mine) >= self.per_client):
+                log.warning("run %s not taken back: past the share a restart takes back", run_id)
+                self.snapshots.drop(run_id)
+                continue
+            run = Run(run_id, obj, client_url, token, owner=client_url or None)
             self._add(run)
             self._start_clock(obj, run=run)
-        return len(restored)
+            taken += 1
+        return taken
 
     # ---- creating and ending runs ---------------------------------------------------------
     async def create(self, build: Callable[..., World | Mind], client_url: str | None,
-                     join_args: dict[str, Any]) -> Run:
+                     join_args: dict[str, Any], address: str | None = None) -> Run:
         """A new run: ``build()`` makes a fresh object (own copy, or the single instance)."""
+        owner = client_url or (f"address {address}" if address else None)
+        mine = self.of_client.get(owner) if owner is not None else None
+        if mine is not None and len(mine) >= self.per_client:  # its own share: its least used gives way
+            oldest = min(mine.values(), key=_last_seen)
+            log.info("run %s gives way to a New run of the same client (%d runs each at most)",
+                     oldest.run_id, self.per_client)
+            self._drop(oldest, f"it gave way to a New run of the same client, which may have "
+                               f"{self.per_client} runs at once")
         if len(self.runs) >= self.max_runs:
-            self.expire_idle()
+            now = time.monotonic()
+            if now - self._swept >= 1.0:  # (a sweep scans the table: at most once a second)
+                self._swept = now
+                self.expire_idle()
             if len(self.runs) >= self.max_runs:
                 raise Refusal("busy", f"this server already has {len(self.runs)} runs in progress")
         obj: World | Mind
@@ -108,7 +136,7 @@ class RunTable:
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
-        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9))
+        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9), owner=owner)
         if self.sharing == "exclusive":
             self.holder = run.run_id
         self._add(run)
@@ -119,6 +147,8 @@ class RunTable:
     def _add(self, run: Run) -> None:
         self.runs[run.run_id] = run
         self.by_token[run.display_token] = run
+        if run.owner is not None:
+            self.of_client.setdefault(run.owner, {})[run.run_id] = run
 
     def end(self, run_id: str, why: str = "ended by End run") -> None:
         run = self.runs.pop(run_id, None)
@@ -129,6 +159,12 @@ class RunTable:
         if len(ended) > ENDED_KEPT:
             del ended[next(iter(ended))]
         self.by_token.pop(run.display_token, None)
+        if run.owner is not None:
+            mine = self.of_client.get(run.owner)
+            if mine is not None:
+                mine.pop(run_id, None)
+                if not mine:
+                    del self.of_client[run.owner]
         if run.clock is not None:
             run.clock.cancel()
         if self.holder == run_id:
@@ -178,11 +214,15 @@ class RunTable:
         now = time.monotonic()
         stale = [r for r in self.runs.values() if now - r.last_seen > self.idle_seconds]
         for run in stale:
-            self.end(run.run_id, f"dropped after {self.idle_seconds:g} s without a query")
-            if self.sharing == "shared":
-                self._leave(run)
+            self._drop(run, f"dropped after {self.idle_seconds:g} s without a query")
         self._free_if_lease_lapsed()
         return len(stale)
+
+    def _drop(self, run: Run, why: str) -> None:
+        """End a run its client did not end (a body of a shared world leaves its world)."""
+        self.end(run.run_id, why)
+        if self.sharing == "shared":
+            self._leave(run)
 
     def _leave(self, run: Run) -> None:
         """A body of a shared world whose client went quiet leaves as on End run, so the world
@@ -218,6 +258,10 @@ class RunTable:
                 run.clock.cancel()
         if self.shared_clock is not None:
             self.shared_clock.cancel()
+
+
+def _last_seen(run: Run) -> float:
+    return run.last_seen
 
 
 def _world(obj: World | Mind) -> World:

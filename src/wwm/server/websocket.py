@@ -37,6 +37,7 @@ from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from .connection import InOrder
 from .dispatch import Dispatcher
+from .gate import Gate
 
 log = logging.getLogger("wwm.server.ws")
 
@@ -50,8 +51,8 @@ class Answers(InOrder, WSListener):
     """One client connection's messages, from the handshake on: each a query, answered in turn
     (picows calls it with each frame read)."""
 
-    def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
-        InOrder.__init__(self, dispatcher, max_body)
+    def __init__(self, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None) -> None:
+        InOrder.__init__(self, dispatcher, max_body, gate)
         self.ws: WSTransport | None = None
         self.fragments: list[bytes] = []
         self.fragments_text = False
@@ -67,7 +68,14 @@ class Answers(InOrder, WSListener):
             self.closing.cancel()
         self.connection_lost(None)
 
+    def refused_at_gate(self, text: str) -> None:
+        if self.ws is not None:
+            self.ws.send_close(WSCloseCode.TRY_AGAIN_LATER, text.encode()[:120])
+            self.ws.disconnect()
+
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        if self.silence is not None:
+            self.heard()
         kind = frame.msg_type
         if self.closing is not None:  # our close frame is sent: what follows is read and dropped
             if kind is _CLOSE:  # until the client's answers it (RFC 6455, 7.1.1)
@@ -134,10 +142,11 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
 
     ``connections`` is the server's set of open connections (uvicorn's)."""
 
-    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any]) -> None:
+    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any],
+                 gate: Gate | None = None) -> None:
         super().__init__(
             None, None, False,  # host, path (a client's), is the client side
-            lambda request: _route(request, dispatcher, max_body),
+            lambda request: _route(request, dispatcher, max_body, gate),
             log, True,  # the logger; disconnect when answering raises (it does not: refusals are answers)
             None,  # no handshake time-out: uvicorn read the whole request already
             False, 20, 20, WSAutoPingStrategy.PING_WHEN_IDLE,  # no pings of its own
@@ -146,10 +155,10 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
         self.connections = connections
 
     @classmethod
-    def for_uvicorn(cls, dispatcher: Dispatcher, max_body: int) -> Any:
+    def for_uvicorn(cls, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None) -> Any:
         """The protocol factory for uvicorn's ``ws`` setting (called with its config and state)."""
         def make(config: Any, server_state: Any, app_state: Any) -> WebSocketBinding:
-            return cls(dispatcher, max_body, server_state.connections)
+            return cls(dispatcher, max_body, server_state.connections, gate)
         return make
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -178,7 +187,7 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
             self.transport.disconnect()
 
 
-def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int
+def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None
            ) -> Answers | WSUpgradeResponseWithListener:
     path = request.path.split(b"?", 1)[0].decode("latin-1")
     if path != PATH:
@@ -186,4 +195,4 @@ def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int
             404, f"the WebSocket binding is at {PATH}, not {path}\n".encode(),
             {"Content-Type": "text/plain; charset=utf-8"})
         return WSUpgradeResponseWithListener(response, None)
-    return Answers(dispatcher, max_body)
+    return Answers(dispatcher, max_body, gate)
