@@ -200,25 +200,34 @@ def p99(times: list[float]) -> float:
 
 
 def test_a_flooding_tcp_client_is_slowed_not_everyone_else():
-    """One client pipelines up to 300,000 frames, for as long as the server reads them (at
-    most 3 s); another's round trips (connecting too) then take about as long as without the
-    flood: compared with its p99 alone in the same test, with a generous factor for a busy
-    machine. (Before, the server answered the whole flood before accepting the other.)"""
+    """One client pipelines 300,000 frames without reading its answers, all the while another
+    makes its round trips (connecting too): those take about as long as without the flood,
+    compared with the same client's alone in the same test (median and p99, with generous
+    factors for a busy machine). Before, each read of the flood was answered whole before
+    anything else: the other's median round trip went from 0.02 ms to 3 ms, its 300 trips
+    from 0.01 s to 1 s."""
+    import contextlib
+    import threading
+
     with probe_server("ProbeWorld", extra=["--tcp-port", "0"]) as server:
         run_id = post(server, {"query": "New run"})["data"]["world run ID"]
         round_trips(server.tcp_port, run_id, 200)   # (warmed up)
         alone = round_trips(server.tcp_port, run_id, 300)
-        flood = memoryview(frame({"query": "Get state", "data": {"world run ID": run_id}}) * 300_000)
-        with socket.create_connection(("127.0.0.1", server.tcp_port)) as flooder:
-            flooder.setblocking(False)
-            sent, start = 0, time.monotonic()
-            while sent < len(flood) and time.monotonic() - start < 3:
-                try:
-                    sent += flooder.send(flood[sent:sent + (1 << 20)])
-                except BlockingIOError:
-                    time.sleep(0.001)
-            flooded = round_trips(server.tcp_port, run_id, 300)
-    print(f"p99 alone {p99(alone) * 1000:.2f} ms, under a flood {p99(flooded) * 1000:.2f} ms; "
-          f"slowest {alone[-1] * 1000:.1f} ms and {flooded[-1] * 1000:.1f} ms")
-    assert p99(flooded) < 20 * p99(alone) + 0.02
-    assert flooded[-1] < 50 * p99(alone) + 0.25, f"a round trip took {flooded[-1]:.2f} s under the flood"
+        flood = frame({"query": "Get state", "data": {"world run ID": run_id}}) * 300_000
+        flooder = socket.create_connection(("127.0.0.1", server.tcp_port))
+        sending = threading.Event()
+
+        def send_flood() -> None:
+            with contextlib.suppress(OSError):   # (closed under it once measured)
+                sending.set()
+                flooder.sendall(flood)
+        sender = threading.Thread(target=send_flood, daemon=True)
+        sender.start()
+        sending.wait()
+        time.sleep(0.5)   # (the flood under way; not a window: the flood lasts while it is measured)
+        flooded = round_trips(server.tcp_port, run_id, 300)
+        flooder.close()
+    print(f"median alone {alone[150] * 1000:.2f} ms, under a flood {flooded[150] * 1000:.2f} ms; "
+          f"p99 {p99(alone) * 1000:.2f} ms and {p99(flooded) * 1000:.2f} ms")
+    assert flooded[150] < 5 * alone[150] + 0.0015, f"median {flooded[150] * 1000:.2f} ms under the flood"
+    assert p99(flooded) < 20 * p99(alone) + 0.02, f"p99 {p99(flooded) * 1000:.2f} ms under the flood"
