@@ -231,3 +231,25 @@ def test_a_flooding_tcp_client_is_slowed_not_everyone_else():
           f"p99 {p99(alone) * 1000:.2f} ms and {p99(flooded) * 1000:.2f} ms")
     assert flooded[150] < 5 * alone[150] + 0.0015, f"median {flooded[150] * 1000:.2f} ms under the flood"
     assert p99(flooded) < 20 * p99(alone) + 0.02, f"p99 {p99(flooded) * 1000:.2f} ms under the flood"
+
+
+async def test_a_restart_never_starts_full(tmp_path):
+    """A table filled before a restart (one client's many runs among others') comes back with
+    at most half its places taken, each client's share at most, the runs saved last kept."""
+    from probes import ProbeWorld
+
+    from wwm.server.runs import RunTable
+    from wwm.server.snapshots import SnapshotFile
+
+    saved = SnapshotFile(tmp_path / "runs.db")
+    for i in range(12):   # one client's 12 runs, then 8 others' (oldest first)
+        saved.save(f"greedy-{i:02}", "http://greedy.example/", f"t{i}", ProbeWorld())
+    for i in range(8):
+        saved.save(f"other-{i}", f"http://other{i}.example/", f"u{i}", ProbeWorld())
+    table = RunTable(ProbeWorld, max_runs=20, per_client=5, snapshots=SnapshotFile(tmp_path / "runs.db"))
+    assert table.restore() == 10   # half the table
+    mine = sorted(run_id for run_id in table.runs if run_id.startswith("greedy"))
+    assert len(mine) == 2 and len(table.runs) == 10   # the 8 saved last, then the greedy's last 2
+    assert mine == ["greedy-10", "greedy-11"]
+    run = await table.create(ProbeWorld, "http://new.example/", {})   # room for a New run
+    assert run.run_id in table.runs
