@@ -253,3 +253,20 @@ async def test_a_restart_never_starts_full(tmp_path):
     assert mine == ["greedy-10", "greedy-11"]
     run = await table.create(ProbeWorld, "http://new.example/", {})   # room for a New run
     assert run.run_id in table.runs
+
+
+async def test_a_client_inventing_client_urls_is_held_to_its_address_share():
+    """A client URL is the client's own word: runs opened under ever new ones count in their
+    address's share too, whose least recently queried run gives way past it."""
+    with probe_server("ProbeWorld", extra=["--max-runs", "50", "--runs-per-address", "8"]) as server:
+        worlds = [RemoteWorld(server.url, client_url=f"http://invented{i}.example/") for i in range(20)]
+        try:
+            for world in worlds:
+                await world.new_run()
+            with pytest.raises(Refusal) as gave_way:
+                await worlds[0].get_state()
+            assert gave_way.value.code == "run-ended" and "same address" in gave_way.value.text
+            assert [await world.get_state() for world in worlds[-8:]] == ["n=0"] * 8
+        finally:
+            for world in worlds:
+                await world.aclose()

@@ -33,8 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-runs", type=int, default=limits.RUNS,
                         help="runs in progress at once (a New run past it is refused busy)")
     parser.add_argument("--runs-per-client", type=int, default=limits.RUNS_PER_CLIENT,
-                        help="runs in progress per client URL (else per address); a client's New run past "
-                             "it ends that client's least recently queried run")
+                        help="runs in progress per client URL; a client's New run past it ends that "
+                             "client's least recently queried run")
+    parser.add_argument("--runs-per-address", type=int, default=limits.RUNS_PER_ADDRESS,
+                        help="runs in progress per network address, whatever client URLs they give; a New run "
+                             "past it ends that address's least recently queried run")
     parser.add_argument("--connections-per-address", type=int, default=limits.CONNECTIONS_PER_ADDRESS,
                         help="open connections from one network address (more are refused)")
     parser.add_argument("--silent-timeout", type=float, default=limits.SILENT_SECONDS,
@@ -108,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
               idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http, access=access,
               max_runs=args.max_runs, runs_per_client=args.runs_per_client,
+              runs_per_address=args.runs_per_address,
               connections_per_address=args.connections_per_address, silent_seconds=args.silent_timeout,
               on_ready=lambda url: ready_line(f"the {cls.role} {cls.__name__}", url))
     except Refusal as exc:

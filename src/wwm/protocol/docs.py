@@ -151,9 +151,10 @@ def _limits() -> list[str]:
          "`bad-parameters`"),
         ("a run's last state and action, kept for its display page", f"{L.KEPT_TEXT:,} characters (cut)", "-"),
         ("runs in progress", f"{L.RUNS:,} (`--max-runs`)", "`busy`"),
-        ("runs per client (its `client URL`, else its address)",
-         f"{L.RUNS_PER_CLIENT:,} (`--runs-per-client`); a New run past them ends that client's least "
-         "recently queried run, which then answers `run-ended`", "-"),
+        ("runs per client URL, and per network address",
+         f"{L.RUNS_PER_CLIENT:,} (`--runs-per-client`) and {L.RUNS_PER_ADDRESS:,} (`--runs-per-address`); "
+         "a New run past either ends that client's (address's) least recently queried run, which then "
+         "answers `run-ended`", "-"),
         ("open connections from one address", f"{L.CONNECTIONS_PER_ADDRESS:,} (`--connections-per-address`)",
          "HTTP 503 / `busy` frame / WebSocket close 1013"),
         ("time to send a first whole request (HTTP head, TCP frame, WebSocket message)",

@@ -28,7 +28,8 @@ NAMED = 5            # items of a list a refusal's text names (then "and N more"
 
 # ---- runs and connections (the server's defaults; ``wwm serve`` options change them) --------
 RUNS = 10_000             # runs in progress on one server
-RUNS_PER_CLIENT = 100     # runs in progress per client URL (and per address without one)
+RUNS_PER_CLIENT = 100     # runs in progress per client URL
+RUNS_PER_ADDRESS = 1000   # runs in progress per network address (whatever client URLs they give)
 CONNECTIONS_PER_ADDRESS = 256  # open connections from one network address
 SILENT_SECONDS = 10.0     # a connection that sends no whole request head in this time is closed
 HEAD_BYTES = 64 * 1024    # bytes of an HTTP request's line and headers

@@ -30,14 +30,14 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
              tcp: tuple[str, int] | None = None, access: Access | None = None,
-             runs_per_client: int = limits.RUNS_PER_CLIENT,
+             runs_per_client: int = limits.RUNS_PER_CLIENT, runs_per_address: int = limits.RUNS_PER_ADDRESS,
              connections_per_address: int = limits.CONNECTIONS_PER_ADDRESS,
              silent_seconds: float = limits.SILENT_SECONDS) -> ServerApp:
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots,
-                    per_client=runs_per_client)
+                    per_client=runs_per_client, per_address=runs_per_address)
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
     return ServerApp(Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access), max_body=max_body,
                      tcp=tcp, pages=pages, gate=Gate(connections_per_address, silent_seconds))

@@ -6,10 +6,11 @@ object, one client at a time, freed when its client has been silent for ``lease_
 Asynchronous worlds get a clock task that advances them with wall-clock time (4.4, 11.5).
 Runs silent for longer than ``idle_seconds`` are dropped so a vanished client leaks nothing.
 
-Fair shares: each client (its client URL, else its network address) has at most
-``per_client`` runs in progress; its New run past them ends its own run least recently
-queried (found among its own runs, never by a scan of the table), so one client filling its
-share never refuses another's New run. A restart with ``--state`` takes back at most half the
+Fair shares: each client URL has at most ``per_client`` runs in progress, and each network
+address ``per_address`` (a client URL is the client's own word; its address is not); a New
+run past either ends that client's (or address's) run least recently queried (found among its
+own runs, never by a scan of the table), so one client filling its share never refuses
+another's New run. A restart with ``--state`` takes back at most half the
 table (the runs saved last, each client's share at most), so it never starts full.
 """
 
@@ -53,14 +54,16 @@ class Run:
     score: float | None = None
     display_url: str | None = None
     clock: asyncio.Task[None] | None = None
-    owner: str | None = None  # whose share it counts in (client URL, else address; None: nobody's)
+    owners: tuple[str, ...] = ()  # whose shares it counts in (its client URL, its address)
 
 
 class RunTable:
     def __init__(self, cls: ServedClass, *, max_runs: int = 10_000, idle_seconds: float = 3600.0,
-                 snapshots: SnapshotFile | None = None, per_client: int = limits.RUNS_PER_CLIENT) -> None:
+                 snapshots: SnapshotFile | None = None, per_client: int = limits.RUNS_PER_CLIENT,
+                 per_address: int = limits.RUNS_PER_ADDRESS) -> None:
         self.cls = cls
         self.per_client = per_client
+        self.per_address = per_address
         self.of_client: dict[str, dict[str, Run]] = {}  # each owner's runs, by run ID
         self._swept = -1e9  # when the table was last swept for idle runs (at most once a second when full)
         self.world_cls = cls if issubclass(cls, World) else None  # kinds and clocks are a World's
@@ -92,7 +95,7 @@ class RunTable:
                 log.warning("run %s not taken back: past the share a restart takes back", run_id)
                 self.snapshots.drop(run_id)
                 continue
-            run = Run(run_id, obj, client_url, token, owner=client_url or None)
+            run = Run(run_id, obj, client_url, token, owners=(client_url,) if client_url else ())
             self._add(run)
             self._start_clock(obj, run=run)
             taken += 1
@@ -102,14 +105,18 @@ class RunTable:
     async def create(self, build: Callable[..., World | Mind], client_url: str | None,
                      join_args: dict[str, Any], address: str | None = None) -> Run:
         """A new run: ``build()`` makes a fresh object (own copy, or the single instance)."""
-        owner = client_url or (f"address {address}" if address else None)
-        mine = self.of_client.get(owner) if owner is not None else None
-        if mine is not None and len(mine) >= self.per_client:  # its own share: its least used gives way
-            oldest = min(mine.values(), key=_last_seen)
-            log.info("run %s gives way to a New run of the same client (%d runs each at most)",
-                     oldest.run_id, self.per_client)
-            self._drop(oldest, f"it gave way to a New run of the same client, which may have "
-                               f"{self.per_client} runs at once")
+        # its shares: its client URL's, its address's (a client URL is the client's own word)
+        owners = tuple(key for key in (client_url, f"address {address}" if address else None) if key)
+        for owner in owners:
+            mine = self.of_client.get(owner)
+            share = self.per_client if owner is client_url else self.per_address
+            if mine is not None and len(mine) >= share:  # its own share full: its least used gives way
+                oldest = min(mine.values(), key=_last_seen)
+                log.info("run %s gives way to a New run of the same %s (%d runs each at most)",
+                         oldest.run_id, "client" if owner is client_url else "address", share)
+                self._drop(oldest, f"it gave way to a New run of the same "
+                                   f"{'client' if owner is client_url else 'address'}, which may have "
+                                   f"{share} runs at once")
         if len(self.runs) >= self.max_runs:
             now = time.monotonic()
             if now - self._swept >= 1.0:  # (a sweep scans the table: at most once a second)
@@ -136,7 +143,7 @@ class RunTable:
             obj = self.shared
         else:
             raise Refusal("server-error", f"unknown world kind {self.sharing!r}")
-        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9), owner=owner)
+        run = Run(mint_id(), obj, client_url, secrets.token_urlsafe(9), owners=owners)
         if self.sharing == "exclusive":
             self.holder = run.run_id
         self._add(run)
@@ -147,8 +154,8 @@ class RunTable:
     def _add(self, run: Run) -> None:
         self.runs[run.run_id] = run
         self.by_token[run.display_token] = run
-        if run.owner is not None:
-            self.of_client.setdefault(run.owner, {})[run.run_id] = run
+        for owner in run.owners:
+            self.of_client.setdefault(owner, {})[run.run_id] = run
 
     def end(self, run_id: str, why: str = "ended by End run") -> None:
         run = self.runs.pop(run_id, None)
@@ -159,12 +166,12 @@ class RunTable:
         if len(ended) > ENDED_KEPT:
             del ended[next(iter(ended))]
         self.by_token.pop(run.display_token, None)
-        if run.owner is not None:
-            mine = self.of_client.get(run.owner)
+        for owner in run.owners:
+            mine = self.of_client.get(owner)
             if mine is not None:
                 mine.pop(run_id, None)
                 if not mine:
-                    del self.of_client[run.owner]
+                    del self.of_client[owner]
         if run.clock is not None:
             run.clock.cancel()
         if self.holder == run_id:
