@@ -144,7 +144,7 @@ def _limits() -> list[str]:
     L = limits
     rows = [
         ("a message (an HTTP body, a TCP frame, a WebSocket message)", "1 MiB (`--max-body`)", "`too-large`"),
-        ("a `client URL`", f"{L.CLIENT_URL:,} characters, and a URL (http(s), ws(s) with a host, urn:, mailto:)",
+        ("a `client URL`", f"{L.CLIENT_URL:,} characters, and a URL (http(s), ws(s), tcp with a host, urn:, mailto:)",
          "`client-url-invalid`"),
         ("a run ID", f"{L.RUN_ID:,} characters (a server's own are 22)", "`unknown-run`"),
         ("data items in one query", f"{L.ITEMS:,}, each name at most {L.ITEM_NAME:,} characters",

@@ -6,7 +6,7 @@ queries it carried, so the trail grows with the number of callers, not of calls.
 never dropped: the seed wants these lists "published online" for "long after" their authors
 "have gone". Only a flood of invented caller URLs is bounded: past ``limit`` links on a side,
 a new URL's queries are counted as unlisted instead of pushing out a listed one. Only a URL
-(:func:`is_caller_url`: http(s), ws(s) with a host, urn: or mailto:, at most
+(:func:`is_caller_url`: http(s), ws(s), tcp with a host, urn: or mailto:, at most
 :data:`~wwm.protocol.limits.CLIENT_URL` characters, no spaces or control characters) is ever
 listed: the trail is published, and a ``javascript:`` link or a megabyte of text is not
 something to publish for a stranger; the server records a caller only once its query is
@@ -44,6 +44,8 @@ def is_caller_url(url: str) -> bool:
         return False
     if url.startswith(("urn:", "mailto:")):
         return len(url) > 4 + url.startswith("mailto:") * 3
+    if url.startswith("tcp://"):  # (a server's TCP binding, as a caller or callee names it)
+        return is_absolute_url("http" + url[3:])
     return is_absolute_url(url)
 
 
