@@ -32,7 +32,7 @@ from picows import (
 )
 from picows.picows import WSProtocol  # type: ignore[attr-defined]  # (what picows's own servers use)
 
-from ..protocol import jsoncodec
+from ..protocol import jsoncodec, limits
 from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from .connection import InOrder
@@ -58,6 +58,8 @@ class Answers(InOrder, WSListener):
         self.fragments_text = False
         self.size = 0  # of the fragments kept
         self.closing: asyncio.TimerHandle | None = None  # set once our close frame is sent
+        self.in_turn = 0  # messages answered at once from the buffer being read
+        self.next_turn: asyncio.Handle | None = None  # the rest of a flood's, after the others' turn
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self.ws = transport
@@ -66,6 +68,8 @@ class Answers(InOrder, WSListener):
     def on_ws_disconnected(self, transport: WSTransport) -> None:
         if self.closing is not None:
             self.closing.cancel()
+        if self.next_turn is not None:
+            self.next_turn.cancel()
         self.connection_lost(None)
 
     def refused_at_gate(self, text: str) -> None:
@@ -86,8 +90,11 @@ class Answers(InOrder, WSListener):
                 message = frame.get_payload_as_bytes()
                 if len(message) > self.max_body:
                     self._too_large(len(message), kind is _TEXT)
-                else:
+                elif self.in_turn < limits.TURN or self.messages or self.waiting:
+                    self.in_turn += 1
                     self.received(message, kind is _TEXT)
+                else:  # a turn's worth answered from this read: the rest after the others' turn
+                    self.messages.append((message, kind is _TEXT, False))
             else:  # the first of a message in fragments: kept until its last
                 self.fragments = [frame.get_payload_as_bytes()]
                 self.fragments_text = kind is _TEXT
@@ -99,8 +106,34 @@ class Answers(InOrder, WSListener):
             transport.send_close(WSCloseCode.OK if code == WSCloseCode.NO_INFO else code)
             transport.disconnect()
             return
-        if self.messages and frame.last_in_buffer:  # (messages wait only behind another)
-            self.answer_waiting()
+        if frame.last_in_buffer:
+            self.in_turn = 0
+            if self.messages and not self.waiting and self.next_turn is None:
+                self._turn()
+
+    def _turn(self) -> None:
+        """Answer the messages waiting, a turn's worth (:data:`~wwm.protocol.limits.TURN`); the
+        rest on the next turn of the event loop, reading paused meanwhile, so a client that
+        floods is slowed, not the others."""
+        self.next_turn = None
+        messages = self.messages
+        answered = 0
+        while messages and self.open and not self.waiting and answered < limits.TURN:
+            message, as_text, ready = messages.popleft()
+            answered += 1
+            if ready:
+                self.write_answer(message, as_text)
+            else:
+                self._answer(message, as_text)
+        if messages and self.open and not self.waiting:
+            self.stop_reading("turn")
+            self.next_turn = asyncio.get_running_loop().call_soon(self._turn)
+            return
+        self.read_on("turn")
+        if len(messages) < limits.WAITING // 2:
+            self.read_on("waiting")
+        if not self.waiting:
+            self._last_words()
 
     def _fragment(self, transport: WSTransport, frame: WSFrame) -> None:
         self.size += frame.payload_size
