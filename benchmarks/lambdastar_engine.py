@@ -123,7 +123,10 @@ def _timed(work) -> float:
 
 def _process(argv: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if done.returncode != 0:  # the process failed: its time measures nothing, so stop with its error
+        raise SystemExit(f"{' '.join(argv[:4])} failed (exit status {done.returncode}):\n"
+                         f"{done.stderr.decode(errors='replace')[-3000:]}")
     return time.perf_counter() - t0
 
 

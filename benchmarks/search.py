@@ -159,11 +159,17 @@ def throughput(trials: int) -> None:
                                                "--trials", str(trials), "--parallel", "1", "--seed", "1",
                                                "--worker", str(k), "--storage", storage, "--study", "bench",
                                                "--no-prune", "-q"], stdout=subprocess.DEVNULL,
-                                              stderr=subprocess.DEVNULL, start_new_session=True)
+                                              stderr=subprocess.PIPE, start_new_session=True)
                              for k in range(workers)]
-                    for p in procs:
-                        p.wait(600)
+                    errors = [(p, p.communicate(timeout=600)[1]) for p in procs]
                     seconds = time.perf_counter() - started
+                    # a worker that failed (a missing database driver, say) stops the benchmark
+                    # with its error: its trials are not in the seconds measured
+                    failed = [(p.returncode, err) for p, err in errors if p.returncode != 0]
+                    if failed:
+                        code, err = failed[0]
+                        raise SystemExit(f"search.py: {len(failed)} of {workers} search worker(s) failed "
+                                         f"(exit status {code}):\n{err.decode(errors='replace')[-3000:]}")
                 finally:
                     if cluster is not None:
                         cluster.stop()

@@ -35,6 +35,16 @@ def _new_run(field: str) -> str | None:
 @schemathesis.hook
 def before_call(context: Any, case: Any, kwargs: Any) -> None:
     body = case.body
+    if isinstance(body, str):  # an XML document (the description's examples): its sample run ID
+        field = f'{os.environ["WWM_FUZZ_ROLE"]} run ID'
+        if "RUN-ID" in body and next(_turn) % 2 == 0:
+            run = _runs.get(field) or _new_run(field)
+            if run is not None:
+                _runs[field] = run
+                case.body = body.replace("RUN-ID", run)
+                if '"End run"' in body:
+                    _runs.pop(field, None)
+        return
     if not isinstance(body, dict) or body.get("query") in (None, "New run") or not isinstance(body.get("data"), dict):
         return
     field = f'{os.environ["WWM_FUZZ_ROLE"]} run ID'
@@ -59,5 +69,9 @@ def no_server_failure(ctx: Any, response: Any, case: Any) -> None:
 
 @schemathesis.serializer("application/xml")
 def wwm_xml(ctx: Any, value: Any) -> bytes:
-    """A generated message (valid or not) as the XML of section 11.2.1."""
+    """An XML body as the description gives it (a document: its examples, or any text the
+    fuzzer made of its string schema), sent as it is; anything else, as the XML of section
+    11.2.1."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
     return to_xml(value)

@@ -42,7 +42,8 @@ SERVERS = {"world": "grid", "mind": "q-learning", "mind_as": "action-selection"}
 # The coverage phase (boundary and malformed values of every item, ~1000 cases) for one role
 # only: the front door it mostly exercises (codecs, versions, item kinds) is the same code in
 # all three, and its thousand cases per server cost seconds.
-PHASES = {"world": "coverage,fuzzing,stateful", "mind": "fuzzing,stateful", "mind_as": "fuzzing,stateful"}
+PHASES = {"world": "examples,coverage,fuzzing,stateful", "mind": "examples,fuzzing,stateful",
+          "mind_as": "examples,fuzzing,stateful"}
 
 
 def _get(url: str) -> Any:
@@ -72,6 +73,12 @@ def check_description(url: str, card: dict[str, Any]) -> None:
     mapping = description["paths"]["/"]["post"]["requestBody"]["content"]["application/json"]["schema"][
         "discriminator"]["mapping"]
     assert sorted(mapping) == sorted([*card["queries"], *card["query_aliases"]])  # (the seed's names too)
+    # the XML body: a document, not the JSON schema, with an example of each query that the
+    # XML codec reads back as that query
+    xml = description["paths"]["/"]["post"]["requestBody"]["content"]["application/xml"]
+    assert xml["schema"]["type"] == "string" and xml["schema"]["contentMediaType"] == "application/xml"
+    read = [xmlcodec.decode(example["value"].encode()) for example in xml["examples"].values()]
+    assert sorted(q.name for q in read) == sorted(card["queries"])
     channel = _get(url + "asyncapi.json")["channels"]["queries"]["messages"]
     assert {m for m in channel if m.endswith("_query")} == {ref.rsplit("/", 1)[1] for ref in mapping.values()}
 

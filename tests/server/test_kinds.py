@@ -94,7 +94,7 @@ async def test_exclusive_world_takes_one_client_and_frees_a_vanished_one():
         await third.new_run()
         with pytest.raises(Refusal) as gone:
             await second.get_state()
-        assert gone.value.code == "unknown-run"
+        assert gone.value.code == "run-ended" and "lease lapsed" in gone.value.text
         assert await third.get_state() == "moves=1"   # one robot: the world persists
         await third.end_run()
         for w in (first, second, third):

@@ -6,6 +6,7 @@ import pytest
 
 from wwm import Outcome, Refusal, RunStarted, Suggestion
 from wwm.client import RemoteMind, RemoteWorld
+from wwm.protocol.messages import Query
 
 ENCODINGS = pytest.mark.parametrize("encoding", ["xml", "json"])
 
@@ -79,7 +80,7 @@ async def test_per_step_arguments_reach_the_mind(probe_mind, encoding):
 
 
 @ENCODINGS
-async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
+async def test_a_query_after_end_run_is_refused_as_run_ended(probe_mind, encoding):
     async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
         await mind.new_run()
         run_id = mind.run_id
@@ -87,7 +88,15 @@ async def test_a_query_after_end_run_is_refused(probe_mind, encoding):
         mind.run_id = run_id
         with pytest.raises(Refusal) as refused:
             await mind.get_action("x")
-        assert refused.value.code == "unknown-run"
+        assert refused.value.code == "run-ended"   # as docs/protocol.md says (not unknown-run)
+        mind.run_id = run_id
+        with pytest.raises(Refusal) as twice:
+            await mind.end_run()   # End run twice: the same
+        assert twice.value.code == "run-ended" and "ended by End run" in twice.value.text
+        mind.run_id = "no-such-run"
+        with pytest.raises(Refusal) as never:
+            await mind.get_action("x")
+        assert never.value.code == "unknown-run"
 
 
 @ENCODINGS
@@ -136,3 +145,22 @@ async def test_a_restarted_server_is_reached_again_without_a_failed_query():
             outcome = await world.execute_action("+1")
             assert outcome.state == "n=3"          # sent again on a fresh connection, once
             await world.end_run()
+
+
+@ENCODINGS
+async def test_a_score_past_the_float_range_is_refused_not_sent_as_infinity(probe_mind, encoding):
+    """Only finite numbers go out, as only finite ones are read in: ProbeMind's Inform answers
+    twice the score it is given, which for -1e308 is -inf, refused (server-error), not sent
+    as -inf (XML) or null (JSON); the run goes on."""
+    async with RemoteMind(probe_mind.url, encoding=encoding) as mind:
+        await mind.new_run()
+        assert await mind.inform("a", -1e307) == -2e307
+        with pytest.raises(Refusal) as refused:
+            await mind.inform("b", -1e308)
+        assert refused.value.code == "server-error" and "not a finite number" in refused.value.text
+        with pytest.raises(Refusal) as on_input:
+            await mind.transport.exchange(Query("Inform it about state", {
+                "mind run ID": mind.run_id, "state": "c", "score": "-inf"}))
+        assert on_input.value.code == "bad-parameters"
+        assert (await mind.get_action("d")).action == "echo:d"
+        await mind.end_run()

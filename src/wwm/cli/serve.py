@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ..commands import port_number
+from ..protocol import limits
 
 if TYPE_CHECKING:
     from ..protocol.interfaces import ServedClass
@@ -29,6 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-body", type=int, default=1 << 20, help="largest message accepted, in bytes")
     parser.add_argument("--idle-timeout", type=float, default=3600.0,
                         help="drop a run after this many seconds without a query")
+    parser.add_argument("--max-runs", type=int, default=limits.RUNS,
+                        help="runs in progress at once (a New run past it is refused busy)")
+    parser.add_argument("--runs-per-client", type=int, default=limits.RUNS_PER_CLIENT,
+                        help="runs in progress per client URL; a client's New run past it ends that "
+                             "client's least recently queried run")
+    parser.add_argument("--runs-per-address", type=int, default=limits.RUNS_PER_ADDRESS,
+                        help="runs in progress per network address, whatever client URLs they give; a New run "
+                             "past it ends that address's least recently queried run")
+    parser.add_argument("--connections-per-address", type=int, default=limits.CONNECTIONS_PER_ADDRESS,
+                        help="open connections from one network address (more are refused)")
+    parser.add_argument("--silent-timeout", type=float, default=limits.SILENT_SECONDS,
+                        help="close a connection that sends no whole request within this many seconds")
     parser.add_argument("--tcp-port", type=port_number,
                         help="also offer the plain TCP binding (length-prefixed frames) on this port "
                              "(0: any free port, named in the server's card)")
@@ -104,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
               idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http, access=access,
               workers=args.workers,
+              max_runs=args.max_runs, runs_per_client=args.runs_per_client,
+              runs_per_address=args.runs_per_address,
+              connections_per_address=args.connections_per_address, silent_seconds=args.silent_timeout,
               on_ready=lambda url: ready_line(f"the {cls.role} {cls.__name__}", url))
     except Refusal as exc:
         return fail("serve", f"bad --arg: {exc.text}", 2)

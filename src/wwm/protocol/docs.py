@@ -3,6 +3,7 @@ cannot drift from the code: ``python -m wwm.protocol.docs > docs/protocol.md``."
 
 from __future__ import annotations
 
+from . import limits
 from .errors import CODES
 from .queries import PROTOCOL_VERSION, QUERIES, QUERY_SETS, Kind
 from .schemas import RETURN_ITEMS, load_extensions
@@ -179,7 +180,57 @@ def render() -> str:
     lines += ["Any query may also be refused with `unknown-run`, `run-ended`, `unsupported-query`, "
               "`malformed-message`, `forbidden-xml`, `too-large`, `unsupported-version`, "
               "`unsupported-encoding`, `bad-parameters` or `server-error`.", ""]
+    lines += _limits()
     return "\n".join(lines)
+
+
+def _limits() -> list[str]:
+    """The section on what a server takes from a stranger (from :mod:`.limits`)."""
+    L = limits
+    rows = [
+        ("a message (an HTTP body, a TCP frame, a WebSocket message)", "1 MiB (`--max-body`)", "`too-large`"),
+        ("a `client URL`", f"{L.CLIENT_URL:,} characters, and a URL (http(s), ws(s), tcp with a host, urn:, mailto:)",
+         "`client-url-invalid`"),
+        ("a run ID", f"{L.RUN_ID:,} characters (a server's own are 22)", "`unknown-run`"),
+        ("data items in one query", f"{L.ITEMS:,}, each name at most {L.ITEM_NAME:,} characters",
+         "`bad-parameters`"),
+        ("a run's last state and action, kept for its display page", f"{L.KEPT_TEXT:,} characters (cut)", "-"),
+        ("runs in progress", f"{L.RUNS:,} (`--max-runs`)", "`busy`"),
+        ("runs per client URL, and per network address",
+         f"{L.RUNS_PER_CLIENT:,} (`--runs-per-client`) and {L.RUNS_PER_ADDRESS:,} (`--runs-per-address`); "
+         "a New run past either ends that client's (address's) least recently queried run, which then "
+         "answers `run-ended`", "-"),
+        ("open connections from one address", f"{L.CONNECTIONS_PER_ADDRESS:,} (`--connections-per-address`)",
+         "HTTP 503 / `busy` frame / WebSocket close 1013"),
+        ("time to send a first whole request (HTTP head, TCP frame, WebSocket message)",
+         f"{L.SILENT_SECONDS:g} s (`--silent-timeout`)", "connection closed"),
+        ("an HTTP request's line and headers", f"{L.HEAD_BYTES // 1024} KiB", "HTTP 431, connection closed"),
+        ("HTTP requests read ahead of their answers on one connection", f"{L.PIPELINED}",
+         "reading paused"),
+        ("persistent-binding messages waiting behind an answer", f"{L.WAITING}", "reading paused"),
+    ]
+    lines = ["## Limits and quotas", "",
+             "A server is meant to be put online for strangers, so what a client can make it hold is",
+             "bounded (`wwm.protocol.limits` holds these figures; a server's options change the",
+             "ones named):", "", "| what | at most | past it |", "|---|---|---|"]
+    lines += [f"| {what} | {most} | {past} |" for what, most, past in rows]
+    lines += ["",
+              f"- A refusal quotes at most {L.QUOTED} characters of a value sent and names at most "
+              f"{L.NAMED} items of a list (then how many more).",
+              "- A refused query leaves no trace in the server's credit trail; a `client URL` that is "
+              "not a URL is never listed there.",
+              "- A client that does not read its answers is not read either: a connection's reading "
+              "stops while its answers wait unsent, and a persistent binding answers one read "
+              f"{L.TURN} messages at a time before other connections have their turn.",
+              "- A query for a run that ended (End run, its idle time-out, a lapsed lease, or giving "
+              "way to its client's New run) is refused with `run-ended`, saying which; a run ID never "
+              "issued, with `unknown-run`.",
+              "- Numbers are finite both ways: a score, Q or W that is not (`inf`, `nan`, `1e999`) is "
+              "refused on input (`bad-parameters`) and never sent: a method whose result is not "
+              "finite (a sum of scores past the float range) is answered `server-error`.",
+              "- A restart with `--state` takes back at most half of `--max-runs` (the runs saved "
+              "last, each client's share at most), so it never starts full.", ""]
+    return lines
 
 
 if __name__ == "__main__":

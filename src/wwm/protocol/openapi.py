@@ -24,8 +24,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from . import xmlcodec
 from .errors import CODES
-from .queries import PROTOCOL_VERSION, QUERIES, QUERY_SETS, QuerySpec, Returns, snake
+from .messages import Query
+from .queries import PROTOCOL_VERSION, QUERIES, QUERY_SETS, Kind, QuerySpec, Returns, snake
 from .schemas import RETURN_ITEMS, load_extensions, query_data_schema
 
 _VERSION = {"type": "string", "enum": [PROTOCOL_VERSION, "1"]}
@@ -41,7 +43,7 @@ _RETURN_TYPES: dict[str, dict[str, Any]] = {
 }
 _CLIENT_URL = {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"},
                          {"type": "string", "pattern": r"^\s*(https?://|wss?://|urn:|mailto:)"}]}
-_XML_FORM = ("The message of the schema, in the XML of section 11.2.1 (schemas/wwm-protocol.xsd): "
+_XML_FORM = ("A query message in the XML of section 11.2.1 (schemas/wwm-protocol.xsd), as the examples show: "
              "<xml><query name=\"QUERY\"><data name=\"ITEM\">text</data>...</query></xml>, one <data> "
              "element per item (repeated for a list); numbers and true/false as their text.")
 _DESCRIPTIONS_PATHS = {"/openapi.json": "This server's HTTP binding, described in OpenAPI 3.1.",
@@ -113,8 +115,31 @@ def _describe(spec: QuerySpec) -> str:
 def _json(schema: dict[str, Any], description: str, *, xml: bool = False) -> dict[str, Any]:
     content: dict[str, Any] = {"application/json": {"schema": schema}}
     if xml:  # a query sent in XML is answered in XML
-        content["application/xml"] = {"schema": {"type": "string"}}
+        content["application/xml"] = {"schema": _XML_SCHEMA}
     return {"description": description, "content": content}
+
+
+# The XML form (section 11.2.1) is a document, described as one: OpenAPI's XML object cannot
+# say "an element with an attribute and text" (<data name="ITEM">text</data>, each item of a
+# query), so a schema of objects would describe XML the server cannot read. The form is named
+# by the XSD and shown by an example of each query, written by the XML codec itself.
+_XML_SCHEMA: dict[str, Any] = {"type": "string", "contentMediaType": "application/xml",
+                               "description": "A message in the XML of section 11.2.1 "
+                                              "(schemas/wwm-protocol.xsd)."}
+_SAMPLES = {Kind.TEXT: "x", Kind.ID: "RUN-ID", Kind.URL: "http://example.com/", Kind.NUMBER: 1,
+            Kind.BOOLEAN: True, Kind.URLS: ["http://example.com/"]}
+
+
+def xml_examples(specs: Iterable[QuerySpec]) -> dict[str, Any]:
+    """An example of each query in the XML form (its required items with sample values; a run
+    ID the sample ``RUN-ID``), as OpenAPI's ``examples`` of the ``application/xml`` body."""
+    examples: dict[str, Any] = {}
+    for spec in specs:
+        data: dict[str, Any] = {} if spec.method == "new_run" else {spec.run_id_field: "RUN-ID"}
+        data.update({f.wire: _SAMPLES[f.kind] for f in spec.arguments if not f.optional})
+        examples[snake(spec.name)] = {"summary": spec.name,
+                                      "value": xmlcodec.encode(Query(spec.name, data)).decode()}
+    return examples
 
 
 def _refusals_by_status() -> dict[int, list[str]]:
@@ -174,9 +199,9 @@ def openapi(role: str, query_sets: Iterable[str] | None = None, *, url: str | No
                           "Content-Type application/xml, schemas/wwm-protocol.xsd) and answered in it."),
         "requestBody": {"required": True,
                         "content": {"application/json": {"schema": query_body},
-                                    # the same message in XML: the schema names its items, which
-                                    # XML carries as <data name="..."> elements (x-wwm-xml)
-                                    "application/xml": {"schema": query_body, "x-wwm-xml": _XML_FORM}}},
+                                    # the same message in XML: a document of its own form
+                                    "application/xml": {"schema": {**_XML_SCHEMA, "description": _XML_FORM},
+                                                        "examples": xml_examples(specs)}}},
         "responses": responses,
     }
     json_object = {"type": "object"}

@@ -408,8 +408,13 @@ def read_bool(value: Any) -> bool:
 
 
 def write_number(value: float) -> float | int:
+    """A number as the wire carries it. Only finite numbers go out, as only finite ones are
+    read (:func:`read_value`): an infinity or NaN (a sum of scores past the float range) is
+    refused, ValueError here, server-error in the answer, never ``-inf`` or ``null``."""
     if type(value) is int and -2**53 < value < 2**53:
         return value
+    if not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number (a score past the range of a float?)")
     return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
 
 

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..protocol import limits
 from ..protocol.arguments import build_at_start
 from ..protocol.interfaces import Mind, ServedClass, World
 from .access import Access
 from .app import MAX_BODY, ServerApp
 from .dispatch import Dispatcher
+from .gate import Gate
 from .runs import RunTable
 from .snapshots import SnapshotFile
 from .workers import Workers, supervise
@@ -29,18 +31,23 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
              tcp: tuple[str, int] | None = None, access: Access | None = None,
-             workers: Workers | None = None) -> ServerApp:
+             workers: Workers | None = None,
+             runs_per_client: int = limits.RUNS_PER_CLIENT, runs_per_address: int = limits.RUNS_PER_ADDRESS,
+             connections_per_address: int = limits.CONNECTIONS_PER_ADDRESS,
+             silent_seconds: float = limits.SILENT_SECONDS) -> ServerApp:
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     if workers is not None:  # one of `wwm serve --workers N`: its own state file and run IDs
         state_path = workers.state_path(state_path)
     snapshots = SnapshotFile(state_path) if state_path else None
     runs = RunTable(cls, max_runs=max_runs, idle_seconds=idle_seconds, snapshots=snapshots,
-                    id_prefix=workers.prefix if workers is not None else "")
+                    id_prefix=workers.prefix if workers is not None else "",
+                    per_client=runs_per_client, per_address=runs_per_address)
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
     dispatcher = Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access)
     dispatcher.workers = workers
-    return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages)
+    return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages,
+                     gate=Gate(connections_per_address, silent_seconds))
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -116,11 +123,13 @@ def _check_workers(cls: ServedClass, http: str, tcp_port: int | None) -> None:
 def _serve_uvicorn(app: ServerApp, sockets: list[socket.socket], host: str, port: int, log_level: str) -> None:
     import uvicorn
 
+    from .http import bounded_http
     from .websocket import WebSocketBinding
 
     server = uvicorn.Server(uvicorn.Config(
         app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on",
-        ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body), timeout_keep_alive=30,
+        http=bounded_http(app.gate),  # (uvicorn's httptools protocol, bounded: .http)
+        ws=WebSocketBinding.for_uvicorn(app.dispatcher, app.max_body, app.gate), timeout_keep_alive=30,
         proxy_headers=False))  # no client address is used: the query names its client
     server.run(sockets=sockets)
 

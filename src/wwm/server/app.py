@@ -40,6 +40,7 @@ from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from . import pages
 from .dispatch import Dispatcher
+from .gate import Gate, peer
 
 log = logging.getLogger("wwm.server")
 
@@ -57,8 +58,10 @@ class ServerApp:
     """ASGI callable: the query endpoint plus the description, display and WebSocket routes."""
 
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
-                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None) -> None:
+                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None,
+                 gate: Gate | None = None) -> None:
         self.dispatcher = dispatcher
+        self.gate = gate or Gate()  # connections per address, and silent ones closed (every binding)
         self.tcp = tcp  # (host, port) of the TCP binding, if offered (port 0: any free port)
         if tcp is not None:
             dispatcher.bindings["tcp"] = f"tcp://{tcp[0]}:{tcp[1]}"
@@ -93,7 +96,7 @@ class ServerApp:
         if self.tcp is not None:
             from .tcp import start
 
-            tcp_server = await start(self.dispatcher, *self.tcp, self.max_body)
+            tcp_server = await start(self.dispatcher, *self.tcp, self.max_body, self.gate)
             if self.tcp[1] == 0:  # any free port: the card names the one taken
                 port = tcp_server.sockets[0].getsockname()[1]
                 self.dispatcher.bindings["tcp"] = f"tcp://{self.tcp[0]}:{port}"
@@ -125,6 +128,9 @@ class ServerApp:
     async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
         content_type = None
         length = None
+        client = scope.get("client")
+        if client:
+            peer.set(client[0])  # (whose share a New run counts in; this request's task's own context)
         for key, value in scope["headers"]:
             if key == b"content-type":
                 content_type = value.decode("latin-1")

@@ -16,6 +16,13 @@ being worked out is cancelled (nobody is left to read it).
 
 A binding is a subclass that cuts messages out of what it receives (calling
 :meth:`InOrder.received`) and frames each answer (:meth:`InOrder.write_answer`).
+
+A client that does not read is not read either (back-pressure): reading stops while the
+answers written wait in the transport's buffer past its high-water mark
+(:meth:`InOrder.pause_writing`) and while :data:`~wwm.protocol.limits.WAITING` messages wait
+behind an answer; so what one connection makes the server hold is bounded whatever it sends.
+Each connection takes its place at the server's :class:`~.gate.Gate` (connections per address,
+and closed when silent).
 """
 
 from __future__ import annotations
@@ -26,8 +33,10 @@ from collections import deque
 from collections.abc import Coroutine
 from typing import Any, cast
 
+from ..protocol import limits
 from ..protocol.context import current_server
 from .dispatch import Dispatcher, Unfinished
+from .gate import Gate, peer
 from .resumed import Resumed
 
 _enter_task, _leave_task = asyncio.tasks._enter_task, asyncio.tasks._leave_task  # (what a task's step does)
@@ -37,7 +46,11 @@ class InOrder(asyncio.Protocol):
     """One client connection of a persistent binding; ``as_text`` of a message says whether
     its answer goes back as text (a WebSocket text message) or as bytes."""
 
-    def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
+    def __init__(self, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None) -> None:
+        self.gate = gate
+        self.address: str | None = None  # its place at the gate
+        self.silence: asyncio.TimerHandle | None = None  # closes it unless a message comes first
+        self.stopped: set[str] = set()  # why reading is paused ("writing", "waiting", "turn")
         self.dispatcher = dispatcher
         self.answer_at_once = dispatcher.answer_at_once
         self.max_body = max_body
@@ -55,8 +68,47 @@ class InOrder(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # a stream connection's transport (uvloop's is one in all but its class, so no isinstance)
         self.transport = cast(asyncio.Transport, transport)
+        if self.gate is not None:
+            self.address = self.gate.enter(transport)
+            if self.address is None:
+                self.refused_at_gate(self.gate.refusal())
+                return
+            self.silence = self.gate.watch(self.transport.close)
+
+    def refused_at_gate(self, text: str) -> None:
+        """Too many connections from this one's address: closed (a binding may say why first)."""
+        if self.transport is not None:
+            self.transport.close()
+
+    def heard(self) -> None:
+        """A whole message came: the connection is not silent."""
+        if self.silence is not None:
+            self.silence.cancel()
+            self.silence = None
+
+    # ---- back-pressure ---------------------------------------------------------------------
+    def stop_reading(self, why: str) -> None:
+        if not self.stopped and self.transport is not None:
+            self.transport.pause_reading()
+        self.stopped.add(why)
+
+    def read_on(self, why: str) -> None:
+        if why in self.stopped:
+            self.stopped.discard(why)
+            if not self.stopped and self.transport is not None and self.open and self.last_words is None:
+                self.transport.resume_reading()
+
+    def pause_writing(self) -> None:
+        self.stop_reading("writing")
+
+    def resume_writing(self) -> None:
+        self.read_on("writing")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.heard()
+        if self.gate is not None:
+            self.gate.leave(self.address)
+            self.address = None
         self.open = False
         if self.task is not None:  # an answer still being worked out: nobody is left to read it
             self.task.cancel()
@@ -71,6 +123,8 @@ class InOrder(asyncio.Protocol):
         what it read)."""
         if self.messages or self.waiting or not self.open:
             self.messages.append((message, as_text, False))
+            if len(self.messages) >= limits.WAITING:
+                self.stop_reading("waiting")
         else:
             self._answer(message, as_text)
 
@@ -95,6 +149,8 @@ class InOrder(asyncio.Protocol):
                 self.write_answer(message, as_text)
             else:
                 self._answer(message, as_text)
+        if len(messages) < limits.WAITING // 2:
+            self.read_on("waiting")
         if not self.waiting:
             self._last_words()
 
@@ -153,6 +209,8 @@ class InOrder(asyncio.Protocol):
         trail = self.dispatcher.trail
         if current_server.get() is not trail:
             current_server.set(trail)
+        if self.address is not None:
+            peer.set(self.address)  # (whose share a New run counts in)
         self.loop = loop = asyncio.get_running_loop()
         self.wake = loop.create_future()
         self.task = loop.create_task(self._work())
@@ -188,6 +246,8 @@ class InOrder(asyncio.Protocol):
                         break
                     message, as_text, ready = self.messages.popleft()
                     started, context = (message if ready else None), contextvars.copy_context()
+                    if len(self.messages) < limits.WAITING // 2:
+                        self.read_on("waiting")
             finally:
                 self.waiting = False
             self._last_words()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 import logging
+import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from time import monotonic
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from ..protocol import encoding, jsoncodec
+from ..protocol import encoding, jsoncodec, limits
 from ..protocol import queries as Q
 from ..protocol.arguments import Arguments
 from ..protocol.context import TOKEN_ITEM, current_server
@@ -29,10 +30,11 @@ from ..protocol.results import Outcome, RunStarted
 from ..protocol.sequence import LARGEST, SEQUENCE, SEQUENCED, numbered
 from ..protocol.sequence import read as read_sequence
 from .access import Access
+from .gate import peer
 from .once import Answers
 from .resumed import Resumed
 from .runs import Run, RunTable
-from .trail import CreditTrail
+from .trail import CreditTrail, is_caller_url
 
 log = logging.getLogger("wwm.server")
 
@@ -164,7 +166,8 @@ class Dispatcher:
             return None
         run_id = data.get(plan.run_id_field)
         client = data.get("client URL")
-        if type(run_id) is not str or (client is not None and type(client) is not str):
+        if type(run_id) is not str or (client is not None and (type(client) is not str
+                                                               or len(client) > limits.CLIENT_URL)):
             return None
         kwargs: dict[str, Any] = {}
         found = 1 if client is None else 2
@@ -203,9 +206,7 @@ class Dispatcher:
             fits = plan.fits_of[function] = plan.fits(self._takes(method))
         if not fits:
             return None
-        # from here on the query is answered the short way
-        if client:
-            self.trail.called_by(client.strip())
+        # from here on the query is answered the short way (its caller in the trail once answered)
         run.last_seen = monotonic()  # (RunTable.seen, written out)
         run.queries += 1
         try:
@@ -219,17 +220,21 @@ class Dispatcher:
                     out: dict[str, Q.Wire] = {"state": state}
                 else:
                     out = {"state": state, "score": Q.write_number(score)}
-                    run.score = (run.score or 0.0) + float(score)
+                    run.score = _finite((run.score or 0.0) + float(score))
                 if result.finished:
                     out["run finished"] = True
-                run.last_state = state
+                run.last_state = state if len(state) <= limits.KEPT_TEXT else state[:limits.KEPT_TEXT]
                 if "action" in kwargs:
-                    run.last_action = kwargs["action"]
+                    run.last_action = limits.kept(kwargs["action"])
                 if number is not None:
                     _keep(run, number, plan.method, out)
                 if self.runs.snapshots is not None:
                     self.runs.save(run)  # (with the answer kept: both or neither)
+                if client:
+                    self.trail.called_by(client.strip())
                 return orjson.dumps({"wwm": PROTOCOL_VERSION, "response": plan.name, "data": out})
+            if client:
+                self.trail.called_by(client.strip())
             return self.usual_answer(plan, run, kwargs, result, number)
         except Refusal as refusal:
             return jsoncodec.encode(Response.refused(plan.name, refusal))
@@ -237,7 +242,7 @@ class Dispatcher:
             return jsoncodec.encode(Response.refused(plan.name, self._failed(plan.spec, exc)))
         if number is not None:
             _begin(run, number)
-        return Unfinished(coroutine, awaited, plan, run, kwargs, number)
+        return Unfinished(coroutine, awaited, plan, run, kwargs, number=number, client=client)
 
     async def finish(self, unfinished: Unfinished, context: contextvars.Context | None = None) -> bytes:
         """The answer of a method that had to wait, once it has returned (each of its steps
@@ -252,6 +257,8 @@ class Dispatcher:
         finally:
             if number is not None and run.answers is not None:
                 run.answers.done(number)
+        if unfinished.client:
+            self.trail.called_by(unfinished.client.strip())
         return self.usual_answer(plan, run, unfinished.kwargs, result, number)
 
     def usual_answer(self, plan: _Plan, run: Run, kwargs: dict[str, Any], result: Any,
@@ -306,16 +313,18 @@ class Dispatcher:
                 raise Refusal("unsupported-query",
                               f'"{query.name}" belongs to the {spec.query_set} query set, which this '
                               f'{self.role} server does not support (it supports {", ".join(sorted(self.query_sets))})')
-            client = query.data.get("client URL")
-            if client:
-                self.trail.called_by(str(client).strip())
+            client = _checked(query.data)
             token = current_server.set(self.trail)
             try:
                 if spec.method == "new_run":
-                    return await self._new_run(spec, query)
-                return await self._call(spec, query)
+                    response = await self._new_run(spec, query)
+                else:
+                    response = await self._call(spec, query)
             finally:
                 current_server.reset(token)
+            if client:  # (a refused query leaves no trace in the trail)
+                self.trail.called_by(client)
+            return response
         except Refusal as refusal:
             return Response.refused(query.name, refusal)
         except Exception as exc:  # the object's own failure: report it, keep the run
@@ -363,7 +372,7 @@ class Dispatcher:
                 raise Refusal("bad-parameters", f"{self.cls.__name__}: {exc}") from None
 
         join_args = args if self.runs.sharing == "shared" else {}
-        run = await self.runs.create(build, client_url, join_args)
+        run = await self.runs.create(build, client_url, join_args, peer.get())
         try:
             kwargs = self._fit(self._takes(run.obj.new_run), spec, {"client_url": client_url, **context})
             started = await run.obj.new_run(**kwargs)
@@ -396,7 +405,7 @@ class Dispatcher:
         if len(data) > len(kwargs) + 1:  # more than the run ID: a client URL, or open-ended items
             extra = {k: v for k, v in data.items() if k not in plan.known}
             if extra and not spec.open_arguments:
-                raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {", ".join(map(repr, extra))}')
+                raise Refusal("bad-parameters", f'"{spec.name}" takes no item(s) {limits.some(extra)}')
         if takes.wire_items and spec.open_arguments:
             kwargs[Q.WIRE_ITEMS] = extra  # by their wire names, exactly as received
         elif extra:
@@ -428,7 +437,7 @@ class Dispatcher:
             if spec.method == "new_run" and unknown == ["client_url"]:
                 return {k: v for k, v in kwargs.items() if k != "client_url"}
             raise Refusal("bad-parameters",
-                          f'{self.cls.__name__} does not take {", ".join(map(repr, unknown))} with "{spec.name}"')
+                          f'{self.cls.__name__} does not take {limits.some(unknown)} with "{spec.name}"')
         return kwargs
 
     def _takes(self, method: Any) -> _Takes:
@@ -442,17 +451,17 @@ class Dispatcher:
                  out: dict[str, Q.Wire]) -> None:
         """Remember what the display page shows: the last state, action and score."""
         if "state" in out:
-            run.last_state = _text_or_none(out["state"])
+            run.last_state = limits.kept(_text_or_none(out["state"]))
         elif "state" in kwargs:
-            run.last_state = kwargs["state"]
+            run.last_state = limits.kept(kwargs["state"])
         if "action" in kwargs:
-            run.last_action = kwargs["action"]
+            run.last_action = limits.kept(kwargs["action"])
         elif "action" in out:
-            run.last_action = _text_or_none(out["action"])
+            run.last_action = limits.kept(_text_or_none(out["action"]))
         if spec.method in ("get_current_score", "end_run") and result is not None:
-            run.score = float(result)
+            run.score = _finite(float(result))
         elif spec.method == "execute_action" and isinstance(result, Outcome) and result.score is not None:
-            run.score = (run.score or 0.0) + float(result.score)
+            run.score = _finite((run.score or 0.0) + float(result.score))
 
 
 class _Takes:
@@ -482,6 +491,7 @@ class Unfinished:
     run: Run
     kwargs: dict[str, Any]
     number: int | None = None  # its sequence number, being acted on
+    client: str | None = None  # its client URL, for the trail once it is answered
 
 
 def _keep(run: Run, number: int, method: str, out: dict[str, Q.Wire]) -> None:
@@ -535,6 +545,14 @@ _SCALARS = frozenset({str, int, float, bool})
 _VERSIONS = Q.SUPPORTED_VERSIONS
 
 
+def _finite(score: float) -> float:
+    """A run's score as its display page shows it: a sum past the float range is held at it."""
+    return score if -_LARGEST <= score <= _LARGEST else (_LARGEST if score > 0 else -_LARGEST)
+
+
+_LARGEST = sys.float_info.max
+
+
 def _text_or_none(value: Q.Wire) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -546,6 +564,27 @@ def _pop_text(data: dict[str, Any], key: str) -> str | None:
     if not isinstance(value, str):
         raise Refusal("bad-parameters", f'"{key}" should be a URL')
     value = value.strip()
-    if value and not value.startswith(("http://", "https://", "ws://", "wss://", "urn:", "mailto:")):
-        raise Refusal("client-url-invalid", f"{value!r} is not a URL (http://..., https://... or urn:...)")
+    if value and not is_caller_url(value):
+        raise Refusal("client-url-invalid", f"{limits.quote(value)} is not a URL (http://..., https://... "
+                      f"or urn:..., at most {limits.CLIENT_URL} characters)")
     return value or None
+
+
+def _checked(data: dict[str, Any]) -> str | None:
+    """The query's client URL (stripped; None if it gives none), after checking the query's
+    items are within :mod:`~wwm.protocol.limits`: their count, their names' length and the
+    client URL's."""
+    if len(data) > limits.ITEMS:
+        raise Refusal("bad-parameters", f"the query has {len(data)} data items; at most {limits.ITEMS} are taken")
+    long = [name for name in data if len(name) > limits.ITEM_NAME]
+    if long:
+        raise Refusal("bad-parameters", f"data item names are at most {limits.ITEM_NAME} characters: "
+                      f"{limits.some(long)}")
+    client = data.get("client URL")
+    if client is None or client == "":
+        return None
+    text = str(client).strip() if isinstance(client, (str, int, float)) else ""
+    if len(text) > limits.CLIENT_URL:
+        raise Refusal("client-url-invalid", f'"client URL" is at most {limits.CLIENT_URL} characters, '
+                      f"got {len(text)}: {limits.quote(text)}")
+    return text or None

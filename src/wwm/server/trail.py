@@ -5,7 +5,12 @@ One link per distinct URL and side, with when it was first and last seen and how
 queries it carried, so the trail grows with the number of callers, not of calls. A link is
 never dropped: the seed wants these lists "published online" for "long after" their authors
 "have gone". Only a flood of invented caller URLs is bounded: past ``limit`` links on a side,
-a new URL's queries are counted as unlisted instead of pushing out a listed one.
+a new URL's queries are counted as unlisted instead of pushing out a listed one. Only a URL
+(:func:`is_caller_url`: http(s), ws(s), tcp with a host, urn: or mailto:, at most
+:data:`~wwm.protocol.limits.CLIENT_URL` characters, no spaces or control characters) is ever
+listed: the trail is published, and a ``javascript:`` link or a megabyte of text is not
+something to publish for a stranger; the server records a caller only once its query is
+answered (a refused query leaves no trace).
 
 A server started with ``--state FILE`` keeps its trail in that file beside its runs' snapshots
 (:meth:`wwm.server.snapshots.SnapshotFile.keep`), so a restarted server publishes the same
@@ -24,11 +29,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..protocol import limits
 from ..protocol.context import current_server as current_server  # (its home now; kept importable here)
+from ..protocol.queries import is_absolute_url
 
 CALLS = "calls"          # the servers this one calls
 CALLED_BY = "called_by"  # the servers and clients that call it
 SIDES = (CALLS, CALLED_BY)
+
+
+def is_caller_url(url: str) -> bool:
+    """Whether ``url`` may name a caller in a published trail (and on New run)."""
+    if not url or len(url) > limits.CLIENT_URL or not url.isprintable() or " " in url:
+        return False
+    if url.startswith(("urn:", "mailto:")):
+        return len(url) > 4 + url.startswith("mailto:") * 3
+    if url.startswith("tcp://"):  # (a server's TCP binding, as a caller or callee names it)
+        return is_absolute_url("http" + url[3:])
+    return is_absolute_url(url)
 
 
 @dataclass(slots=True)
@@ -71,6 +89,8 @@ class CreditTrail:
         link = links.get(url)
         new = link is None
         if link is None:
+            if not is_caller_url(url):
+                return
             if len(links) >= self.limit:
                 self.unlisted[side] += 1
                 self._changed(False)

@@ -32,11 +32,12 @@ from picows import (
 )
 from picows.picows import WSProtocol  # type: ignore[attr-defined]  # (what picows's own servers use)
 
-from ..protocol import jsoncodec
+from ..protocol import jsoncodec, limits
 from ..protocol.errors import Refusal
 from ..protocol.messages import Response
 from .connection import InOrder
 from .dispatch import Dispatcher
+from .gate import Gate
 
 log = logging.getLogger("wwm.server.ws")
 
@@ -50,13 +51,15 @@ class Answers(InOrder, WSListener):
     """One client connection's messages, from the handshake on: each a query, answered in turn
     (picows calls it with each frame read)."""
 
-    def __init__(self, dispatcher: Dispatcher, max_body: int) -> None:
-        InOrder.__init__(self, dispatcher, max_body)
+    def __init__(self, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None) -> None:
+        InOrder.__init__(self, dispatcher, max_body, gate)
         self.ws: WSTransport | None = None
         self.fragments: list[bytes] = []
         self.fragments_text = False
         self.size = 0  # of the fragments kept
         self.closing: asyncio.TimerHandle | None = None  # set once our close frame is sent
+        self.in_turn = 0  # messages answered at once from the buffer being read
+        self.next_turn: asyncio.Handle | None = None  # the rest of a flood's, after the others' turn
 
     def on_ws_connected(self, transport: WSTransport) -> None:
         self.ws = transport
@@ -65,9 +68,18 @@ class Answers(InOrder, WSListener):
     def on_ws_disconnected(self, transport: WSTransport) -> None:
         if self.closing is not None:
             self.closing.cancel()
+        if self.next_turn is not None:
+            self.next_turn.cancel()
         self.connection_lost(None)
 
+    def refused_at_gate(self, text: str) -> None:
+        if self.ws is not None:
+            self.ws.send_close(WSCloseCode.TRY_AGAIN_LATER, text.encode()[:120])
+            self.ws.disconnect()
+
     def on_ws_frame(self, transport: WSTransport, frame: WSFrame) -> None:
+        if self.silence is not None:
+            self.heard()
         kind = frame.msg_type
         if self.closing is not None:  # our close frame is sent: what follows is read and dropped
             if kind is _CLOSE:  # until the client's answers it (RFC 6455, 7.1.1)
@@ -78,8 +90,11 @@ class Answers(InOrder, WSListener):
                 message = frame.get_payload_as_bytes()
                 if len(message) > self.max_body:
                     self._too_large(len(message), kind is _TEXT)
-                else:
+                elif self.in_turn < limits.TURN or self.messages or self.waiting:
+                    self.in_turn += 1
                     self.received(message, kind is _TEXT)
+                else:  # a turn's worth answered from this read: the rest after the others' turn
+                    self.messages.append((message, kind is _TEXT, False))
             else:  # the first of a message in fragments: kept until its last
                 self.fragments = [frame.get_payload_as_bytes()]
                 self.fragments_text = kind is _TEXT
@@ -91,8 +106,34 @@ class Answers(InOrder, WSListener):
             transport.send_close(WSCloseCode.OK if code == WSCloseCode.NO_INFO else code)
             transport.disconnect()
             return
-        if self.messages and frame.last_in_buffer:  # (messages wait only behind another)
-            self.answer_waiting()
+        if frame.last_in_buffer:
+            self.in_turn = 0
+            if self.messages and not self.waiting and self.next_turn is None:
+                self._turn()
+
+    def _turn(self) -> None:
+        """Answer the messages waiting, a turn's worth (:data:`~wwm.protocol.limits.TURN`); the
+        rest on the next turn of the event loop, reading paused meanwhile, so a client that
+        floods is slowed, not the others."""
+        self.next_turn = None
+        messages = self.messages
+        answered = 0
+        while messages and self.open and not self.waiting and answered < limits.TURN:
+            message, as_text, ready = messages.popleft()
+            answered += 1
+            if ready:
+                self.write_answer(message, as_text)
+            else:
+                self._answer(message, as_text)
+        if messages and self.open and not self.waiting:
+            self.stop_reading("turn")
+            self.next_turn = asyncio.get_running_loop().call_soon(self._turn)
+            return
+        self.read_on("turn")
+        if len(messages) < limits.WAITING // 2:
+            self.read_on("waiting")
+        if not self.waiting:
+            self._last_words()
 
     def _fragment(self, transport: WSTransport, frame: WSFrame) -> None:
         self.size += frame.payload_size
@@ -134,10 +175,11 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
 
     ``connections`` is the server's set of open connections (uvicorn's)."""
 
-    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any]) -> None:
+    def __init__(self, dispatcher: Dispatcher, max_body: int, connections: set[Any],
+                 gate: Gate | None = None) -> None:
         super().__init__(
             None, None, False,  # host, path (a client's), is the client side
-            lambda request: _route(request, dispatcher, max_body),
+            lambda request: _route(request, dispatcher, max_body, gate),
             log, True,  # the logger; disconnect when answering raises (it does not: refusals are answers)
             None,  # no handshake time-out: uvicorn read the whole request already
             False, 20, 20, WSAutoPingStrategy.PING_WHEN_IDLE,  # no pings of its own
@@ -146,10 +188,10 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
         self.connections = connections
 
     @classmethod
-    def for_uvicorn(cls, dispatcher: Dispatcher, max_body: int) -> Any:
+    def for_uvicorn(cls, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None) -> Any:
         """The protocol factory for uvicorn's ``ws`` setting (called with its config and state)."""
         def make(config: Any, server_state: Any, app_state: Any) -> WebSocketBinding:
-            return cls(dispatcher, max_body, server_state.connections)
+            return cls(dispatcher, max_body, server_state.connections, gate)
         return make
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -178,7 +220,7 @@ class WebSocketBinding(WSProtocol):  # type: ignore[misc]
             self.transport.disconnect()
 
 
-def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int
+def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int, gate: Gate | None = None
            ) -> Answers | WSUpgradeResponseWithListener:
     path = request.path.split(b"?", 1)[0].decode("latin-1")
     if path != PATH:
@@ -186,4 +228,4 @@ def _route(request: WSUpgradeRequest, dispatcher: Dispatcher, max_body: int
             404, f"the WebSocket binding is at {PATH}, not {path}\n".encode(),
             {"Content-Type": "text/plain; charset=utf-8"})
         return WSUpgradeResponseWithListener(response, None)
-    return Answers(dispatcher, max_body)
+    return Answers(dispatcher, max_body, gate)
