@@ -127,7 +127,8 @@ async def check_server(url: str, *, state: str | None = None, action: str | None
         try:
             await remote.no_operation()
         except Refusal as refusal:
-            assert refusal.code in ("unknown-run", "run-ended"), f"refused with {refusal.code}"
+            assert refusal.code == "run-ended", (f"refused with {refusal.code}; a run its client ended is "
+                                                 "refused run-ended (docs/protocol.md)")
             return f"refused: {refusal.code}"
         raise AssertionError("a query after End run was answered as if the run went on")
 
