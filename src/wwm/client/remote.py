@@ -40,13 +40,18 @@ T = TypeVar("T")
 _ENCODINGS = {"json": frozenset({"application/json"}), "xml": frozenset({"application/xml", "text/xml"})}
 
 class _Asking:
-    """What asking one method's query needs, worked out once per (role, method): its row, wire
-    name, run ID item (None for New run), its items' wire names by Python keyword, and the
-    reader of its answer's data; ``general`` for the queries that go the general way even
-    where the binding has a short one (New run and End run set the run; a query the seed
-    names otherwise may be asked again by that name: see :meth:`_Remote._exchange`)."""
+    """How one method's query is asked, worked out once per (role, method) and kept
+    (:meth:`of`): its row, wire name, run ID item (None for New run), its items' wire names by
+    Python keyword, and the reader of its answer's data; and the one path a query takes
+    (:meth:`send`): the transport's short way where the binding has one (the persistent
+    bindings: no :class:`Query` or :class:`Response` made), else the general way. ``general``
+    marks the queries that go the general way even then (New run and End run set the run; a
+    query the seed names otherwise may be asked again by that name: see
+    :meth:`_Remote._exchange`)."""
 
     __slots__ = ("spec", "name", "run_id_field", "wire_of", "read", "general")
+
+    _kept: ClassVar[dict[tuple[str, str], _Asking]] = {}
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec, self.name = spec, spec.name
@@ -55,19 +60,24 @@ class _Asking:
         self.read = Q.reader(spec)
         self.general = self.run_id_field is None or spec.method == "end_run" or bool(spec.aliases)
 
+    @classmethod
+    def of(cls, role: str, method: str) -> _Asking:
+        """The asking of ``method`` for ``role`` (query sets registered since are found)."""
+        asking = cls._kept.get((role, method))
+        if asking is None:
+            spec = next((s for s in Q.QUERIES.values() if s.role == role and s.method == method), None)
+            if spec is None:
+                raise KeyError((role, method))
+            asking = cls._kept[(role, method)] = cls(spec)
+        return asking
 
-_ASKING: dict[tuple[str, str], _Asking] = {}  # the one cache of the rows remote objects ask by
-
-
-def _asking(role: str, method: str) -> _Asking:
-    """The :class:`_Asking` of ``method`` for ``role`` (query sets registered since are found)."""
-    asking = _ASKING.get((role, method))
-    if asking is None:
-        spec = next((s for s in Q.QUERIES.values() if s.role == role and s.method == method), None)
-        if spec is None:
-            raise KeyError((role, method))
-        asking = _ASKING[(role, method)] = _Asking(spec)
-    return asking
+    async def send(self, remote: _Remote, kwargs: dict[str, Any]) -> Any:
+        """Ask ``remote``'s server this query with these arguments; its decoded return."""
+        data = remote._data(self.run_id_field, self.wire_of, kwargs)
+        if self.general or remote._asks is None:
+            query = Query(remote._name_of(self.spec), data)
+            return remote._result(self.spec, await remote._exchange(self.spec, query))
+        return self.read(await remote._asks(self.name, data))
 
 
 def _to_wire(value: Any) -> Q.Wire:
@@ -163,20 +173,11 @@ class _Remote:
         """Send the query answered by ``method`` with these arguments; decode its return.
         A query of a run in progress goes by the transport's ``ask`` where it has one (the
         persistent bindings: no :class:`Query` or :class:`Response` made)."""
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        if asking.general or self._asks is None:
-            spec, query = self._build(method, kwargs)
-            return self._result(spec, await self._exchange(spec, query))
-        return asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
+        return await _Asking.of(self.role, method).send(self, kwargs)
 
     async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
-        """:meth:`query` for a method whose row says what it returns: that value, checked
-        (its body written out: a coroutine fewer on a run's every step)."""
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        if asking.general or self._asks is None:
-            spec, query = self._build(method, kwargs)
-            return self._checked(kind, method, self._result(spec, await self._exchange(spec, query)))
-        result = asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
+        """:meth:`query` for a method whose row says what it returns: that value, checked."""
+        result = await _Asking.of(self.role, method).send(self, kwargs)
         if type(result) is not kind and not isinstance(result, kind):
             raise self._misread(kind, method, result)
         return result
@@ -225,10 +226,12 @@ class _Remote:
         return await self.transport.exchange(Query(spec.aliases[0], query.data, query.version))
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        spec = asking.spec
-        name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
-        return spec, Query(name, self._data(asking.run_id_field, asking.wire_of, kwargs))
+        asking = _Asking.of(self.role, method)
+        return asking.spec, Query(self._name_of(asking.spec), self._data(asking.run_id_field, asking.wire_of, kwargs))
+
+    def _name_of(self, spec: Q.QuerySpec) -> str:
+        """The name this server knows ``spec``'s query by (the seed's, once it said so)."""
+        return spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
 
     def _data(self, run_id_field: str | None, wire_of: dict[str, str], kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
         """The data items of a query with these arguments: the run ID (in ``run_id_field``),
