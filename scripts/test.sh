@@ -58,4 +58,5 @@ fi
 # the CPU three quarters busy: 23 min of CPU in 15 min), and at most five. The 25 slowest tests
 # are printed, to keep CI's time in view.
 workers=$(( $(nproc) + 1 )); [ "$workers" -le 5 ] || workers=5
-exec .venv/bin/python -m pytest -q -n "$workers" --dist loadfile --durations=25 "$@"
+# (the order the files are handed out in is tests/conftest.py's: the long ones first)
+exec .venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder --durations=25 "$@"

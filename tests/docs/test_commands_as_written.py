@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.early   # installs and builds for minutes: started first, it does not end the suite
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "docs" / "getting-started.md"]
 INSTALL = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/wwm demo"
