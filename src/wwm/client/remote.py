@@ -73,11 +73,10 @@ class _Asking:
 
     async def send(self, remote: _Remote, kwargs: dict[str, Any]) -> Any:
         """Ask ``remote``'s server this query with these arguments; its decoded return."""
-        data = remote._data(self.run_id_field, self.wire_of, kwargs)
-        if self.general or remote._asks is None:
-            query = Query(remote._name_of(self.spec), data)
-            return remote._result(self.spec, await remote._exchange(self.spec, query))
-        return self.read(await remote._asks(self.name, data))
+        if self.general or remote._asks is None:  # (through _build, which a subclass may extend)
+            spec, query = remote._build(self.spec.method, kwargs)
+            return remote._result(spec, await remote._exchange(spec, query))
+        return self.read(await remote._asks(self.name, remote._data(self.run_id_field, self.wire_of, kwargs)))
 
 
 def _to_wire(value: Any) -> Q.Wire:
