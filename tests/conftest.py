@@ -36,6 +36,18 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def pytest_collection_modifyitems(config, items):
+    """The order the test processes are handed the files in (scripts/test.sh: each file to one
+    process, in this order): the files marked ``early`` first (a long chain of steps, which
+    handed out late would end the suite on its own), then the files with the most tests (as
+    pytest-xdist's own order, which scripts/test.sh turns off for this one)."""
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    ranked = sorted(files.values(), key=lambda tests: (tests[0].get_closest_marker("early") is None, -len(tests)))
+    items[:] = [item for tests in ranked for item in tests]
+
+
 @pytest.fixture(autouse=True)
 def knowledge_dir(tmp_path, monkeypatch):
     """Every test keeps what its minds and Action Selection servers learn (7.3) in a folder of

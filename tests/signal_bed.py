@@ -1,12 +1,14 @@
 """The search's test bed as real processes (fixtures in tests/conftest.py): the Signal World,
 an Action Selection server and eight candidate minds (two specialists that together know
 every signal, four saboteurs and two guessers), each a ``wwm serve`` process on loopback;
-and a writer of search spaces over them."""
+the same bed hosted in this process (the in-process binding, no socket: for the engine's
+tests, where the search is the point and the processes are not); and a writer of search
+spaces over them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,25 @@ def signal_bed() -> Iterator[dict[str, str]]:
     finally:
         for server in servers.values():
             server.stop()
+
+
+@asynccontextmanager
+async def hosted_signal_bed() -> AsyncIterator[dict[str, str]]:
+    """The same bed, each server an app hosted in this process at a URL of its own (the apps
+    are made as ``wwm serve`` makes them, each candidate with its arguments)."""
+    from wwm.client.inprocess import host
+    from wwm.server import make_app
+    from wwm.targets import load_target
+
+    servers = {"world": (f"{BED}:SignalWorld", {}), "as": ("wwm.selection.mind_as:ActionSelectionMind", {})}
+    servers.update({name: (f"{BED}:{cls}", args) for name, (cls, args) in CANDIDATES.items()})
+    async with AsyncExitStack() as stack:
+        urls = {}
+        for name, (target, args) in servers.items():
+            app = make_app(load_target(target), url=f"http://{name}.signal-bed.inprocess.test/",
+                           defaults={k: str(v) for k, v in args.items()})
+            urls[name] = await stack.enter_async_context(host(app))
+        yield urls
 
 
 def space_of(bed: dict[str, str], **changes: Any) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from probes import probe_server
 
 from wwm.client.conformance import check_server
 from wwm.server.process import ServerProcess, free_port
@@ -25,12 +24,11 @@ def wwm_check(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("encoding", ["json", "xml"])
-def test_conforming_python_servers_pass(encoding):
-    with probe_server("ProbeWorld") as world, probe_server("ProbeMind") as mind:
-        for args in ([world.url, "--action", "+1"], [mind.url]):
-            done = wwm_check(*args, "--encoding", encoding)
-            assert done.returncode == 0, done.stdout
-            assert "0 failed" in done.stdout and "FAIL" not in done.stdout
+def test_conforming_python_servers_pass(encoding, probe_world, probe_mind):
+    for args in ([probe_world.url, "--action", "+1"], [probe_mind.url]):  # (the session's servers)
+        done = wwm_check(*args, "--encoding", encoding)
+        assert done.returncode == 0, done.stdout
+        assert "0 failed" in done.stdout and "FAIL" not in done.stdout
 
 
 @pytest.mark.slow

@@ -4,10 +4,7 @@ docstring the API reference cannot read), and holds what a reader comes for."""
 from __future__ import annotations
 
 import html
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,15 +21,11 @@ def text_of(page: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
-                           "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "WARNING" not in done.stderr, done.stderr
-    return out
+def site(built_site) -> Path:
+    """The site as ``wwm docs --build-only`` builds it (``mkdocs build --strict``: a warning, a
+    broken link or anchor, a missing API object fails it)."""
+    assert built_site.done.returncode == 0, built_site.done.stdout + built_site.done.stderr
+    return built_site.out
 
 
 def test_the_api_reference_documents_connect(site):

@@ -86,9 +86,18 @@ def test_the_served_world_plays_on_5x10_and_a_mind_sits_it(tmp_path):
             await connect_world(url, grid=10).new_run()
         await w.aclose()
 
+    async def hosted(args):  # the world's app in this process: the protocol is the point here
+        from wwm.client.inprocess import host
+        from wwm.server import make_app
+        from wwm.targets import load_target
+
+        app = make_app(load_target("wwm.lambdastar.world:LambdaStarWorld"), url="http://ls-5x10.inprocess.test/",
+                       defaults={k: str(v) for k, v in args.items()})
+        async with host(app) as url:
+            await walk(url)
+
     args = dict(grid="5x10", iterations=8, episodes=3, agents=1, seed=2)
-    with ServerProcess("wwm.lambdastar.world:LambdaStarWorld", args=args) as world:
-        asyncio.run(walk(world.url))
+    asyncio.run(hosted(args))
     with ServerProcess("wwm.lambdastar.world:LambdaStarWorld", args={**args, "iterations": 20, "episodes": 6}) \
             as world, ServerProcess("wwm.lambdastar.minds:LocalSearchMind") as mind:
         done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "lambdastar", "--mind", mind.url,

@@ -1,7 +1,12 @@
 """Any mind on the network takes the test: Λ* served as a shared World server, minds served
-by ``wwm serve`` and a mind written in JavaScript, alone and as collectives."""
+by ``wwm serve`` and a mind written in JavaScript, alone and as collectives. Where the protocol
+is the point and not the process, the servers are the same apps hosted in this process (the
+in-process binding, no socket); the command's tests, the JavaScript mind and the probe minds
+(which time out, answer nonsense or are not there) use real processes."""
 
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import subprocess
@@ -11,17 +16,32 @@ from pathlib import Path
 
 import pytest
 
+from wwm.client.inprocess import host
 from wwm.lambdastar.battery import BatterySpec, build
 from wwm.lambdastar.harness import Setting, play
 from wwm.lambdastar.remote import administer
 from wwm.lambdastar.service import administer_test
+from wwm.server import make_app
 from wwm.server.process import ServerProcess, free_port
+from wwm.targets import load_target
 
 pytestmark = pytest.mark.slow
 WORLD = "wwm.lambdastar.world:LambdaStarWorld"
 MINDS = "wwm.lambdastar.minds"
 JS = Path(__file__).resolve().parents[2] / "examples" / "lambdastar" / "local_search_mind.js"
 HERE = Path(__file__).resolve().parent
+
+
+_HOSTED = itertools.count()
+
+
+@contextlib.asynccontextmanager
+async def served(target: str, **args):
+    """``target`` (module:Class) served in this process with these arguments, as ``wwm serve
+    --arg`` gives them; its URL."""
+    url = f"http://{target.rpartition(':')[2].lower()}-{next(_HOSTED)}.ls.inprocess.test/"
+    async with host(make_app(load_target(target), url=url, defaults={k: str(v) for k, v in args.items()})):
+        yield url
 
 
 def probe(**args) -> ServerProcess:
@@ -36,6 +56,7 @@ def test_remote_oracles_score_exactly_as_in_process():
     towards Good's next cell, and scored below the in-process paper oracle)."""
     args = dict(grid=7, iterations=20, episodes=4, agents=2, profile="original", seed=4,
                 oracle_hints="true")
+    # (real processes: administer_test sits the test in a child process of its own)
     with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:OracleMind") as mind:
         card = json.loads(urllib.request.urlopen(world.url + "?format=json").read())
         text = json.dumps(card)
@@ -49,7 +70,7 @@ def test_remote_oracles_score_exactly_as_in_process():
     assert paper.scores.tolist() == intercepting.scores.tolist() and paper.complete
 
 
-def test_shared_world_refuses_bad_actions_and_other_settings():
+async def test_shared_world_refuses_bad_actions_and_other_settings():
     from wwm.client.remote import connect_world
     from wwm.protocol.errors import Refusal
 
@@ -67,8 +88,8 @@ def test_shared_world_refuses_bad_actions_and_other_settings():
             await other.new_run()
         await w.aclose(), await other.aclose()
 
-    with ServerProcess(WORLD, args=dict(grid=7, iterations=5, episodes=2)) as world:
-        asyncio.run(go(world.url))
+    async with served(WORLD, grid=7, iterations=5, episodes=2) as world:
+        await go(world)
 
 
 def test_javascript_mind_takes_the_test_through_the_cli(tmp_path):
@@ -90,39 +111,36 @@ def test_javascript_mind_takes_the_test_through_the_cli(tmp_path):
     assert row["upsilon"] > 0.3          # local search, far above random
 
 
-def test_remote_collectives_of_python_minds_sit_the_test():
+async def test_remote_collectives_of_python_minds_sit_the_test():
     args = dict(grid=6, iterations=15, episodes=8, agents=3, seed=1)
-    with ServerProcess(WORLD, args=args) as world, ServerProcess(f"{MINDS}:QLearningMind",
-                                                                args={"team": "blue"}) as mind, \
-            ServerProcess(f"{MINDS}:StigmergyMind") as stig:
-        q = asyncio.run(administer(world.url, [mind.url] * 3))
-        s = asyncio.run(administer(world.url, [stig.url] * 3))
+    async with served(WORLD, **args) as world, served(f"{MINDS}:QLearningMind", team="blue") as mind, \
+            served(f"{MINDS}:StigmergyMind") as stig:
+        q = await administer(world, [mind] * 3)
+        s = await administer(world, [stig] * 3)
     assert q.per_mind.shape == (8, 3) and -1 <= q.upsilon <= 1
     assert s.upsilon > 0.3
 
 
-def test_remote_collectives_play_like_in_process_collectives():
+async def test_remote_collectives_play_like_in_process_collectives():
     """Wisdom-of-crowd minds on a server act as the in-process collective does (same
     environments; only the tie-breaking draws differ, so the scores agree within noise)."""
     args = dict(grid=7, iterations=20, episodes=12, agents=3, seed=6)
-    with ServerProcess(WORLD, args=args) as world, \
-            ServerProcess(f"{MINDS}:TeamMind", args={"agent": "woc", "team": "crowd"}) as woc, \
-            ServerProcess(f"{MINDS}:SarsaMind", args={"team": "s"}) as sarsa:
-        remote = asyncio.run(administer(world.url, [woc.url] * 3))
-        learners = asyncio.run(administer(world.url, [sarsa.url] * 3))
+    async with served(WORLD, **args) as world, served(f"{MINDS}:TeamMind", agent="woc", team="crowd") as woc, \
+            served(f"{MINDS}:SarsaMind", team="s") as sarsa:
+        remote = await administer(world, [woc] * 3)
+        learners = await administer(world, [sarsa] * 3)
     local = play(Setting("woc", 3), build(BatterySpec(7, 20, 12, "paper", 6)))
     assert abs(remote.upsilon - local.upsilon) < 0.12 and remote.upsilon > 0.3
     assert learners.per_mind.shape == (12, 3)
 
 
-def test_a_second_sitting_starts_from_scratch():
+async def test_a_second_sitting_starts_from_scratch():
     """Two cohorts in a row on one world server: the shared-table minds do not carry the
     first sitting's table into the second (states name their cohort)."""
     args = dict(grid=6, iterations=10, episodes=1, agents=2, seed=3)
-    with ServerProcess(WORLD, args=args) as world, \
-            ServerProcess(f"{MINDS}:TeamMind", args={"agent": "woc", "team": "again"}) as woc:
-        first = asyncio.run(administer(world.url, [woc.url] * 2))
-        second = asyncio.run(administer(world.url, [woc.url] * 2))
+    async with served(WORLD, **args) as world, served(f"{MINDS}:TeamMind", agent="woc", team="again") as woc:
+        first = await administer(world, [woc] * 2)
+        second = await administer(world, [woc] * 2)
     assert first.per_mind.shape == second.per_mind.shape == (1, 2)
     local = play(Setting("woc", 2), build(BatterySpec(6, 10, 1, "paper", 3)))
     assert abs(second.upsilon - local.upsilon) < 0.25
@@ -137,11 +155,11 @@ def test_unreachable_mind_is_reported_without_a_traceback(tmp_path):
     assert "could not be reached" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_minds_on_different_servers_cooperate_by_marks_in_the_world():
+async def test_minds_on_different_servers_cooperate_by_marks_in_the_world():
     args = dict(grid=7, iterations=20, episodes=6, agents=3, seed=2)
-    with ServerProcess(WORLD, args=args) as world, \
-            ServerProcess(f"{MINDS}:TrailMind") as one, ServerProcess(f"{MINDS}:TrailMind") as two:
-        trail = asyncio.run(administer(world.url, [one.url, two.url, two.url]))
+    async with served(WORLD, **args) as world, served(f"{MINDS}:TrailMind") as one, \
+            served(f"{MINDS}:TrailMind") as two:
+        trail = await administer(world, [one, two, two])
     assert trail.per_mind.shape == (6, 3) and trail.upsilon > 0.3
 
 

@@ -98,24 +98,43 @@ def test_no_childhood_runs_untrained_minds(capsys):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_a_comparison_at_once():
-    """SIGINT used to be lost: the comparison ran on to its end (minutes) and saved its files."""
+    """SIGINT used to be lost: the comparison ran on to its end (minutes) and saved its files.
+    The command runs on a terminal (a pseudo-terminal), as a user would run it; Ctrl-C is sent
+    once it shows its progress bar ("comparing"), i.e. once the comparison has started, however
+    long the start-up took on a busy machine."""
+    import os
+    import pty
+    import select
     import signal
     import subprocess
     import sys
-    import time
 
+    main_fd, terminal = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "wwm.cli.main", "compare", "--steps", "3000", "--train", "50000", "--seeds", "3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal, env={**os.environ, "COLUMNS": "100"})
+    os.close(terminal)
+    shown = b""
     try:
-        time.sleep(3)  # well into the first childhood
-        assert proc.poll() is None
+        while b"comparing" not in shown:  # the bar, drawn when the comparison starts
+            ready, _, _ = select.select([main_fd], [], [], 120)
+            assert ready and proc.poll() is None, shown.decode(errors="replace")
+            shown += os.read(main_fd, 4096)
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=10)
+        proc.wait(timeout=30)  # at once: minutes before its end (the bound only stops a hang)
+        while select.select([main_fd], [], [], 0)[0]:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # the terminal's other end closed with the process
+                break
+            if not chunk:
+                break
+            shown += chunk
     finally:
         proc.kill()
+        os.close(main_fd)
     assert proc.returncode == 130
-    assert err.strip() == "wwm compare: interrupted; no scores saved"
+    assert "wwm compare: interrupted; no scores saved" in shown.decode(errors="replace")
 
 
 _INTERRUPT_AT_RANDOM = """

@@ -42,13 +42,18 @@ T = TypeVar("T")
 _ENCODINGS = {"json": frozenset({"application/json"}), "xml": frozenset({"application/xml", "text/xml"})}
 
 class _Asking:
-    """What asking one method's query needs, worked out once per (role, method): its row, wire
-    name, run ID item (None for New run), its items' wire names by Python keyword, and the
-    reader of its answer's data; ``general`` for the queries that go the general way even
-    where the binding has a short one (New run and End run set the run; a query the seed
-    names otherwise may be asked again by that name: see :meth:`_Remote._exchange`)."""
+    """How one method's query is asked, worked out once per (role, method) and kept
+    (:meth:`of`): its row, wire name, run ID item (None for New run), its items' wire names by
+    Python keyword, and the reader of its answer's data; and the one path a query takes
+    (:meth:`send`): the transport's short way where the binding has one (the persistent
+    bindings: no :class:`Query` or :class:`Response` made), else the general way. ``general``
+    marks the queries that go the general way even then (New run and End run set the run; a
+    query the seed names otherwise may be asked again by that name: see
+    :meth:`_Remote._exchange`)."""
 
     __slots__ = ("spec", "name", "run_id_field", "wire_of", "read", "general", "numbered")
+
+    _kept: ClassVar[dict[tuple[str, str], _Asking]] = {}
 
     def __init__(self, spec: Q.QuerySpec) -> None:
         self.spec, self.name = spec, spec.name
@@ -58,19 +63,26 @@ class _Asking:
         self.general = self.run_id_field is None or spec.method == "end_run" or bool(spec.aliases)
         self.numbered = S.numbered(spec.method)  # carries a sequence number (wwm.protocol.sequence)
 
+    @classmethod
+    def of(cls, role: str, method: str) -> _Asking:
+        """The asking of ``method`` for ``role`` (query sets registered since are found)."""
+        asking = cls._kept.get((role, method))
+        if asking is None:
+            spec = next((s for s in Q.QUERIES.values() if s.role == role and s.method == method), None)
+            if spec is None:
+                raise KeyError((role, method))
+            asking = cls._kept[(role, method)] = cls(spec)
+        return asking
 
-_ASKING: dict[tuple[str, str], _Asking] = {}  # the one cache of the rows remote objects ask by
-
-
-def _asking(role: str, method: str) -> _Asking:
-    """The :class:`_Asking` of ``method`` for ``role`` (query sets registered since are found)."""
-    asking = _ASKING.get((role, method))
-    if asking is None:
-        spec = next((s for s in Q.QUERIES.values() if s.role == role and s.method == method), None)
-        if spec is None:
-            raise KeyError((role, method))
-        asking = _ASKING[(role, method)] = _Asking(spec)
-    return asking
+    async def send(self, remote: _Remote, kwargs: dict[str, Any]) -> Any:
+        """Ask ``remote``'s server this query with these arguments; its decoded return (a
+        query that changes the run numbered, where the server keeps sequence numbers)."""
+        if self.numbered and remote.sequenced:
+            return (await remote._once(self, remote._numbered(self, kwargs)))[0]
+        if self.general or remote._asks is None:  # (through _build, which a subclass may extend)
+            spec, query = remote._build(self.spec.method, kwargs)
+            return remote._result(spec, await remote._exchange(spec, query))
+        return self.read(await remote._asks(self.name, remote._data(self.run_id_field, self.wire_of, kwargs)))
 
 
 def _to_wire(value: Any) -> Q.Wire:
@@ -179,24 +191,11 @@ class _Remote:
         """Send the query answered by ``method`` with these arguments; decode its return.
         A query of a run in progress goes by the transport's ``ask`` where it has one (the
         persistent bindings: no :class:`Query` or :class:`Response` made)."""
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        if asking.numbered and self.sequenced:
-            return (await self._once(asking, self._numbered(asking, kwargs)))[0]
-        if asking.general or self._asks is None:
-            spec, query = self._build(method, kwargs)
-            return self._result(spec, await self._exchange(spec, query))
-        return asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
+        return await _Asking.of(self.role, method).send(self, kwargs)
 
     async def _ask(self, kind: type[T], method: str, /, **kwargs: Any) -> T:
-        """:meth:`query` for a method whose row says what it returns: that value, checked
-        (its body written out: a coroutine fewer on a run's every step)."""
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        if asking.numbered and self.sequenced:
-            return self._checked(kind, method, (await self._once(asking, self._numbered(asking, kwargs)))[0])
-        if asking.general or self._asks is None:
-            spec, query = self._build(method, kwargs)
-            return self._checked(kind, method, self._result(spec, await self._exchange(spec, query)))
-        result = asking.read(await self._asks(asking.name, self._data(asking.run_id_field, asking.wire_of, kwargs)))
+        """:meth:`query` for a method whose row says what it returns: that value, checked."""
+        result = await _Asking.of(self.role, method).send(self, kwargs)
         if type(result) is not kind and not isinstance(result, kind):
             raise self._misread(kind, method, result)
         return result
@@ -217,8 +216,7 @@ class _Remote:
         try:
             if asking.general or self._asks is None:
                 spec = asking.spec
-                name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
-                response = await self._exchange(spec, Query(name, data))
+                response = await self._exchange(spec, Query(self._name_of(spec), data))
                 answer, result = response.data, self._result(spec, response)
             else:
                 answer = await self._asks(asking.name, data)
@@ -292,12 +290,15 @@ class _Remote:
         return await self.transport.exchange(Query(spec.aliases[0], query.data, query.version))
 
     def _build(self, method: str, kwargs: dict[str, Any]) -> tuple[Q.QuerySpec, Query]:
-        asking = _ASKING.get((self.role, method)) or _asking(self.role, method)
-        spec = asking.spec
-        name = spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
+        asking = _Asking.of(self.role, method)
+        name = self._name_of(asking.spec)
         if asking.numbered and self.sequenced:
-            return spec, Query(name, self._numbered(asking, kwargs))
-        return spec, Query(name, self._data(asking.run_id_field, asking.wire_of, kwargs))
+            return asking.spec, Query(name, self._numbered(asking, kwargs))
+        return asking.spec, Query(name, self._data(asking.run_id_field, asking.wire_of, kwargs))
+
+    def _name_of(self, spec: Q.QuerySpec) -> str:
+        """The name this server knows ``spec``'s query by (the seed's, once it said so)."""
+        return spec.aliases[0] if spec.aliases and spec.name in self._seed_names else spec.name
 
     def _data(self, run_id_field: str | None, wire_of: dict[str, str], kwargs: dict[str, Any]) -> dict[str, Q.Wire]:
         """The data items of a query with these arguments: the run ID (in ``run_id_field``),

@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.responses import Response as HTTPResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
@@ -68,20 +68,8 @@ class ServerApp:
         self.max_body = max_body
         self.sweep_seconds = sweep_seconds
         self._sweeper: asyncio.Task[None] | None = None
-        self.router = Starlette(
-            routes=[
-                # (POST / never reaches the router: it is named so that a 405 says it is allowed)
-                Route("/", self.describe, methods=["GET", "HEAD", "POST"]),
-                Route("/trail", self.trail, methods=["GET"]),
-                Route("/favicon.ico", self.favicon, methods=["GET", "HEAD"]),
-                Route("/display/{token}", self.display, methods=["GET"]),
-                Route("/openapi.json", self.described, methods=["GET"]),
-                Route("/asyncapi.json", self.described, methods=["GET"]),
-                # the served class's own pages (Mind.web_pages / World.web_pages), if it has any
-                *([Mount("/pages", app=pages)] if pages is not None else []),
-            ],
-            lifespan=self.lifespan,
-        )
+        self.handlers = PageHandlers(dispatcher, pages)
+        self.router = Starlette(routes=self.handlers.routes(), lifespan=self.lifespan)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
@@ -237,6 +225,32 @@ class ServerApp:
     def url(self) -> str:
         """The URL this server answers at (what its card and display URLs name)."""
         return self.dispatcher.url
+
+    def card(self) -> dict[str, Any]:
+        return pages.card(self.dispatcher)
+
+
+class PageHandlers:
+    """Everything a server answers but its queries (``POST /``, ``/ws``): its description,
+    trail, icon, run displays and API descriptions, one handler per route as :meth:`routes`
+    lists them (the one style of the package's web pages), and the served class's own pages
+    (``Mind.web_pages`` / ``World.web_pages``) under ``/pages``."""
+
+    def __init__(self, dispatcher: Dispatcher, own: Any = None) -> None:
+        self.dispatcher = dispatcher
+        self.own = own
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            # (POST / never reaches the router: it is named so that a 405 says it is allowed)
+            Route("/", self.describe, methods=["GET", "HEAD", "POST"]),
+            Route("/trail", self.trail, methods=["GET"]),
+            Route("/favicon.ico", self.favicon, methods=["GET", "HEAD"]),
+            Route("/display/{token}", self.display, methods=["GET"]),
+            Route("/openapi.json", self.described, methods=["GET"]),
+            Route("/asyncapi.json", self.described, methods=["GET"]),
+            *([Mount("/pages", app=self.own)] if self.own is not None else []),
+        ]
 
     def card(self) -> dict[str, Any]:
         return pages.card(self.dispatcher)
