@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from starlette.routing import BaseRoute
+
 from ..protocol.arguments import build_at_start
 from ..protocol.interfaces import Mind, ServedClass, World
 from .access import Access
@@ -29,7 +31,10 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
              state_path: str | Path | None = None, max_body: int = MAX_BODY,
              idle_seconds: float = 3600.0, max_runs: int = 10_000,
              tcp: tuple[str, int] | None = None, access: Access | None = None,
-             workers: Workers | None = None) -> ServerApp:
+             workers: Workers | None = None,
+             extra_routes: Callable[[Dispatcher], list[BaseRoute]] | None = None) -> ServerApp:
+    """The ASGI app serving ``cls`` at ``url``; ``extra_routes(dispatcher)``, if given, adds
+    routes of a feature's own (``wwm serve NAME --a2a``: :func:`wwm.a2a.a2a_routes`)."""
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     if workers is not None:  # one of `wwm serve --workers N`: its own state file and run IDs
@@ -40,7 +45,8 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
     pages = cls.web_pages(url.rstrip("/") + "/pages/")  # before any instance is built: they may use them
     dispatcher = Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access)
     dispatcher.workers = workers
-    return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages)
+    return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages,
+                     extra_routes=extra_routes(dispatcher) if extra_routes is not None else ())
 
 
 def listen(host: str, port: int) -> socket.socket:

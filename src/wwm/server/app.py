@@ -23,14 +23,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.responses import Response as HTTPResponse
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
 from ..protocol import encoding, jsoncodec
@@ -57,7 +57,8 @@ class ServerApp:
     """ASGI callable: the query endpoint plus the description, display and WebSocket routes."""
 
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
-                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None) -> None:
+                 sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None,
+                 extra_routes: Sequence[BaseRoute] = ()) -> None:
         self.dispatcher = dispatcher
         self.tcp = tcp  # (host, port) of the TCP binding, if offered (port 0: any free port)
         if tcp is not None:
@@ -76,6 +77,8 @@ class ServerApp:
                 Route("/asyncapi.json", self.described, methods=["GET"]),
                 # the served class's own pages (Mind.web_pages / World.web_pages), if it has any
                 *([Mount("/pages", app=pages)] if pages is not None else []),
+                # further ways in a feature adds (e.g. wwm.a2a's Agent Card and JSON-RPC endpoint)
+                *extra_routes,
             ],
             lifespan=self.lifespan,
         )

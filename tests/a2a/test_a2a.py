@@ -1,0 +1,265 @@
+"""A2A, both ways (issue 27, item 6), with the ``a2a-sdk`` library's own client and server.
+
+- A wwm Mind served by ``wwm serve ... --a2a`` is an A2A agent: the SDK's client resolves its
+  Agent Card at the well-known path, and ``SendMessage`` with a grid state answers the mind's
+  action; one contextId is one wwm run, a new context another; a mind that cannot suggest
+  answers a failed task; a message without a state is an A2A error, not a 500.
+- An A2A agent written with the SDK alone (it knows nothing of wwm) is a member of an Action
+  Selection mind beside a wwm mind, in a short run in the grid world, from a society document;
+  and served through ``wwm serve wwm.a2a:A2AMind --arg agent=URL`` it is a wwm Mind server
+  that ``wwm check``'s client (a RemoteMind) runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import urllib.request
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+from a2a.client import ClientConfig, ClientFactory, create_client
+from a2a.helpers import get_data_parts, get_message_text, new_data_part, new_text_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    AgentSkill,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
+from a2a.utils.errors import A2AError as A2AProtocolError
+from starlette.applications import Starlette
+
+from wwm import Mind, Suggestion
+from wwm.a2a import A2AMind, a2a_routes
+from wwm.client import society
+from wwm.client.remote import RemoteMind
+from wwm.client.runner import run
+from wwm.kit.grid_minds import GRID_EXAMPLE
+from wwm.server import make_app
+from wwm.server.process import ServerProcess
+
+ACTIONS = {"north", "south", "east", "west", "stay"}
+
+
+def user(parts: list[Part], context_id: str | None = None) -> Message:
+    return Message(role=Role.ROLE_USER, message_id=f"m-{id(parts)}", context_id=context_id, parts=parts)
+
+
+async def reply(client, message: Message):
+    out = [event async for event in client.send_message(SendMessageRequest(message=message))]
+    assert len(out) == 1
+    return out[0]
+
+
+# ---- a wwm Mind as an A2A agent --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def served_mind() -> Iterator[ServerProcess]:
+    with ServerProcess("wwm.kit.grid_minds:FoodSeeker", extra=["--a2a"]) as server:
+        yield server
+
+
+async def test_sdk_client_reads_the_card_and_gets_actions_from_wwm_serve(served_mind):
+    """The SDK's client against ``wwm serve FoodSeeker --a2a`` (a real process): the card at
+    the well-known path, then the mind's action for a grid state, one run per context."""
+    with urllib.request.urlopen(served_mind.url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as answer:
+        card = json.load(answer)
+    assert card["name"] == "FoodSeeker"
+    assert card["supportedInterfaces"] == [{"url": served_mind.url.rstrip("/") + "/a2a",
+                                            "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    assert card["skills"][0]["id"] == "get-action" and card["skills"][0]["examples"] == [GRID_EXAMPLE]
+
+    async with httpx.AsyncClient() as http:
+        client = await create_client(served_mind.url, ClientConfig(streaming=False, httpx_client=http))
+        first = await reply(client, user([new_text_part(GRID_EXAMPLE)], "ctx-1"))
+        assert first.HasField("message")
+        data = get_data_parts(first.message.parts)[0]
+        # body (4,4), nearest food (6,4): east; its Q is minus the distance left
+        assert get_message_text(first.message) == data["action"] == "east"
+        assert data["q"] == -1.0 and data["new run"] is True
+        assert first.message.context_id == "ctx-1"
+        # the state as a data part, in the same context: the same run
+        again = await reply(client, user([new_data_part({"state": "size=8 step=1 x=5 y=4 food=5,7"})], "ctx-1"))
+        data2 = get_data_parts(again.message.parts)[0]
+        assert data2["action"] == "north" and data2["run"] == data["run"] and "new run" not in data2
+        # another context: another run, which the server's card counts beside the first
+        other = await reply(client, user([new_text_part(GRID_EXAMPLE)], "ctx-2"))
+        assert get_data_parts(other.message.parts)[0]["run"] != data["run"]
+        asked = urllib.request.Request(served_mind.url, headers={"Accept": "application/json"})
+        with urllib.request.urlopen(asked) as a:
+            assert json.load(a)["runs_in_progress"] == 2
+        # a mind that cannot suggest: a failed task saying why
+        failed = await reply(client, user([new_text_part("size=8 step=0 x=4 y=4")], "ctx-1"))
+        assert failed.HasField("task")
+        assert failed.task.status.state == TaskState.TASK_STATE_FAILED
+        assert get_message_text(failed.task.status.message) == "cannot suggest action: no food in sight"
+        # a message with no state at all: an A2A error (invalid params), not a crash
+        with pytest.raises(A2AProtocolError, match="carries the state"):
+            await reply(client, user([new_data_part({"hello": 1})], "ctx-3"))
+        await client.close()
+
+
+class Counting(Mind):
+    """Counts the states of its run: the A2A context must reach the same run each time."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    async def get_action(self, state: str) -> Suggestion:
+        self.seen += 1
+        return Suggestion(f"{state}#{self.seen}")
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        return (score or 0.0) * 2
+
+
+async def test_contexts_are_runs_and_a_lost_run_is_started_again_in_process():
+    """In process (an ASGI transport): the mind's own object is one per context; a run the
+    server dropped (idle) is started again for its context, and the reply says so; Inform
+    and End run travel as data parts."""
+    app = make_app(Counting, url="http://mind.test/", extra_routes=a2a_routes)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
+        client = await ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create_from_url("http://mind.test/")
+        texts = [get_message_text((await reply(client, user([new_text_part("s")], "a"))).message) for _ in range(3)]
+        assert texts == ["s#1", "s#2", "s#3"]
+        assert get_message_text((await reply(client, user([new_text_part("t")], "b"))).message) == "t#1"
+        informed = await reply(client, user([new_data_part({"state": "s", "score": 1.5, "inform": True})], "a"))
+        assert get_data_parts(informed.message.parts)[0]["q"] == 3.0
+        app.dispatcher.runs.runs.clear()  # the server forgot every run (as after --idle-timeout)
+        back = await reply(client, user([new_text_part("s")], "a"))
+        assert get_message_text(back.message) == "s#1" and get_data_parts(back.message.parts)[0]["new run"] is True
+        ended = await reply(client, user([new_data_part({"end": True})], "a"))
+        assert get_data_parts(ended.message.parts)[0]["ended"] is True
+        assert len(app.dispatcher.runs.runs) == 0
+
+
+def test_a2a_refused_for_a_world_and_with_workers(capsys):
+    from wwm.cli.main import main
+
+    assert main(["serve", "grid", "--a2a", "--port", "0"]) == 2
+    assert "--a2a makes a mind an A2A agent; GridWorld is a world" in capsys.readouterr().err
+    assert main(["serve", "random", "--a2a", "--workers", "2", "--port", "0"]) == 2
+    assert "--a2a is served by one process" in capsys.readouterr().err
+
+
+# ---- an A2A agent (the SDK alone) as a Mind ---------------------------------------------------
+
+class Westward(AgentExecutor):
+    """An A2A agent knowing nothing of wwm: it answers every message with the word "west"
+    (and counts the messages and the contexts they came in)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.contexts: set[str] = set()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        self.messages += 1
+        self.contexts.add(context.context_id or "")
+        await event_queue.enqueue_event(new_text_message("west", context_id=context.context_id))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise NotImplementedError
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def sdk_agent() -> Iterator[tuple[str, Westward]]:
+    """The SDK's own server (Starlette routes, uvicorn on loopback) in a thread."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    executor = Westward()
+    card = AgentCard(name="westward", description="says west", version="1",
+                     supported_interfaces=[AgentInterface(url=url + "/rpc", protocol_binding=TransportProtocol.JSONRPC,
+                                                          protocol_version="1.0")],
+                     capabilities=AgentCapabilities(streaming=False), default_input_modes=["text/plain"],
+                     default_output_modes=["text/plain"],
+                     skills=[AgentSkill(id="west", name="west", description="says west", tags=["test"])])
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/rpc")])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        thread.join(0.01)
+    try:
+        yield url, executor
+    finally:
+        server.should_exit = True
+        thread.join()
+
+
+async def test_sdk_agent_is_a_member_of_an_action_selection_society_in_the_grid(sdk_agent):
+    """A society document: an AS (rotation) over the SDK's agent and HazardAvoider, in the
+    grid world, twelve steps. The agent is asked on each of its turns (every other step), in
+    one context for the run, and its word reaches the world each time."""
+    url, agent = sdk_agent
+    doc = {"name": "A2A member",
+           "world": {"class": "wwm.kit.grid:GridWorld", "args": {"size": 8, "seed": 3}},
+           "mind": {"class": "wwm.selection.mind_as:ActionSelectionMind",
+                    "args": {"method": "rotation", "minds": [{"class": "wwm.a2a:A2AMind", "args": {"agent": url}},
+                                                         {"class": "wwm.kit.grid_minds:HazardAvoider"}]}},
+           "run": {"steps": 12, "timeout": 10}}
+    soc = society.parse(doc)
+    mind, world = soc.build()
+    result = await run(mind, world, soc.settings())
+    assert result.status == "completed", result.events
+    assert len(result.steps) == 12
+    assert agent.messages == 6 and len(agent.contexts) == 1
+    assert [step.action for step in result.steps[::2]] == ["west"] * 6 or \
+        [step.action for step in result.steps[1::2]] == ["west"] * 6
+
+
+async def test_a2a_agent_served_as_a_wwm_mind_for_a_remote_client(sdk_agent):
+    """``wwm serve wwm.a2a:A2AMind --arg agent=URL``: the A2A agent behind a wwm URL, so a
+    remote Mind_AS or any wwm client reaches it; two runs are two A2A contexts."""
+    url, agent = sdk_agent
+    with ServerProcess("wwm.a2a:A2AMind", {"agent": url}) as bridge:
+        for _ in range(2):
+            mind = RemoteMind(bridge.url, timeout=10)
+            await mind.new_run("urn:test")
+            suggestion = await mind.get_action(GRID_EXAMPLE)
+            assert suggestion.action == "west"
+            await mind.end_run()
+            await mind.aclose()
+    assert agent.messages == 2 and len(agent.contexts) == 2
+
+
+async def test_a2a_mind_reads_a_failed_task_as_cannot_suggest_and_a_dead_agent_as_an_error():
+    """The client side against a wwm mind served in process: "cannot suggest" comes back as
+    such (not an action, not an error); an agent that is not there is an error naming it."""
+    from wwm.a2a import A2AError
+    from wwm.kit.grid_minds import FoodSeeker
+
+    app = make_app(FoodSeeker, url="http://mind.test/", extra_routes=a2a_routes)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
+        mind = A2AMind("http://mind.test/").over(http)
+        await mind.new_run()
+        assert (await mind.get_action(GRID_EXAMPLE)) == Suggestion("east", q=-1.0)
+        cannot = await mind.get_action("size=8 step=0 x=4 y=4")
+        assert not cannot.can_suggest and cannot.reason == "no food in sight"
+        await mind.end_run()
+    dead = A2AMind(f"http://127.0.0.1:{free_port()}/", timeout=2)
+    with pytest.raises(A2AError, match="no A2A agent at"):
+        await dead.get_action(GRID_EXAMPLE)
+    await dead.close()
+    await asyncio.sleep(0)
