@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import re
+import shlex
 import socket
+import subprocess
+import sys
 import threading
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -263,3 +269,56 @@ async def test_a2a_mind_reads_a_failed_task_as_cannot_suggest_and_a_dead_agent_a
         await dead.get_action(GRID_EXAMPLE)
     await dead.close()
     await asyncio.sleep(0)
+
+
+async def test_sdk_agent_is_a_member_of_a_served_action_selection_society(sdk_agent):
+    """Every server a process of its own: a served AS (rotation) whose members are the A2A
+    agent, reached through a served bridge that takes the agent's URL as its New run argument,
+    and a served HazardAvoider; the world a served grid. Ten steps, half of them the agent's."""
+    url, agent = sdk_agent
+    with ServerProcess("grid") as world, ServerProcess("action-selection") as as_, \
+            ServerProcess("wwm.a2a:A2AMind") as bridge, ServerProcess("hazard-avoider") as hazard:
+        doc = {"world": {"url": world.url, "args": {"size": 8, "seed": 5}},
+               "mind": {"url": as_.url, "args": {"method": "rotation", "minds": [
+                   {"url": bridge.url, "args": {"agent": url}}, hazard.url]}},
+               "run": {"steps": 10, "timeout": 10}}
+        soc = society.parse(doc, "a2a-society")
+        mind, world_ = soc.build()
+        result = await run(mind, world_, soc.settings())
+    assert result.status == "completed", result.events
+    assert agent.messages == 5 and len(agent.contexts) == 1
+    actions = [step.action for step in result.steps]
+    assert actions[::2] == ["west"] * 5 or actions[1::2] == ["west"] * 5, actions
+
+
+# ---- the how-to, as written ---------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+HOWTO = ROOT / "docs" / "howto" / "a2a.md"
+
+
+def test_the_howto_example_prints_what_the_page_shows(served_mind):
+    """docs/howto/a2a.md's run of examples/a2a/ask_mind.py, against a mind served with --a2a:
+    the same command (its port aside) prints the lines the page shows."""
+    page = HOWTO.read_text()
+    block = re.search(r"```console\n\$ (python examples/a2a/ask_mind\.py .*?)\n(.*?)```", page, re.S)
+    assert block is not None
+    argv = shlex.split(block.group(1).replace("http://127.0.0.1:8102/", served_mind.url))
+    done = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == block.group(2)
+
+
+def test_the_howto_society_runs_with_wwm_run(sdk_agent, tmp_path):
+    """The page's first society document, its agent URL pointed at the SDK's agent, run with
+    ``wwm run``: the agent is asked on its six turns of twelve steps."""
+    url, agent = sdk_agent
+    doc = re.search(r"```yaml\n(.*?)```", HOWTO.read_text(), re.S)
+    assert doc is not None
+    path = tmp_path / "a2a-society.yaml"
+    path.write_text(doc.group(1).replace("http://127.0.0.1:8104/", url))
+    done = subprocess.run([sys.executable, "-m", "wwm.cli.main", "run", str(path)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0, done.stderr
+    assert agent.messages == 6 and len(agent.contexts) == 1
