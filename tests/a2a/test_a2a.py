@@ -140,7 +140,8 @@ async def test_contexts_are_runs_and_a_lost_run_is_started_again_in_process():
     and End run travel as data parts."""
     app = make_app(Counting, url="http://mind.test/", extra_routes=a2a_routes)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
-        client = await ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create_from_url("http://mind.test/")
+        # the SDK's default configuration (streaming): the card says no streaming, so SendMessage
+        client = await ClientFactory(ClientConfig(httpx_client=http)).create_from_url("http://mind.test/")
         texts = [get_message_text((await reply(client, user([new_text_part("s")], "a"))).message) for _ in range(3)]
         assert texts == ["s#1", "s#2", "s#3"]
         assert get_message_text((await reply(client, user([new_text_part("t")], "b"))).message) == "t#1"
@@ -152,6 +153,35 @@ async def test_contexts_are_runs_and_a_lost_run_is_started_again_in_process():
         ended = await reply(client, user([new_data_part({"end": True})], "a"))
         assert get_data_parts(ended.message.parts)[0]["ended"] is True
         assert len(app.dispatcher.runs.runs) == 0
+
+
+async def test_bad_requests_are_json_rpc_errors_never_a_500_and_a_long_body_is_not_read():
+    """Hand-written HTTP to /a2a: not JSON, no A2A-Version (read as 0.3, not served), an unknown
+    method, a body over the server's limit (declared, or sent in chunks without a length): each
+    a JSON-RPC error naming what is wrong, and the server answers the next message."""
+    app = make_app(Counting, url="http://mind.test/", extra_routes=lambda d: a2a_routes(d, max_body=1000))
+    good = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+        "messageId": "m1", "role": "ROLE_USER", "contextId": "c", "parts": [{"text": "s"}]}}}
+    v1 = {"A2A-Version": "1.0"}
+    big = {**good, "params": {"message": {**good["params"]["message"], "parts": [{"text": "x" * 5000}]}}}
+
+    async def chunks():
+        body = json.dumps(big).encode()
+        for i in range(0, len(body), 500):
+            yield body[i:i + 500]
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
+        asked = [await http.post("/a2a", content=b"{not json", headers=v1),
+                 await http.post("/a2a", json=good),
+                 await http.post("/a2a", json={**good, "method": "Dance"}, headers=v1),
+                 await http.post("/a2a", json=big, headers=v1),
+                 await http.post("/a2a", content=chunks(), headers=v1)]
+        errors = [a.json()["error"] for a in asked]
+        assert all(a.status_code < 500 for a in asked), [a.status_code for a in asked]
+        assert [e["code"] for e in errors] == [-32700, -32009, -32601, -32600, -32600], errors
+        assert "Payload too large" in errors[3]["message"] and "Payload too large" in errors[4]["message"]
+        answer = await http.post("/a2a", json=good, headers=v1)
+        assert answer.json()["result"]["message"]["parts"][0]["text"] == "s#1"
 
 
 def test_a2a_refused_for_a_world_and_with_workers(capsys):

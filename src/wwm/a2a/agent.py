@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import collections
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_message, new_task, new_text_part
@@ -38,10 +39,14 @@ from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Message, Part, Role, TaskState
 from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, TransportProtocol
 from a2a.utils.errors import InternalError, InvalidParamsError
-from starlette.routing import BaseRoute
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response as HTTPResponse
+from starlette.routing import BaseRoute, Route
 
 from ..protocol.messages import Query, Response
 from ..server import pages
+from ..server.app import MAX_BODY
 from ..server.dispatch import Dispatcher
 
 log = logging.getLogger("wwm.a2a")
@@ -203,13 +208,40 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def a2a_routes(dispatcher: Dispatcher) -> list[BaseRoute]:
+def a2a_routes(dispatcher: Dispatcher, max_body: int = MAX_BODY) -> list[BaseRoute]:
     """The routes that make a served Mind an A2A agent: its card at the well-known path and
-    the JSON-RPC endpoint at ``/a2a`` (what ``wwm serve NAME --a2a`` adds)."""
+    the JSON-RPC endpoint at ``/a2a`` (what ``wwm serve NAME --a2a`` adds), which reads at
+    most ``max_body`` bytes of a request, as the wwm bindings do."""
     if dispatcher.role != "mind":
         raise ValueError(f"only a mind is an A2A agent here; this server is a {dispatcher.role}")
     card = agent_card(dispatcher)
     handler = DefaultRequestHandler(agent_executor=MindExecutor(dispatcher), task_store=InMemoryTaskStore(),
                                     agent_card=card)
-    return [*create_agent_card_routes(card, cache_control="no-cache"),
-            *create_jsonrpc_routes(handler, rpc_url=RPC_PATH)]
+    rpc = [Route(r.path, _bounded(r.endpoint, max_body), methods=sorted(r.methods or ["POST"]))
+           if isinstance(r, Route) else r for r in create_jsonrpc_routes(handler, rpc_url=RPC_PATH)]
+    return [*create_agent_card_routes(card, cache_control="no-cache"), *rpc]
+
+
+def _bounded(endpoint: Callable[[Request], Awaitable[HTTPResponse]],
+             max_body: int) -> Callable[[Request], Awaitable[HTTPResponse]]:
+    """``endpoint`` reading at most ``max_body`` bytes: a longer body (declared or sent) is
+    the 413 the SDK answers as the JSON-RPC error "Payload too large", before it is all read
+    (the SDK itself reads a body whole, however long)."""
+    async def guarded(request: Request) -> HTTPResponse:
+        declared = request.headers.get("content-length", "")
+        size = int(declared) if declared.isdigit() else 0
+
+        async def receive() -> Any:
+            nonlocal size
+            if size > max_body:
+                raise HTTPException(413, f"the message is over {max_body} bytes")
+            event = await request.receive()
+            if not declared:
+                size += len(event.get("body", b""))
+                if size > max_body:
+                    raise HTTPException(413, f"the message is over {max_body} bytes")
+            return event
+
+        return await endpoint(Request(request.scope, receive))
+
+    return guarded

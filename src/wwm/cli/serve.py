@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--workers must be 1 or more, not {args.workers}")
         if args.a2a and args.workers > 1:  # an A2A context's run lives in one process
             raise UsageError("--a2a is served by one process (no --workers)")
-        extra = a2a_of(cls) if args.a2a else {}
+        extra = a2a_of(cls, args.max_body) if args.a2a else {}
     except UsageError as exc:
         return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
@@ -120,9 +120,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def a2a_of(cls: ServedClass) -> dict[str, object]:
+def a2a_of(cls: ServedClass, max_body: int) -> dict[str, object]:
     """``--a2a``: the option that adds the A2A routes (:mod:`wwm.a2a`) to a Mind server, or a
     UsageError saying why it cannot."""
+    import functools
+
     from ..commands import UsageError
     from ..protocol.interfaces import Mind
 
@@ -132,7 +134,7 @@ def a2a_of(cls: ServedClass) -> dict[str, object]:
         from ..a2a import a2a_routes
     except ImportError as exc:
         raise UsageError(f"--a2a needs the optional extra: pip install 'world-wide-mind[a2a]' ({exc})") from None
-    return {"extra_routes": a2a_routes}
+    return {"extra_routes": functools.partial(a2a_routes, max_body=max_body)}
 
 
 def named_class(name: str) -> ServedClass:
