@@ -126,6 +126,9 @@ class Counting(Mind):
     def __init__(self) -> None:
         self.seen = 0
 
+    async def new_run(self, client_url=None, world_display_url=None, world_run_id=None) -> None:
+        await asyncio.sleep(0)  # starting takes a moment (an AS starts its members): others run meanwhile
+
     async def get_action(self, state: str) -> Suggestion:
         self.seen += 1
         return Suggestion(f"{state}#{self.seen}")
@@ -145,6 +148,9 @@ async def test_contexts_are_runs_and_a_lost_run_is_started_again_in_process():
         texts = [get_message_text((await reply(client, user([new_text_part("s")], "a"))).message) for _ in range(3)]
         assert texts == ["s#1", "s#2", "s#3"]
         assert get_message_text((await reply(client, user([new_text_part("t")], "b"))).message) == "t#1"
+        # two first messages of a context at once: one run between them
+        both = await asyncio.gather(*(reply(client, user([new_text_part("u")], "z")) for _ in range(2)))
+        assert sorted(get_message_text(r.message) for r in both) == ["u#1", "u#2"]
         informed = await reply(client, user([new_data_part({"state": "s", "score": 1.5, "inform": True})], "a"))
         assert get_data_parts(informed.message.parts)[0]["q"] == 3.0
         app.dispatcher.runs.runs.clear()  # the server forgot every run (as after --idle-timeout)

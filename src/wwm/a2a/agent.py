@@ -25,6 +25,7 @@ for the client's mistakes, ``InternalError`` for the mind's own failure).
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 from collections.abc import Awaitable, Callable
@@ -91,6 +92,7 @@ class MindExecutor(AgentExecutor):
         self.max_contexts = max_contexts or dispatcher.runs.max_runs
         self.contexts: collections.OrderedDict[str, str] = collections.OrderedDict()  # contextId -> run ID
         self.run_field = f"{dispatcher.role} run ID"
+        self._starting = asyncio.Lock()
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         message = context.message
@@ -139,9 +141,10 @@ class MindExecutor(AgentExecutor):
         """The answer to query ``name`` in the context's run (started if it has none, or
         started again once if it was lost), and whether a run was started for it."""
         fresh = False
-        run_id = self.contexts.get(context_id)
-        if run_id is None:
-            run_id, fresh = await self._new_run(context_id), True
+        async with self._starting:  # two first messages of one context at once: one run
+            run_id = self.contexts.get(context_id)
+            if run_id is None:
+                run_id, fresh = await self._new_run(context_id), True
         self.contexts.move_to_end(context_id)
         response = await self.dispatcher.answer(Query(name, {self.run_field: run_id, **items}))
         if response.refusal is not None and response.refusal.code in LOST and not fresh:
