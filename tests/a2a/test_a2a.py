@@ -33,7 +33,7 @@ from a2a.helpers import get_data_parts, get_message_text, new_data_part, new_tex
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore
 from a2a.types import (
     AgentCapabilities,
@@ -86,8 +86,10 @@ async def test_sdk_client_reads_the_card_and_gets_actions_from_wwm_serve(served_
     with urllib.request.urlopen(served_mind.url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH) as answer:
         card = json.load(answer)
     assert card["name"] == "FoodSeeker"
-    assert card["supportedInterfaces"] == [{"url": served_mind.url.rstrip("/") + "/a2a",
-                                            "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    rpc = served_mind.url.rstrip("/") + "/a2a"
+    assert card["supportedInterfaces"] == [{"url": rpc, "protocolBinding": "JSONRPC", "protocolVersion": v}
+                                           for v in ("1.0", "0.3")]
+    assert card["url"] == rpc and card["protocolVersion"] == "0.3"  # what a 0.3 client reads
     assert card["skills"][0]["id"] == "get-action" and card["skills"][0]["examples"] == [GRID_EXAMPLE]
 
     async with httpx.AsyncClient() as http:
@@ -162,9 +164,10 @@ async def test_contexts_are_runs_and_a_lost_run_is_started_again_in_process():
 
 
 async def test_bad_requests_are_json_rpc_errors_never_a_500_and_a_long_body_is_not_read():
-    """Hand-written HTTP to /a2a: not JSON, no A2A-Version (read as 0.3, not served), an unknown
-    method, a body over the server's limit (declared, or sent in chunks without a length): each
-    a JSON-RPC error naming what is wrong, and the server answers the next message."""
+    """Hand-written HTTP to /a2a: not JSON, an unknown version, an unknown method, a body over
+    the server's limit (declared, or sent in chunks without a length): each a JSON-RPC error
+    naming what is wrong, and the server answers the next message; and a 0.3 client's
+    message/send (no A2A-Version header: 0.3) is answered in 0.3's form."""
     app = make_app(Counting, url="http://mind.test/", extra_routes=lambda d: a2a_routes(d, max_body=1000))
     good = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m1", "role": "ROLE_USER", "contextId": "c", "parts": [{"text": "s"}]}}}
@@ -178,7 +181,7 @@ async def test_bad_requests_are_json_rpc_errors_never_a_500_and_a_long_body_is_n
 
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
         asked = [await http.post("/a2a", content=b"{not json", headers=v1),
-                 await http.post("/a2a", json=good),
+                 await http.post("/a2a", json=good, headers={"A2A-Version": "7.0"}),
                  await http.post("/a2a", json={**good, "method": "Dance"}, headers=v1),
                  await http.post("/a2a", json=big, headers=v1),
                  await http.post("/a2a", content=chunks(), headers=v1)]
@@ -188,6 +191,11 @@ async def test_bad_requests_are_json_rpc_errors_never_a_500_and_a_long_body_is_n
         assert "Payload too large" in errors[3]["message"] and "Payload too large" in errors[4]["message"]
         answer = await http.post("/a2a", json=good, headers=v1)
         assert answer.json()["result"]["message"]["parts"][0]["text"] == "s#1"
+        old = await http.post("/a2a", json={"jsonrpc": "2.0", "id": 2, "method": "message/send", "params": {
+            "message": {"kind": "message", "messageId": "m2", "role": "user", "contextId": "c",
+                        "parts": [{"kind": "text", "text": "s"}]}}})
+        result = old.json()["result"]
+        assert result["kind"] == "message" and result["parts"][0] == {"kind": "text", "text": "s#2"}
 
 
 def test_a2a_refused_for_a_world_and_with_workers(capsys):
@@ -358,3 +366,22 @@ def test_the_howto_society_runs_with_wwm_run(sdk_agent, tmp_path):
                           timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert done.returncode == 0, done.stderr
     assert agent.messages == 6 and len(agent.contexts) == 1
+
+
+async def test_a2a_mind_speaks_http_json_to_an_agent_that_offers_only_that():
+    """An SDK agent served over the HTTP+JSON (REST) binding alone: A2AMind takes the binding
+    its card names."""
+    executor = Westward()
+    card = AgentCard(name="westward", description="says west", version="1",
+                     supported_interfaces=[AgentInterface(url="http://rest.test", protocol_binding="HTTP+JSON",
+                                                          protocol_version="1.0")],
+                     capabilities=AgentCapabilities(streaming=False), default_input_modes=["text/plain"],
+                     default_output_modes=["text/plain"],
+                     skills=[AgentSkill(id="west", name="west", description="says west", tags=["test"])])
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    app = Starlette(routes=[*create_agent_card_routes(card), *create_rest_routes(handler)])
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://rest.test") as http:
+        mind = A2AMind("http://rest.test/").over(http)
+        await mind.new_run()
+        assert (await mind.get_action("anything")).action == "west"
+    assert executor.messages == 1

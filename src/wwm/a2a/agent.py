@@ -1,7 +1,8 @@
 """A wwm Mind server that is also an A2A agent (A2A 1.0, JSON-RPC binding, ``a2a-sdk``).
 
 An A2A client finds the agent by its Agent Card at ``/.well-known/agent-card.json`` and sends
-it ``SendMessage`` at ``/a2a``. Each message carries a state: a data part ``{"state": ...}``,
+it ``SendMessage`` at ``/a2a`` (a 0.3 client its ``message/send``, through the SDK's
+compatibility layer: the card names both versions). Each message carries a state: a data part ``{"state": ...}``,
 or else the text of its text parts. The mind's answer is the reply: a ``Message`` whose text
 part is the action and whose data part is ``{"action", "q", "w", "run"}``. A mind that cannot
 suggest an action answers a ``Task`` in ``TASK_STATE_FAILED`` whose status message says so
@@ -69,8 +70,10 @@ def agent_card(dispatcher: Dispatcher) -> AgentCard:
         description=str(info["summary"] or f"the wwm mind {info['class']}"),
         version=str(info["wwm"]),
         documentation_url=f"{base}/",
+        # 1.0 first (preferred); 0.3 on the same endpoint, for the clients still on it (the SDK's
+        # compatibility layer: method names such as message/send, "kind" members)
         supported_interfaces=[AgentInterface(url=base + RPC_PATH, protocol_binding=TransportProtocol.JSONRPC,
-                                             protocol_version=PROTOCOL_VERSION_CURRENT)],
+                                             protocol_version=v) for v in (PROTOCOL_VERSION_CURRENT, "0.3")],
         capabilities=AgentCapabilities(streaming=False, push_notifications=False),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
@@ -220,8 +223,9 @@ def a2a_routes(dispatcher: Dispatcher, max_body: int = MAX_BODY) -> list[BaseRou
     card = agent_card(dispatcher)
     handler = DefaultRequestHandler(agent_executor=MindExecutor(dispatcher), task_store=InMemoryTaskStore(),
                                     agent_card=card)
+    routes = create_jsonrpc_routes(handler, rpc_url=RPC_PATH, enable_v0_3_compat=True)
     rpc = [Route(r.path, _bounded(r.endpoint, max_body), methods=sorted(r.methods or ["POST"]))
-           if isinstance(r, Route) else r for r in create_jsonrpc_routes(handler, rpc_url=RPC_PATH)]
+           if isinstance(r, Route) else r for r in routes]
     return [*create_agent_card_routes(card, cache_control="no-cache"), *rpc]
 
 

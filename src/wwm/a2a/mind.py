@@ -1,5 +1,5 @@
 """Any A2A agent as a wwm Mind: :class:`A2AMind` asks the agent for each action with the
-``a2a-sdk`` client (``SendMessage``, A2A 1.0, the binding its Agent Card prefers).
+``a2a-sdk`` client (``SendMessage``, A2A 1.0 or 0.3, over JSON-RPC or HTTP+JSON, whichever its Agent Card prefers).
 
 It is a Mind like any other, so it goes wherever a Mind goes: a run's top-level mind
 (``mind: {class: "wwm.a2a:A2AMind", args: {agent: URL}}`` in a society document), a member of
@@ -28,6 +28,7 @@ import httpx
 from a2a.client import A2AClientError, Client, ClientConfig, ClientFactory
 from a2a.helpers import get_data_parts, get_text_parts, new_text_part
 from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse, Task, TaskState
+from a2a.utils.constants import TransportProtocol
 from a2a.utils.errors import A2AError as A2AProtocolError
 from pydantic import Field
 
@@ -85,7 +86,10 @@ class A2AMind(Mind):
             if self._client is None:
                 if self._http is None:
                     self._http = httpx.AsyncClient(timeout=self.timeout)
-                factory = ClientFactory(ClientConfig(streaming=False, httpx_client=self._http))
+                # whichever of the two HTTP bindings the agent's card prefers
+                factory = ClientFactory(ClientConfig(
+                    streaming=False, httpx_client=self._http,
+                    supported_protocol_bindings=[TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]))
                 try:
                     self._client = await factory.create_from_url(self.url)
                 except (A2AClientError, A2AProtocolError, httpx.HTTPError, ValueError) as exc:
