@@ -198,13 +198,16 @@ async def test_bad_requests_are_json_rpc_errors_never_a_500_and_a_long_body_is_n
         assert result["kind"] == "message" and result["parts"][0] == {"kind": "text", "text": "s#2"}
 
 
-def test_a2a_refused_for_a_world_and_with_workers(capsys):
+def test_a2a_refused_for_a_world_and_with_workers_and_without_the_extra(capsys, monkeypatch):
     from wwm.cli.main import main
 
     assert main(["serve", "grid", "--a2a", "--port", "0"]) == 2
     assert "--a2a makes a mind an A2A agent; GridWorld is a world" in capsys.readouterr().err
     assert main(["serve", "random", "--a2a", "--workers", "2", "--port", "0"]) == 2
     assert "--a2a is served by one process" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "wwm.a2a", None)  # as if a2a-sdk were not installed
+    assert main(["serve", "random", "--a2a", "--port", "0"]) == 2
+    assert "--a2a needs the optional extra: pip install 'world-wide-mind[a2a]'" in capsys.readouterr().err
 
 
 # ---- an A2A agent (the SDK alone) as a Mind ---------------------------------------------------
@@ -385,3 +388,18 @@ async def test_a2a_mind_speaks_http_json_to_an_agent_that_offers_only_that():
         await mind.new_run()
         assert (await mind.get_action("anything")).action == "west"
     assert executor.messages == 1
+
+
+async def test_a2a_mind_over_a_wwm_mind_informs_it_when_asked_to():
+    """wwm -> A2A -> wwm: an A2AMind with ``informs`` passes Inform it about state on, and the
+    mind behind answers its Q; without it nothing is sent."""
+    app = make_app(Counting, url="http://mind.test/", extra_routes=a2a_routes)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
+        quiet = A2AMind("http://mind.test/").over(http)
+        await quiet.new_run()
+        assert await quiet.inform("s", 1.5) is None
+        told = A2AMind("http://mind.test/", informs=True).over(http)
+        await told.new_run()
+        assert (await told.get_action("s")).action == "s#1"
+        assert await told.inform("s", 1.5) == 3.0
+        assert (await told.get_action("s")).action == "s#2"  # the same run throughout

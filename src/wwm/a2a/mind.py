@@ -15,7 +15,8 @@ as a text part. The action is read from the reply: a data part's ``"action"`` (w
 merely answers in words is a mind whose actions are its words. A task that failed, was
 rejected or cancelled, or stops to ask for input is "cannot suggest action" with the agent's
 reason; an agent that cannot be reached or answers nonsense is an error of this mind (the
-runner's ``mind_errors`` decide what a run does about it).
+runner's ``mind_errors`` decide what a run does about it). With ``informs`` each step's outcome
+is told to the agent too (Inform it about state), so a learning wwm mind behind ``--a2a`` learns.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Annotated, Any, ClassVar
 
 import httpx
 from a2a.client import A2AClientError, Client, ClientConfig, ClientFactory
-from a2a.helpers import get_data_parts, get_text_parts, new_text_part
+from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_text_part
 from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse, Task, TaskState
 from a2a.utils.constants import TransportProtocol
 from a2a.utils.errors import A2AError as A2AProtocolError
@@ -56,11 +57,16 @@ class A2AMind(Mind):
             self,
             agent: Annotated[str, Field(description="The A2A agent's base URL (its Agent Card is at "
                                                     "/.well-known/agent-card.json under it).")],
-            timeout: Annotated[float, Field(gt=0, description="Seconds to wait for each reply.")] = 10.0) -> None:
+            timeout: Annotated[float, Field(gt=0, description="Seconds to wait for each reply.")] = 10.0,
+            informs: Annotated[bool, Field(description="Also tell the agent what each action did (a data part "
+                                                       "{state, score, inform: true}, which a wwm mind served with "
+                                                       "--a2a learns from); off for agents that would read it as "
+                                                       "a question.")] = False) -> None:
         if not agent.startswith(("http://", "https://")):
             raise ValueError(f"agent must be an http:// or https:// URL, not {agent!r}")
         self.url = agent  # (what an Action Selection mind names this member by)
         self.timeout = timeout
+        self.informs = informs
         self._http: httpx.AsyncClient | None = None
         self._own_http = True
         self._client: Client | None = None
@@ -113,6 +119,15 @@ class A2AMind(Mind):
     async def get_action(self, state: str) -> Suggestion:
         self.steps += 1
         return read_suggestion(await self.ask([new_text_part(state)]), self.url)
+
+    async def inform(self, state: str, score: float | None = None) -> float | None:
+        """What the action did, told to the agent if it ``informs``; its Q, if it answers one."""
+        if not self.informs:
+            return None
+        reply = await self.ask([new_data_part({"state": state, "score": score, "inform": True})])
+        said = reply.message.parts if reply.HasField("message") else []
+        data = next((d for d in get_data_parts(said) if isinstance(d, dict)), {})
+        return _number(data.get("q"))
 
     async def end_run(self, score: float | None = None) -> float | None:
         await self.close()
