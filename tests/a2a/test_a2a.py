@@ -392,7 +392,7 @@ async def test_a2a_mind_speaks_http_json_to_an_agent_that_offers_only_that():
 
 async def test_a2a_mind_over_a_wwm_mind_informs_it_when_asked_to():
     """wwm -> A2A -> wwm: an A2AMind with ``informs`` passes Inform it about state on, and the
-    mind behind answers its Q; without it nothing is sent."""
+    mind behind answers its Q, and its End run ends the run behind; without it nothing is sent."""
     app = make_app(Counting, url="http://mind.test/", extra_routes=a2a_routes)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mind.test") as http:
         quiet = A2AMind("http://mind.test/").over(http)
@@ -403,3 +403,6 @@ async def test_a2a_mind_over_a_wwm_mind_informs_it_when_asked_to():
         assert (await told.get_action("s")).action == "s#1"
         assert await told.inform("s", 1.5) == 3.0
         assert (await told.get_action("s")).action == "s#2"  # the same run throughout
+        runs = len(app.dispatcher.runs.runs)
+        await told.end_run()  # told: the context's run ends there too
+        assert len(app.dispatcher.runs.runs) == runs - 1

@@ -148,7 +148,8 @@ class MindExecutor(AgentExecutor):
             run_id = self.contexts.get(context_id)
             if run_id is None:
                 run_id, fresh = await self._new_run(context_id), True
-        self.contexts.move_to_end(context_id)
+        if context_id in self.contexts:  # (a quiet context may have gone meanwhile)
+            self.contexts.move_to_end(context_id)
         response = await self.dispatcher.answer(Query(name, {self.run_field: run_id, **items}))
         if response.refusal is not None and response.refusal.code in LOST and not fresh:
             run_id, fresh = await self._new_run(context_id), True

@@ -22,6 +22,7 @@ is told to the agent too (Inform it about state), so a learning wwm mind behind 
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from typing import Annotated, Any, ClassVar
 
@@ -35,6 +36,8 @@ from pydantic import Field
 
 from ..protocol.interfaces import Mind
 from ..protocol.results import Suggestion
+
+log = logging.getLogger("wwm.a2a")
 
 FAILED = {TaskState.TASK_STATE_FAILED: "failed", TaskState.TASK_STATE_REJECTED: "rejected",
           TaskState.TASK_STATE_CANCELED: "was cancelled", TaskState.TASK_STATE_INPUT_REQUIRED: "asks for input",
@@ -60,8 +63,8 @@ class A2AMind(Mind):
             timeout: Annotated[float, Field(gt=0, description="Seconds to wait for each reply.")] = 10.0,
             informs: Annotated[bool, Field(description="Also tell the agent what each action did (a data part "
                                                        "{state, score, inform: true}, which a wwm mind served with "
-                                                       "--a2a learns from); off for agents that would read it as "
-                                                       "a question.")] = False) -> None:
+                                                       "--a2a learns from) and when the run ends; off for agents "
+                                                       "that would read it as a question.")] = False) -> None:
         if not agent.startswith(("http://", "https://")):
             raise ValueError(f"agent must be an http:// or https:// URL, not {agent!r}")
         self.url = agent  # (what an Action Selection mind names this member by)
@@ -130,7 +133,15 @@ class A2AMind(Mind):
         return _number(data.get("q"))
 
     async def end_run(self, score: float | None = None) -> float | None:
-        await self.close()
+        """The end of the run; an agent that ``informs`` is told (``{"end": true}``: a wwm mind
+        behind ``--a2a`` ends the context's run), and the connection goes."""
+        try:
+            if self.informs and self._client is not None:
+                await self.ask([new_data_part({"end": True})])
+        except A2AError as exc:  # the run is over either way
+            log.info("%s", exc)
+        finally:
+            await self.close()
         return None
 
     async def close(self) -> None:
