@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"wwm.client"},
     {"wwm.kit"},
     {"wwm.selection", "wwm.lambdastar", "wwm.tileworld", "wwm.acl", "wwm.meta", "wwm.portal", "wwm.search",
-     "wwm.gym", "wwm.mcp", "wwm.people", "wwm.tyrrell", "wwm.soccer"},
+     "wwm.gym", "wwm.mcp", "wwm.people", "wwm.tyrrell", "wwm.soccer", "wwm.a2a"},
     {"wwm.cli"},
 ]
 # A feature that uses another as a library, declared here rather than found by accident.

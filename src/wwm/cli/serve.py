@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="answer from N processes on the one port, each run kept on the worker that "
                              "opened it (its run ID names it; own-copy classes, uvicorn, no --tcp-port): "
                              "a server that uses N cores")
+    parser.add_argument("--a2a", action="store_true",
+                        help="a mind only: also answer as an A2A agent (its Agent Card at "
+                             "/.well-known/agent-card.json, SendMessage at /a2a; the optional extra a2a)")
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs")
     add_access_arguments(parser)
@@ -105,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         access = access_of(args)
         if args.workers < 1:
             raise UsageError(f"--workers must be 1 or more, not {args.workers}")
+        if args.a2a and args.workers > 1:  # an A2A context's run lives in one process
+            raise UsageError("--a2a is served by one process (no --workers)")
+        extra = a2a_of(cls, args.max_body) if args.a2a else {}
     except UsageError as exc:
         return fail("serve", exc, 2)
     from ..protocol.errors import Refusal
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         serve(cls, host=args.host, port=args.port, defaults=defaults, state_path=args.state,
               public_url=args.public_url, log_level=args.log_level, max_body=args.max_body,
               idle_seconds=args.idle_timeout, tcp_port=args.tcp_port, http=args.http, access=access,
-              workers=args.workers,
+              workers=args.workers, **extra,
               max_runs=args.max_runs, runs_per_client=args.runs_per_client,
               runs_per_address=args.runs_per_address,
               connections_per_address=args.connections_per_address, silent_seconds=args.silent_timeout,
@@ -128,6 +134,23 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return cannot_listen("serve", args.host, args.port, exc)
     return 0
+
+
+def a2a_of(cls: ServedClass, max_body: int) -> dict[str, object]:
+    """``--a2a``: the option that adds the A2A routes (:mod:`wwm.a2a`) to a Mind server, or a
+    UsageError saying why it cannot."""
+    import functools
+
+    from ..commands import UsageError
+    from ..protocol.interfaces import Mind
+
+    if not issubclass(cls, Mind):
+        raise UsageError(f"--a2a makes a mind an A2A agent; {cls.__name__} is a world")
+    try:
+        from ..a2a import a2a_routes
+    except ImportError as exc:
+        raise UsageError(f"--a2a needs the optional extra: pip install 'world-wide-mind[a2a]' ({exc})") from None
+    return {"extra_routes": functools.partial(a2a_routes, max_body=max_body)}
 
 
 def named_class(name: str) -> ServedClass:

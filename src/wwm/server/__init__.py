@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from starlette.routing import BaseRoute
+
 from ..protocol import limits
 from ..protocol.arguments import build_at_start
 from ..protocol.interfaces import Mind, ServedClass, World
@@ -34,7 +36,10 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
              workers: Workers | None = None,
              runs_per_client: int = limits.RUNS_PER_CLIENT, runs_per_address: int = limits.RUNS_PER_ADDRESS,
              connections_per_address: int = limits.CONNECTIONS_PER_ADDRESS,
-             silent_seconds: float = limits.SILENT_SECONDS) -> ServerApp:
+             silent_seconds: float = limits.SILENT_SECONDS,
+             extra_routes: Callable[[Dispatcher], list[BaseRoute]] | None = None) -> ServerApp:
+    """The ASGI app serving ``cls`` at ``url``; ``extra_routes(dispatcher)``, if given, adds
+    routes of a feature's own (``wwm serve NAME --a2a``: :func:`wwm.a2a.a2a_routes`)."""
     if not (isinstance(cls, type) and issubclass(cls, (World, Mind))):
         raise TypeError(f"{cls!r} is neither a wwm.World nor a wwm.Mind subclass")
     if workers is not None:  # one of `wwm serve --workers N`: its own state file and run IDs
@@ -47,7 +52,8 @@ def make_app(cls: ServedClass, *, url: str, defaults: dict[str, Any] | None = No
     dispatcher = Dispatcher(cls, url=url, defaults=defaults, runs=runs, access=access)
     dispatcher.workers = workers
     return ServerApp(dispatcher, max_body=max_body, tcp=tcp, pages=pages,
-                     gate=Gate(connections_per_address, silent_seconds))
+                     gate=Gate(connections_per_address, silent_seconds),
+                     extra_routes=extra_routes(dispatcher) if extra_routes is not None else ())
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -59,7 +59,7 @@ class ServerApp:
 
     def __init__(self, dispatcher: Dispatcher, *, max_body: int = MAX_BODY,
                  sweep_seconds: float = 30.0, tcp: tuple[str, int] | None = None, pages: Any = None,
-                 gate: Gate | None = None) -> None:
+                 gate: Gate | None = None, extra_routes: Sequence[BaseRoute] = ()) -> None:
         self.dispatcher = dispatcher
         self.gate = gate or Gate()  # connections per address, and silent ones closed (every binding)
         self.tcp = tcp  # (host, port) of the TCP binding, if offered (port 0: any free port)
@@ -69,7 +69,9 @@ class ServerApp:
         self.sweep_seconds = sweep_seconds
         self._sweeper: asyncio.Task[None] | None = None
         self.handlers = PageHandlers(dispatcher, pages)
-        self.router = Starlette(routes=self.handlers.routes(), lifespan=self.lifespan)
+        # the server's pages, then further ways in a feature adds (e.g. wwm.a2a's Agent Card
+        # and JSON-RPC endpoint)
+        self.router = Starlette(routes=[*self.handlers.routes(), *extra_routes], lifespan=self.lifespan)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
