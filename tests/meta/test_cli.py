@@ -158,7 +158,7 @@ def test_options_given_before_the_subcommand_are_kept(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("url, says", [
-    ("http://127.0.0.1:9", "could not be reached"),   # the discard port: nothing listens on loopback
+    ("http://127.0.0.1:9", "nothing is listening at"),   # the discard port: nothing listens on loopback
     ("http://localhost:abc", "Port could not be cast to integer"),
 ])
 def test_an_a_that_cannot_be_reached_is_one_line(url, says, capsys):
