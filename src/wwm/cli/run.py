@@ -159,7 +159,7 @@ async def execute(society: Society, settings: RunSettings, *, db: str | None = N
     RunResult. ``seen["result"]`` holds the run as far as it went, should it be interrupted."""
     import dataclasses
 
-    from ..client.runner import default_client_url
+    from ..client.identity import default_client_url
 
     if settings.client_url is None:
         settings = dataclasses.replace(settings, client_url=default_client_url())

@@ -19,7 +19,8 @@ from ..protocol.errors import Refusal
 from ..protocol.records import RunResult
 from ..store import RunStore
 from .cards import fetch_card
-from .runner import RunSettings, default_client_url
+from .identity import default_client_url
+from .runner import RunSettings
 from .session import run_society
 from .society import Society
 

@@ -58,6 +58,7 @@ from ..protocol.records import RunResult as RunResult
 from ..protocol.records import Step as Step
 from ..protocol.results import Outcome, Suggestion
 from .backoff import Backoff
+from .identity import default_client_url as default_client_url  # (its old home: kept importable)
 from .timeouts import offer_timeout
 
 T = TypeVar("T")
@@ -582,18 +583,6 @@ async def _given(answer: Suggestion | Refusal) -> Suggestion:
             raise TimeoutError
         raise answer
     return answer
-
-
-def default_client_url() -> str:
-    """This client's identity for the credit trail: ``urn:wwm:client:<user>@<host>``."""
-    import getpass
-    import socket
-
-    try:
-        user = getpass.getuser()
-    except Exception:
-        user = "anonymous"
-    return f"urn:wwm:client:{user}@{socket.gethostname()}"
 
 
 async def run(mind: Mind, world: World, settings: RunSettings | None = None, **kwargs: Any) -> RunResult:
