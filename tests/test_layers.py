@@ -205,3 +205,9 @@ def test_the_check_sees_a_wrong_import():
         "wwm.store.pgtemp -> wwm.server.process (through the protocol, not the server)",
         "wwm.tileworld.app -> wwm.acl (sideways)",
     ]
+
+
+def test_no_module_is_over_600_lines():
+    """A module past 600 lines is doing two jobs (docs/architecture.md): split it by job."""
+    long = {name: n for name, path in modules().items() if (n := len(path.read_text().splitlines())) > 600}
+    assert not long, long
