@@ -17,7 +17,6 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import threading
@@ -48,6 +47,7 @@ from a2a.types import (
 )
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH, TransportProtocol
 from a2a.utils.errors import A2AError as A2AProtocolError
+from a2a.utils.errors import TaskNotCancelableError
 from starlette.applications import Starlette
 
 from wwm import Mind, Suggestion
@@ -56,6 +56,7 @@ from wwm.client import society
 from wwm.client.remote import RemoteMind
 from wwm.client.runner import run
 from wwm.kit.grid_minds import GRID_EXAMPLE
+from wwm.protocol.ports import free_port
 from wwm.server import make_app
 from wwm.server.process import ServerProcess
 
@@ -226,13 +227,7 @@ class Westward(AgentExecutor):
         await event_queue.enqueue_event(new_text_message("west", context_id=context.context_id))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        raise TaskNotCancelableError  # (it answers at once: there is never a task to cancel)
 
 
 @pytest.fixture

@@ -15,24 +15,14 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from test_conventions import invocations, wwm
 
-from wwm.cli.main import build_parser, main
-from wwm.commands import COMMANDS
+from wwm.cli.main import build_parser
 from wwm.server.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 
 NEEDS = {"serve": ["grid"], "serve-exec": ["--", "sh", "-c", "cat"]}  # what a listener needs besides --port
-
-
-def wwm(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        status = main(list(argv))
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def one_line(err: str, out: str) -> str:
@@ -53,12 +43,9 @@ def parser_of(argv: list[str]) -> argparse.ArgumentParser:
 
 def listeners() -> Iterator[list[str]]:
     """Every command (and sub-command) with a --port option."""
-    for name in COMMANDS:
-        parser = parser_of([name])
-        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-        for argv in ([[name, action] for action in dict.fromkeys(subs[0].choices)] if subs else [[name]]):
-            if any("--port" in a.option_strings for a in parser_of(argv)._actions):
-                yield argv
+    for argv in invocations():
+        if any("--port" in a.option_strings for a in parser_of(argv)._actions):
+            yield argv
 
 
 @pytest.fixture

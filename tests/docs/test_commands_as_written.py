@@ -17,13 +17,14 @@ import fcntl
 import os
 import re
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from wwm.protocol.ports import free_port
 
 pytestmark = pytest.mark.early   # installs and builds for minutes: started first, it does not end the suite
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,12 +85,6 @@ def sections(page: Path) -> list[Section]:
 
 
 SECTIONS = [section for page in PAGES for section in sections(page)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def copy_of_the_repository(to: Path) -> Path:

@@ -8,28 +8,19 @@ from __future__ import annotations
 import csv
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_commands_as_written import sh_lines
+
+from wwm.protocol.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "howto" / "learning-mind.md"
 
 pytestmark = pytest.mark.slow
-
-
-def sh_lines(page: Path) -> list[str]:
-    return [line for block in re.findall(r"^```sh\n(.*?)^```", page.read_text(), flags=re.S | re.M)
-            for line in block.splitlines() if line.strip()]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def scores(path: Path) -> dict[int, list[float]]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import threading
 import time
+from collections.abc import Callable
 
 import psutil
 import pytest
@@ -199,6 +201,25 @@ def p99(times: list[float]) -> float:
     return times[int(len(times) * 0.99) - 1]
 
 
+
+def under_flood(flooder: socket.socket, flood: bytes, measure: Callable[[], list[float]]) -> list[float]:
+    """``measure()`` while ``flooder`` sends ``flood`` without reading, from a thread of its
+    own; the flooder is closed once measured."""
+    sending = threading.Event()
+
+    def send_flood() -> None:
+        with contextlib.suppress(OSError):   # (closed under it once measured)
+            sending.set()
+            flooder.sendall(flood)
+    threading.Thread(target=send_flood, daemon=True).start()
+    sending.wait()
+    time.sleep(0.5)   # (the flood under way; not a window: the flood lasts while it is measured)
+    try:
+        return measure()
+    finally:
+        flooder.close()
+
+
 def test_a_flooding_tcp_client_is_slowed_not_everyone_else():
     """One client pipelines 300,000 frames without reading its answers, all the while another
     makes its round trips (connecting too): those take about as long as without the flood,
@@ -206,26 +227,14 @@ def test_a_flooding_tcp_client_is_slowed_not_everyone_else():
     factors for a busy machine). Before, each read of the flood was answered whole before
     anything else: the other's median round trip went from 0.02 ms to 3 ms, its 300 trips
     from 0.01 s to 1 s."""
-    import threading
 
     with probe_server("ProbeWorld", extra=["--tcp-port", "0"]) as server:
         run_id = post(server, {"query": "New run"})["data"]["world run ID"]
         round_trips(server.tcp_port, run_id, 200)   # (warmed up)
         alone = round_trips(server.tcp_port, run_id, 300)
         flood = frame({"query": "Get state", "data": {"world run ID": run_id}}) * 300_000
-        flooder = socket.create_connection(("127.0.0.1", server.tcp_port))
-        sending = threading.Event()
-
-        def send_flood() -> None:
-            with contextlib.suppress(OSError):   # (closed under it once measured)
-                sending.set()
-                flooder.sendall(flood)
-        sender = threading.Thread(target=send_flood, daemon=True)
-        sender.start()
-        sending.wait()
-        time.sleep(0.5)   # (the flood under way; not a window: the flood lasts while it is measured)
-        flooded = round_trips(server.tcp_port, run_id, 300)
-        flooder.close()
+        flooded = under_flood(socket.create_connection(("127.0.0.1", server.tcp_port)), flood,
+                              lambda: round_trips(server.tcp_port, run_id, 300))
     print(f"median alone {alone[150] * 1000:.2f} ms, under a flood {flooded[150] * 1000:.2f} ms; "
           f"p99 {p99(alone) * 1000:.2f} ms and {p99(flooded) * 1000:.2f} ms")
     assert flooded[150] < 5 * alone[150] + 0.0015, f"median {flooded[150] * 1000:.2f} ms under the flood"
@@ -310,7 +319,6 @@ def test_a_flooding_websocket_client_is_slowed_not_everyone_else():
     """As for TCP: one client sends 300,000 messages without reading its answers while
     another makes its round trips; the other's median and p99 against its own alone. (Before,
     its p99 went from 0.1 ms to 300 ms.)"""
-    import threading
 
     with probe_server("ProbeWorld") as server:
         url = server.url.replace("http://", "ws://") + "ws"
@@ -318,19 +326,7 @@ def test_a_flooding_websocket_client_is_slowed_not_everyone_else():
         ws_round_trips(url, run_id, 200)   # (warmed up)
         alone = ws_round_trips(url, run_id, 300)
         flood = ws_frame(json.dumps({"query": "Get state", "data": {"world run ID": run_id}})) * 300_000
-        flooder = ws_flooder(server.port)
-        sending = threading.Event()
-
-        def send_flood() -> None:
-            with contextlib.suppress(OSError):   # (closed under it once measured)
-                sending.set()
-                flooder.sendall(flood)
-        sender = threading.Thread(target=send_flood, daemon=True)
-        sender.start()
-        sending.wait()
-        time.sleep(0.5)   # (the flood under way; it lasts while it is measured)
-        flooded = ws_round_trips(url, run_id, 300)
-        flooder.close()
+        flooded = under_flood(ws_flooder(server.port), flood, lambda: ws_round_trips(url, run_id, 300))
     print(f"median alone {alone[150] * 1000:.2f} ms, under a flood {flooded[150] * 1000:.2f} ms; "
           f"p99 {p99(alone) * 1000:.2f} ms and {p99(flooded) * 1000:.2f} ms")
     assert flooded[150] < 5 * alone[150] + 0.0015, f"median {flooded[150] * 1000:.2f} ms under the flood"

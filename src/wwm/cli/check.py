@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("check", f"--world: expected a World's http:// or https:// URL, not {args.world!r}", 2)
     checks = run_async(check_server(args.url, state=args.state, action=args.action, world=args.world,
                                       encoding=args.encoding, timeout=args.timeout))
-    if not any(c.passed for c in checks) and all(c.code == "unreachable" for c in checks):
+    unreachable = [c for c in checks if c.refusal is not None and c.refusal.code == "unreachable"]
+    if len(unreachable) == len(checks):
         return fail("check", checks[0].detail, 1)  # in the words of every command
     failed = sum(not c.passed for c in checks)
     if args.json:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from ..paths import results
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ..client.episodes import Curve
     from ..client.runner import RunSettings
     from ..client.society import Society
@@ -77,11 +79,9 @@ async def episodes(society: Society, settings: RunSettings, args: argparse.Names
     return curve
 
 
-def show(console: object, curve: Curve, name: str, saved: list[Path]) -> None:
-    from rich.console import Console
+def show(console: Console, curve: Curve, name: str, saved: list[Path]) -> None:
     from rich.table import Table
 
-    assert isinstance(console, Console)
     n = curve.episodes
     tenth = max(1, n // 10)
     table = Table(title=f"{name}: {n} episodes × {len(curve.seeds)} seeds", title_justify="left")

@@ -19,6 +19,7 @@ from .bindings import open_transport
 from .cards import fetch_card
 from .remote import RemoteMind, RemoteWorld
 from .seed_words import seed_word_checks
+from .statuses import NotListening
 from .transport import HttpTransport
 
 #: runs one named check: ``await step(name, body)``, True if it passed
@@ -31,7 +32,7 @@ class Check:
     passed: bool
     detail: str
     seconds: float
-    code: str | None = None  # the refusal's code, when a refusal failed it
+    refusal: Refusal | None = None  # what failed it, when a refusal did
 
 
 FALLBACK_STATE = "x"  # sent to a mind when neither the user, a World nor its card gives a state
@@ -52,7 +53,7 @@ async def check_server(url: str, *, state: str | None = None, action: str | None
             return True
         except Refusal as refusal:
             checks.append(Check(name, False, f"{refusal.code}: {refusal.text}", time.perf_counter() - started,
-                                refusal.code))
+                                refusal))
             return False
         except (AssertionError, ValueError, TypeError, OSError, TimeoutError) as exc:
             checks.append(Check(name, False, f"{type(exc).__name__}: {exc}", time.perf_counter() - started))
@@ -67,7 +68,7 @@ async def check_server(url: str, *, state: str | None = None, action: str | None
         return f"{card['role']} server, query sets {', '.join(card['query_sets'])}"
 
     if not await step("describes itself (GET, JSON card)", describe):
-        if isinstance(checks[-1], Check) and _nothing_listening(checks[-1]):
+        if isinstance(checks[-1].refusal, NotListening):
             return checks  # nothing to check: the command says so in one line
         # A server without a card (a hand-written CGI, say) may still answer queries as a mind.
         card["role"] = "mind"
@@ -292,7 +293,3 @@ async def _text(call: Awaitable[Any], optional: bool = False) -> str:
 def _short(text: str, limit: int = 60) -> str:
     text = text.replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _nothing_listening(check: Check) -> bool:
-    return check.code == "unreachable" and check.detail.startswith("unreachable: nothing is listening at ")
